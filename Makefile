@@ -1,0 +1,42 @@
+# rfstream: the two commands a newcomer needs are `make demo` and `make test`.
+GO       ?= go
+DATA     ?= data
+BIN      := bin/rfstream
+PY       := /usr/bin/python3
+export RFSTREAM_DATA := $(abspath $(DATA))
+# Two OpenBLAS threads match the two cores this project is measured on.
+export OPENBLAS_NUM_THREADS ?= 2
+
+.PHONY: all build test test-purego vet data demo bench eval clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rfstream
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+# make test: vet, the whole suite with OpenBLAS, then the numeric packages again in pure Go.
+test: vet
+	$(GO) test -count=1 -timeout 9m ./...
+	$(MAKE) test-purego
+
+test-purego:
+	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./features/...
+
+data: build
+	$(BIN) data mnist
+
+demo: build data
+	$(BIN) demo
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+# Each area adds its own targets in mk/*.mk (eval-*, bench-*, fuzz-*).
+-include mk/*.mk
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/rfstream/rfstream/linalg"
+)
+
+func init() {
+	register(&command{name: "version", summary: "print the version and the BLAS backend", run: func(args []string, stdout, stderr io.Writer) error {
+		fmt.Fprintf(stdout, "rfstream %s (%s, blas=%s)\n", version, runtime.Version(), linalg.Backend)
+		return nil
+	}})
+}
+
+const version = "0.1.0-dev"

@@ -1,0 +1,116 @@
+// Package features defines what every random feature map shares: the Map
+// interface, the recipe that fully determines a map, and the seeded random
+// streams the recipes draw from.
+//
+// A map is its recipe. Projections are regenerated from (kind, parameters,
+// seed) whenever a map is built, so a model file stores a few hundred bytes of
+// recipe instead of megabytes of weights, and two processes that build the
+// same recipe compute bit-identical features.
+package features
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Map is a random feature map applied to a batch of inputs at once.
+// Implementations must be safe for concurrent use by multiple goroutines.
+type Map interface {
+	// InDim is the length of an input row.
+	InDim() int
+	// OutDim is the length of a feature row.
+	OutDim() int
+	// Apply writes the features of each row of x (n×InDim) to the
+	// same row of dst (n×OutDim).
+	Apply(dst, x blas32.General)
+	// Recipe returns what Build needs to rebuild the map exactly.
+	Recipe() Recipe
+}
+
+// Recipe defines a map completely: its kind, its input length, its seed and
+// its kind-specific parameters (a JSON object owned by the kind).
+type Recipe struct {
+	Kind   string          `json:"kind"`
+	In     int             `json:"in"`
+	Seed   uint64          `json:"seed"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Builder rebuilds a map from its recipe.
+type Builder func(Recipe) (Map, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Builder{}
+)
+
+// Register makes a kind buildable by Build. Packages that define maps call it
+// from init; registering a kind twice panics, as it is a programming error.
+func Register(kind string, b Builder) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[kind]; dup {
+		panic("features: kind registered twice: " + kind)
+	}
+	registry[kind] = b
+}
+
+// Kinds lists the registered kinds in sorted order.
+func Kinds() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	ks := make([]string, 0, len(registry))
+	for k := range registry {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Build rebuilds the map a recipe describes.
+func Build(r Recipe) (Map, error) {
+	registryMu.RLock()
+	b, ok := registry[r.Kind]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("features: unknown map kind %q (known: %v)", r.Kind, Kinds())
+	}
+	if r.In <= 0 {
+		return nil, fmt.Errorf("features: %s recipe has input dimension %d", r.Kind, r.In)
+	}
+	return b(r)
+}
+
+// MarshalParams encodes kind-specific parameters for a Recipe.
+func MarshalParams(p any) json.RawMessage {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("features: parameters %T do not encode: %v", p, err))
+	}
+	return b
+}
+
+// UnmarshalParams decodes a recipe's parameters strictly: an unknown field is
+// an error, so a model file from a newer version is refused, not misread.
+func UnmarshalParams(r Recipe, p any) error {
+	if len(r.Params) == 0 {
+		return nil
+	}
+	if err := strictUnmarshal(r.Params, p); err != nil {
+		return fmt.Errorf("features: %s parameters: %w", r.Kind, err)
+	}
+	return nil
+}
+
+// CheckShapes panics with a clear message when dst and x do not fit m.
+// Shape errors are programming errors; input validation happens upstream.
+func CheckShapes(m Map, dst, x blas32.General) {
+	if x.Cols != m.InDim() || dst.Cols != m.OutDim() || dst.Rows != x.Rows {
+		panic(fmt.Sprintf("features: %s map %d→%d applied to %dx%d into %dx%d",
+			m.Recipe().Kind, m.InDim(), m.OutDim(), x.Rows, x.Cols, dst.Rows, dst.Cols))
+	}
+}

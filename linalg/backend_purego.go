@@ -1,0 +1,6 @@
+//go:build !cgo || purego
+
+package linalg
+
+// Backend names the BLAS in use.
+const Backend = "gonum"

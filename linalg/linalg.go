@@ -1,0 +1,70 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// NewGeneral32 returns a zeroed r×c row-major float32 matrix.
+func NewGeneral32(r, c int) blas32.General {
+	return blas32.General{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+}
+
+// NewGeneral64 returns a zeroed r×c row-major float64 matrix.
+func NewGeneral64(r, c int) blas64.General {
+	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+}
+
+// Rows32 returns rows [i, j) of a as a view sharing its storage.
+func Rows32(a blas32.General, i, j int) blas32.General {
+	if i < 0 || j > a.Rows || i > j {
+		panic(fmt.Sprintf("linalg: rows [%d,%d) out of range for %d rows", i, j, a.Rows))
+	}
+	if i == j {
+		return blas32.General{Rows: 0, Cols: a.Cols, Stride: a.Stride}
+	}
+	return blas32.General{Rows: j - i, Cols: a.Cols, Stride: a.Stride, Data: a.Data[i*a.Stride : (j-1)*a.Stride+a.Cols]}
+}
+
+// Row32 returns row i of a.
+func Row32(a blas32.General, i int) []float32 {
+	return a.Data[i*a.Stride : i*a.Stride+a.Cols]
+}
+
+// MulABt32 computes dst = a·bᵀ (dst n×k, a n×d, b k×d): the projection of
+// every input row onto every stored direction in one GEMM.
+func MulABt32(dst, a, b blas32.General) {
+	if a.Cols != b.Cols || dst.Rows != a.Rows || dst.Cols != b.Rows {
+		panic(fmt.Sprintf("linalg: MulABt32 shapes %dx%d · (%dx%d)ᵀ → %dx%d", a.Rows, a.Cols, b.Rows, b.Cols, dst.Rows, dst.Cols))
+	}
+	if a.Rows == 0 || b.Rows == 0 {
+		return
+	}
+	blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, dst)
+}
+
+// ErrNotPositiveDefinite is returned when a Cholesky factorisation fails.
+var ErrNotPositiveDefinite = errors.New("linalg: matrix is not positive definite")
+
+// CholeskySolve solves a·x = b in place for symmetric positive definite a
+// (only its upper triangle is read, and it is overwritten by the factor);
+// b (n×k) is overwritten by x. It calls LAPACK's potrf/potrs directly: the
+// condition estimate that mat.Cholesky adds costs as much as the solve at the
+// sizes we use and tells us nothing the regulariser does not.
+func CholeskySolve(a, b blas64.General) error {
+	if a.Rows != a.Cols || b.Rows != a.Rows {
+		return fmt.Errorf("linalg: CholeskySolve shapes %dx%d, %dx%d", a.Rows, a.Cols, b.Rows, b.Cols)
+	}
+	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: a.Rows, Stride: a.Stride, Data: a.Data}
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: a.Rows, Stride: a.Stride, Data: a.Data}
+	if _, ok := lapack64.Potrf(sym); !ok {
+		return ErrNotPositiveDefinite
+	}
+	lapack64.Potrs(t, b)
+	return nil
+}
