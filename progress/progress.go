@@ -1,0 +1,131 @@
+// Package progress reports how far a long job has come: a redrawn bar with
+// rate and ETA on a terminal, and plain periodic lines elsewhere, so CI logs
+// carry no control characters.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bar tracks one job of a known number of units. It is safe for concurrent
+// use; Add may be called from many goroutines.
+type Bar struct {
+	mu       sync.Mutex
+	w        io.Writer
+	label    string
+	unit     string
+	total    int64
+	done     int64
+	start    time.Time
+	last     time.Time
+	tty      bool
+	interval time.Duration
+	now      func() time.Time
+	finished bool
+}
+
+// New starts a bar writing to w. On a terminal it redraws in place at most
+// ten times a second; elsewhere it prints a line every interval (or 10 s).
+func New(w io.Writer, label string, total int64, unit string) *Bar {
+	b := &Bar{w: w, label: label, unit: unit, total: total, tty: IsTerminal(w), interval: 10 * time.Second, now: time.Now}
+	if b.tty {
+		b.interval = 100 * time.Millisecond
+	}
+	b.start = b.now()
+	b.last = b.start
+	return b
+}
+
+// SetInterval changes how often a non-terminal bar prints.
+func (b *Bar) SetInterval(d time.Duration) {
+	b.mu.Lock()
+	if !b.tty {
+		b.interval = d
+	}
+	b.mu.Unlock()
+}
+
+// IsTerminal reports whether w is a character device such as a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Add records n more units done and reports if it is time to.
+func (b *Bar) Add(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done += n
+	t := b.now()
+	if t.Sub(b.last) >= b.interval {
+		b.last = t
+		b.draw(t, false)
+	}
+}
+
+// Finish prints the final state once; later calls do nothing.
+func (b *Bar) Finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	b.finished = true
+	b.draw(b.now(), true)
+}
+
+func (b *Bar) draw(t time.Time, final bool) {
+	el := t.Sub(b.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(b.done) / el
+	}
+	eta := "?"
+	if rate > 0 && b.total > 0 && b.done <= b.total {
+		eta = fmtDuration(time.Duration(float64(b.total-b.done) / rate * float64(time.Second)))
+	}
+	frac := 0.0
+	if b.total > 0 {
+		frac = float64(b.done) / float64(b.total)
+		if frac > 1 {
+			frac = 1
+		}
+	}
+	if !b.tty {
+		if final {
+			fmt.Fprintf(b.w, "%s: %d/%d %s done in %s (%.1f %s/s)\n", b.label, b.done, b.total, b.unit, fmtDuration(t.Sub(b.start)), rate, b.unit)
+		} else {
+			fmt.Fprintf(b.w, "%s: %d/%d %s (%.0f%%), %.1f %s/s, ETA %s\n", b.label, b.done, b.total, b.unit, 100*frac, rate, b.unit, eta)
+		}
+		return
+	}
+	const width = 30
+	filled := int(frac * width)
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+	line := fmt.Sprintf("\r%s %s %3.0f%% %d/%d %s %.1f/s ETA %s\x1b[K", b.label, bar, 100*frac, b.done, b.total, b.unit, rate, eta)
+	if final {
+		line = fmt.Sprintf("\r%s %s %3.0f%% %d/%d %s in %s\x1b[K\n", b.label, bar, 100*frac, b.done, b.total, b.unit, fmtDuration(t.Sub(b.start)))
+	}
+	io.WriteString(b.w, line)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%dh%02dm%02ds", h, m, s)
+	}
+	return fmt.Sprintf("%dm%02ds", m, s)
+}
