@@ -1,0 +1,62 @@
+package plots
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+func checkFiles(t *testing.T, base string) {
+	t.Helper()
+	png, err := os.ReadFile(base + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(png, pngMagic) || len(png) < 1000 {
+		t.Fatalf("%s.png is not a plausible PNG (%d bytes)", base, len(png))
+	}
+	svg, err := os.ReadFile(base + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("<svg")) {
+		t.Fatalf("%s.svg has no <svg element", base)
+	}
+}
+
+func TestLinesWritesBothFormats(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "sub", "curve")
+	err := Lines(base, Chart{Title: "t", XLabel: "m", YLabel: "error %", LogX: true, Series: []Series{
+		{Name: "ours", X: []float64{100, 1000, 10000}, Y: []float64{10, 5, 2}, Err: []float64{1, 0.5, 0.1}},
+		{Name: "paper", X: []float64{100, 1000, 10000}, Y: []float64{11, 5.5, 2.2}, Reference: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, base)
+	if err := Lines(base, Chart{Series: []Series{{X: []float64{1}, Y: nil}}}); err == nil {
+		t.Fatal("mismatched series lengths accepted")
+	}
+}
+
+func TestConfusion(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "cm")
+	if err := Confusion(base, "cm", []string{"a", "b"}, [][]int{{9, 1}, {2, 8}}); err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, base)
+	if err := Confusion(base, "cm", []string{"a", "b"}, [][]int{{9, 1}}); err == nil {
+		t.Fatal("ragged matrix accepted")
+	}
+}
+
+func TestScatter(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "sc")
+	if err := Scatter(base, Chart{Series: []Series{{Name: "q=8", X: []float64{0, 1, 2}, Y: []float64{0, 1, 1.5}}}}); err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, base)
+}
