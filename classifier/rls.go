@@ -1,0 +1,229 @@
+package classifier
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// RLSAccumulator streams the sufficient statistics of regularised least
+// squares, ZᵀZ and ZᵀY, block by block, so the N×m feature matrix Z is never
+// held whole: memory is O(m² + block·m) whatever N is.
+//
+// Targets are one-vs-rest ±1: Y[i][c] = +1 if label i is c, else -1.
+//
+// Each block's Gram is formed in float32 by SYRK (twice the speed of
+// float64 on this hardware) and added into a float64 total, so rounding
+// grows with the block length, not with N.
+type RLSAccumulator struct {
+	dim, classes int
+	n            int
+	gram         []float64 // dim×dim, upper triangle valid
+	zty          []float64 // dim×classes
+	block        []float32 // dim×dim SYRK scratch
+}
+
+// NewRLSAccumulator returns an empty accumulator for dim features and
+// classes classes.
+func NewRLSAccumulator(dim, classes int) *RLSAccumulator {
+	if dim <= 0 || classes < 2 {
+		panic(fmt.Sprintf("classifier: RLS needs dim ≥ 1 and ≥ 2 classes, have %d, %d", dim, classes))
+	}
+	return &RLSAccumulator{
+		dim: dim, classes: classes,
+		gram: make([]float64, dim*dim),
+		zty:  make([]float64, dim*classes),
+	}
+}
+
+// N is the number of rows accumulated so far.
+func (a *RLSAccumulator) N() int { return a.n }
+
+// Dim is the feature dimension.
+func (a *RLSAccumulator) Dim() int { return a.dim }
+
+// Classes is the number of classes.
+func (a *RLSAccumulator) Classes() int { return a.classes }
+
+// ErrNonFinite reports a NaN or infinite feature.
+var ErrNonFinite = errors.New("classifier: feature matrix has a NaN or infinite value")
+
+// Add accumulates the rows of z with their labels. Nothing is added when it
+// returns an error.
+func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
+	if z.Cols != a.dim || z.Rows != len(labels) {
+		return fmt.Errorf("classifier: block of %dx%d with %d labels for a %d-feature accumulator", z.Rows, z.Cols, len(labels), a.dim)
+	}
+	for i, l := range labels {
+		if l < 0 || l >= a.classes {
+			return fmt.Errorf("classifier: label %d of row %d outside 0..%d", l, i, a.classes-1)
+		}
+	}
+	colSum := make([]float64, a.dim)
+	classSum := make([]float64, a.dim*a.classes) // per class, sum of its rows
+	for i := 0; i < z.Rows; i++ {
+		row := z.Data[i*z.Stride : i*z.Stride+a.dim]
+		cs := classSum[labels[i]*a.dim : (labels[i]+1)*a.dim]
+		for k, v := range row {
+			f := float64(v)
+			colSum[k] += f
+			cs[k] += f
+		}
+	}
+	for _, s := range colSum {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return ErrNonFinite
+		}
+	}
+	if z.Rows == 0 {
+		return nil
+	}
+	if a.block == nil {
+		a.block = make([]float32, a.dim*a.dim)
+	}
+	c := blas32.Symmetric{Uplo: blas.Upper, N: a.dim, Stride: a.dim, Data: a.block}
+	blas32.Syrk(blas.Trans, 1, z, 0, c)
+	for i := 0; i < a.dim; i++ {
+		g := a.gram[i*a.dim+i : (i+1)*a.dim]
+		b := a.block[i*a.dim+i : (i+1)*a.dim]
+		for j := range g {
+			g[j] += float64(b[j])
+		}
+	}
+	// Σ z·y_c = Σ_{label c} z − Σ_{others} z = 2·classSum_c − colSum.
+	for k := 0; k < a.dim; k++ {
+		for c := 0; c < a.classes; c++ {
+			a.zty[k*a.classes+c] += 2*classSum[c*a.dim+k] - colSum[k]
+		}
+	}
+	a.n += z.Rows
+	return nil
+}
+
+// Merge adds b's statistics into a.
+func (a *RLSAccumulator) Merge(b *RLSAccumulator) error {
+	if a.dim != b.dim || a.classes != b.classes {
+		return fmt.Errorf("classifier: merging a %d×%d accumulator into %d×%d", b.dim, b.classes, a.dim, a.classes)
+	}
+	for i := 0; i < a.dim; i++ {
+		for j := i; j < a.dim; j++ {
+			a.gram[i*a.dim+j] += b.gram[i*a.dim+j]
+		}
+	}
+	for i := range a.zty {
+		a.zty[i] += b.zty[i]
+	}
+	a.n += b.n
+	return nil
+}
+
+// Gram returns a copy of ZᵀZ as a full symmetric matrix.
+func (a *RLSAccumulator) Gram() blas64.General {
+	g := linalg.NewGeneral64(a.dim, a.dim)
+	for i := 0; i < a.dim; i++ {
+		for j := i; j < a.dim; j++ {
+			v := a.gram[i*a.dim+j]
+			g.Data[i*a.dim+j] = v
+			g.Data[j*a.dim+i] = v
+		}
+	}
+	return g
+}
+
+// MeanDiagonal is trace(ZᵀZ)/dim: the natural scale for λ.
+func (a *RLSAccumulator) MeanDiagonal() float64 {
+	var s float64
+	for i := 0; i < a.dim; i++ {
+		s += a.gram[i*a.dim+i]
+	}
+	return s / float64(a.dim)
+}
+
+// Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY.
+func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
+	if a.n == 0 {
+		return nil, errors.New("classifier: no training rows")
+	}
+	if !(lambda >= 0) || math.IsInf(lambda, 0) {
+		return nil, fmt.Errorf("classifier: λ = %v", lambda)
+	}
+	g := blas64.General{Rows: a.dim, Cols: a.dim, Stride: a.dim, Data: make([]float64, len(a.gram))}
+	copy(g.Data, a.gram)
+	for i := 0; i < a.dim; i++ {
+		g.Data[i*a.dim+i] += lambda
+	}
+	b := blas64.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
+	copy(b.Data, a.zty)
+	if err := linalg.CholeskySolve(g, b); err != nil {
+		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, err)
+	}
+	w := linalg.NewGeneral32(a.dim, a.classes)
+	for i, v := range b.Data {
+		w.Data[i] = float32(v)
+	}
+	return &RLS{Dim: a.dim, Classes: a.classes, Lambda: lambda, W: w}, nil
+}
+
+// RLS is a trained one-vs-rest linear read-out: scores = z·W.
+type RLS struct {
+	Dim, Classes int
+	Lambda       float64
+	W            blas32.General // Dim × Classes
+}
+
+// Scores writes z·W (n×Classes) into dst.
+func (r *RLS) Scores(dst, z blas32.General) {
+	if z.Cols != r.Dim || dst.Rows != z.Rows || dst.Cols != r.Classes {
+		panic(fmt.Sprintf("classifier: scores of %dx%d into %dx%d for a %d→%d model", z.Rows, z.Cols, dst.Rows, dst.Cols, r.Dim, r.Classes))
+	}
+	if z.Rows == 0 {
+		return
+	}
+	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, z, r.W, 0, dst)
+}
+
+// Predict returns the arg-max class of every row of z.
+func (r *RLS) Predict(z blas32.General) []int {
+	s := linalg.NewGeneral32(z.Rows, r.Classes)
+	r.Scores(s, z)
+	return Argmax(s)
+}
+
+// Argmax returns the index of the largest entry of every row.
+func Argmax(s blas32.General) []int {
+	out := make([]int, s.Rows)
+	for i := range out {
+		row := s.Data[i*s.Stride : i*s.Stride+s.Cols]
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// ErrorRate is the fraction of predictions that differ from the labels.
+func ErrorRate(pred, labels []int) float64 {
+	if len(pred) != len(labels) {
+		panic("classifier: ErrorRate of slices of different lengths")
+	}
+	if len(pred) == 0 {
+		return 0
+	}
+	wrong := 0
+	for i := range pred {
+		if pred[i] != labels[i] {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(len(pred))
+}

@@ -1,0 +1,171 @@
+package classifier
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/linalg"
+)
+
+func gaussianRows(n, d int, r *rand.Rand) blas32.General {
+	z := linalg.NewGeneral32(n, d)
+	for i := range z.Data {
+		z.Data[i] = float32(r.NormFloat64())
+	}
+	return z
+}
+
+// TestRecoversLinearModel: labels produced by a known linear scorer are
+// learned back, and with ±1 targets exactly reproduced by a linear model
+// (targets = Z·W*) and a tiny λ, the weights themselves come back.
+func TestRecoversLinearModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n, d, c = 3000, 12, 2
+	z := gaussianRows(n, d, r)
+	wstar := make([]float64, d)
+	for i := range wstar {
+		wstar[i] = r.NormFloat64()
+	}
+	labels := make([]int, n)
+	for i := range labels {
+		var s float64
+		for k := 0; k < d; k++ {
+			s += float64(z.Data[i*d+k]) * wstar[k]
+		}
+		if s > 0 {
+			labels[i] = 1
+		}
+	}
+	acc := NewRLSAccumulator(d, c)
+	for i := 0; i < n; i += 700 {
+		j := min(i+700, n)
+		if err := acc.Add(linalg.Rows32(z, i, j), labels[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := acc.Solve(1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := ErrorRate(m.Predict(z), labels); e > 0.03 {
+		t.Fatalf("training error %.3f on linearly separable data", e)
+	}
+	// The class-1 weight vector points along w*.
+	var dot, nw, ns float64
+	for k := 0; k < d; k++ {
+		w := float64(m.W.Data[k*c+1])
+		dot += w * wstar[k]
+		nw += w * w
+		ns += wstar[k] * wstar[k]
+	}
+	if cos := dot / math.Sqrt(nw*ns); cos < 0.98 {
+		t.Fatalf("learned direction has cosine %.3f with the true one", cos)
+	}
+}
+
+func TestExactLeastSquaresSolution(t *testing.T) {
+	// With d ≥ n... use a tiny overdetermined system solved by hand:
+	// Z = [[1,0],[0,1],[1,1]], labels [0,1,1] → Y col1 = [-1,1,1].
+	z := blas32.General{Rows: 3, Cols: 2, Stride: 2, Data: []float32{1, 0, 0, 1, 1, 1}}
+	acc := NewRLSAccumulator(2, 2)
+	if err := acc.Add(z, []int{0, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := acc.Solve(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ZᵀZ = [[2,1],[1,2]], ZᵀY₁ = [0,2] → α₁ = [-2/3, 4/3]; Y₀ = -Y₁ → α₀ = -α₁.
+	want := []float32{2.0 / 3, -2.0 / 3, -4.0 / 3, 4.0 / 3}
+	for i, w := range want {
+		if math.Abs(float64(m.W.Data[i]-w)) > 1e-5 {
+			t.Fatalf("W = %v, want %v", m.W.Data, want)
+		}
+	}
+}
+
+func TestBlockwiseGramEqualsOneShot(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, d = 1000, 37
+	z := gaussianRows(n, d, r)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = r.IntN(3)
+	}
+	one := NewRLSAccumulator(d, 3)
+	if err := one.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	blocks := NewRLSAccumulator(d, 3)
+	for i := 0; i < n; i += 64 {
+		j := min(i+64, n)
+		if err := blocks.Add(linalg.Rows32(z, i, j), labels[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The one-shot reference in float64, straight from the definition.
+	ga, gb := one.Gram(), blocks.Gram()
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				s += float64(z.Data[k*d+i]) * float64(z.Data[k*d+j])
+			}
+			tol := 1e-5 * float64(n)
+			if math.Abs(ga.Data[i*d+j]-s) > tol || math.Abs(gb.Data[i*d+j]-s) > tol {
+				t.Fatalf("Gram(%d,%d): one-shot %v, blocks %v, exact %v", i, j, ga.Data[i*d+j], gb.Data[i*d+j], s)
+			}
+		}
+	}
+	for i := range one.zty {
+		if math.Abs(one.zty[i]-blocks.zty[i]) > 1e-9*float64(n) {
+			t.Fatalf("ZᵀY differs at %d", i)
+		}
+	}
+	// Merging two halves equals accumulating the whole.
+	h1, h2 := NewRLSAccumulator(d, 3), NewRLSAccumulator(d, 3)
+	h1.Add(linalg.Rows32(z, 0, 500), labels[:500])
+	h2.Add(linalg.Rows32(z, 500, n), labels[500:])
+	if err := h1.Merge(h2); err != nil {
+		t.Fatal(err)
+	}
+	gm := h1.Gram()
+	for i := range gm.Data {
+		if math.Abs(gm.Data[i]-ga.Data[i]) > 1e-3 {
+			t.Fatalf("merged Gram differs at %d", i)
+		}
+	}
+	if h1.N() != n {
+		t.Fatalf("merged N = %d", h1.N())
+	}
+}
+
+func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
+	acc := NewRLSAccumulator(2, 2)
+	z := blas32.General{Rows: 2, Cols: 2, Stride: 2, Data: []float32{1, 2, float32(math.NaN()), 0}}
+	if err := acc.Add(z, []int{0, 1}); err == nil {
+		t.Fatal("NaN accepted")
+	}
+	if err := acc.Add(blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1, 1}}, []int{2}); err == nil {
+		t.Fatal("label out of range accepted")
+	}
+	if err := acc.Add(blas32.General{Rows: 1, Cols: 3, Stride: 3, Data: []float32{1, 1, 1}}, []int{0}); err == nil {
+		t.Fatal("wrong width accepted")
+	}
+	if acc.N() != 0 {
+		t.Fatalf("failed adds left %d rows", acc.N())
+	}
+	if _, err := acc.Solve(1); err == nil {
+		t.Fatal("solve with no rows succeeded")
+	}
+	acc.Add(blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1, 1}}, []int{0})
+	if _, err := acc.Solve(0); err == nil {
+		t.Fatal("singular Gram with λ=0 solved")
+	}
+	if _, err := acc.Solve(math.NaN()); err == nil {
+		t.Fatal("NaN λ accepted")
+	}
+}
