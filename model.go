@@ -1,0 +1,226 @@
+package rfstream
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/features"
+)
+
+// FormatVersion is the model file format this build writes. Files of a
+// different version are refused with an error that says so.
+const FormatVersion = 1
+
+// modelMagic opens every model file.
+var modelMagic = [8]byte{'R', 'F', 'S', 'M', 'O', 'D', 'E', 'L'}
+
+// maxHeader and maxBlob bound what a file may claim before we allocate.
+const (
+	maxHeader = 16 << 20
+	maxBlob   = 1 << 30 // float32 values
+)
+
+// Model is everything needed to run a trained recogniser: the recipe of its
+// feature map (not the projections: they are regenerated from the seed), the
+// learned read-out, the labels, and task-owned configuration of the input
+// stage and the decoder.
+type Model struct {
+	Task   string   `json:"task"`
+	Labels []string `json:"labels"`
+	// Input is the task's input configuration (normalisation, frontend).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Map is the recipe of the feature map.
+	Map features.Recipe `json:"map"`
+	// RLS is the linear read-out, when the model has one.
+	RLS *classifier.RLS `json:"-"`
+	// Decoder is the decoder's configuration, when the task has one.
+	Decoder json.RawMessage `json:"decoder,omitempty"`
+	// Blobs holds further named matrices (e.g. softmax weights, priors).
+	Blobs map[string]blas32.General `json:"-"`
+	// Meta is free-form provenance: training set, λ, error on held-out data.
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+type blobHeader struct {
+	Name string `json:"name"`
+	Rows int    `json:"rows"`
+	Cols int    `json:"cols"`
+}
+
+type fileHeader struct {
+	Model
+	RLSLambda float64      `json:"rls_lambda,omitempty"`
+	Blobs     []blobHeader `json:"blobs"`
+}
+
+const rlsBlob = "rls.W"
+
+// Write encodes m: magic, version, header length and JSON header, the blobs
+// as little-endian float32, then the SHA-256 of everything before it.
+func (m *Model) Write(w io.Writer) error {
+	h := fileHeader{Model: *m}
+	blobs := map[string]blas32.General{}
+	for k, v := range m.Blobs {
+		if k == rlsBlob {
+			return fmt.Errorf("rfstream: blob name %q is reserved", k)
+		}
+		blobs[k] = v
+	}
+	if m.RLS != nil {
+		blobs[rlsBlob] = m.RLS.W
+		h.RLSLambda = m.RLS.Lambda
+	}
+	names := make([]string, 0, len(blobs))
+	for k := range blobs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		h.Blobs = append(h.Blobs, blobHeader{Name: k, Rows: blobs[k].Rows, Cols: blobs[k].Cols})
+	}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("rfstream: encoding model header: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Write(modelMagic[:])
+	binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
+	buf.Write(hj)
+	var f [4]byte
+	for _, k := range names {
+		b := blobs[k]
+		for i := 0; i < b.Rows; i++ {
+			for _, v := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
+				binary.LittleEndian.PutUint32(f[:], math.Float32bits(v))
+				buf.Write(f[:])
+			}
+		}
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:])
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// SaveModel writes m to path atomically (a temporary file renamed over it).
+func SaveModel(path string, m *Model) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".model-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := m.Write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LoadModel reads and verifies the model file at path.
+func LoadModel(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := DecodeModel(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ErrCorrupt is wrapped by every error about a damaged model file.
+var ErrCorrupt = errors.New("corrupted model file")
+
+// DecodeModel parses and verifies an encoded model.
+func DecodeModel(b []byte) (*Model, error) {
+	const fixed = len(modelMagic) + 8
+	if len(b) < fixed+sha256.Size {
+		return nil, fmt.Errorf("%w: %d bytes is too short to be a model", ErrCorrupt, len(b))
+	}
+	if !bytes.Equal(b[:len(modelMagic)], modelMagic[:]) {
+		return nil, fmt.Errorf("%w: not an rfstream model (bad magic)", ErrCorrupt)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
+		return nil, fmt.Errorf("model format version %d; this build reads version %d (retrain or use a matching rfstream)", v, FormatVersion)
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorrupt)
+	}
+	hlen := int(binary.LittleEndian.Uint32(b[12:]))
+	if hlen > maxHeader || fixed+hlen > len(body) {
+		return nil, fmt.Errorf("%w: header length %d does not fit the file", ErrCorrupt, hlen)
+	}
+	var h fileHeader
+	dec := json.NewDecoder(bytes.NewReader(body[fixed : fixed+hlen]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	data := body[fixed+hlen:]
+	m := h.Model
+	m.Blobs = nil
+	off := 0
+	for _, bh := range h.Blobs {
+		if bh.Rows < 0 || bh.Cols < 0 || bh.Rows*bh.Cols > maxBlob || int64(bh.Rows)*int64(bh.Cols) > maxBlob {
+			return nil, fmt.Errorf("%w: blob %q claims %d×%d values", ErrCorrupt, bh.Name, bh.Rows, bh.Cols)
+		}
+		n := bh.Rows * bh.Cols
+		if off+4*n > len(data) {
+			return nil, fmt.Errorf("%w: blob %q runs past the end of the data", ErrCorrupt, bh.Name)
+		}
+		g := blas32.General{Rows: bh.Rows, Cols: bh.Cols, Stride: max(bh.Cols, 1), Data: make([]float32, n)}
+		for i := range g.Data {
+			g.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[off+4*i:]))
+		}
+		off += 4 * n
+		if bh.Name == rlsBlob {
+			m.RLS = &classifier.RLS{Dim: bh.Rows, Classes: bh.Cols, Lambda: h.RLSLambda, W: g}
+			continue
+		}
+		if m.Blobs == nil {
+			m.Blobs = map[string]blas32.General{}
+		}
+		m.Blobs[bh.Name] = g
+	}
+	if off != len(data) {
+		return nil, fmt.Errorf("%w: %d bytes after the last blob", ErrCorrupt, len(data)-off)
+	}
+	if m.RLS != nil && len(m.Labels) != 0 && m.RLS.Classes != len(m.Labels) {
+		return nil, fmt.Errorf("%w: read-out has %d classes but %d labels", ErrCorrupt, m.RLS.Classes, len(m.Labels))
+	}
+	return &m, nil
+}
+
+// FeatureMap rebuilds the model's feature map from its recipe and checks
+// that it fits the read-out.
+func (m *Model) FeatureMap() (features.Map, error) {
+	fm, err := features.Build(m.Map)
+	if err != nil {
+		return nil, err
+	}
+	if m.RLS != nil && fm.OutDim() != m.RLS.Dim {
+		return nil, fmt.Errorf("rfstream: map gives %d features but the read-out expects %d", fm.OutDim(), m.RLS.Dim)
+	}
+	return fm, nil
+}

@@ -1,0 +1,190 @@
+package rfstream
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/maxout"
+)
+
+func testModel() *Model {
+	mp, _ := maxout.New(4, maxout.Params{M: 3, Q: 2}, 9)
+	w := linalg.NewGeneral32(3, 2)
+	for i := range w.Data {
+		w.Data[i] = float32(i) - 2.5
+	}
+	return &Model{
+		Task:   "toy",
+		Labels: []string{"a", "b"},
+		Input:  []byte(`{"normalize":"unit"}`),
+		Map:    mp.Recipe(),
+		RLS:    &classifier.RLS{Dim: 3, Classes: 2, Lambda: 0.5, W: w},
+		Blobs:  map[string]blas32.General{"prior": {Rows: 1, Cols: 2, Stride: 2, Data: []float32{0.25, 0.75}}},
+		Meta:   map[string]any{"n": 10.0},
+	}
+}
+
+func encode(t *testing.T, m *Model) []byte {
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestModelRoundTrip(t *testing.T) {
+	m := testModel()
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	if err := SaveModel(path, m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Task != "toy" || got.Labels[1] != "b" || string(got.Input) != `{"normalize":"unit"}` || got.Meta["n"] != 10.0 {
+		t.Fatalf("header fields lost: %+v", got)
+	}
+	if got.RLS.Lambda != 0.5 || got.RLS.Dim != 3 || got.RLS.Classes != 2 {
+		t.Fatalf("read-out header %+v", got.RLS)
+	}
+	for i, v := range m.RLS.W.Data {
+		if got.RLS.W.Data[i] != v {
+			t.Fatalf("weight %d: %v, want %v", i, got.RLS.W.Data[i], v)
+		}
+	}
+	if p := got.Blobs["prior"]; p.Cols != 2 || p.Data[1] != 0.75 {
+		t.Fatalf("blob lost: %+v", p)
+	}
+	fm, err := got.FeatureMap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rebuilt map computes the same features as the original.
+	orig, _ := features.Build(m.Map)
+	x := blas32.General{Rows: 1, Cols: 4, Stride: 4, Data: []float32{0.5, -0.5, 0.5, 0.5}}
+	a, b := linalg.NewGeneral32(1, 3), linalg.NewGeneral32(1, 3)
+	fm.Apply(a, x)
+	orig.Apply(b, x)
+	for i := range a.Data {
+		if a.Data[i] != b.Data[i] {
+			t.Fatal("rebuilt map differs")
+		}
+	}
+}
+
+func TestCorruptModelsAreRefusedClearly(t *testing.T) {
+	good := encode(t, testModel())
+	flip := append([]byte{}, good...)
+	flip[len(flip)/2] ^= 1
+	version := append([]byte{}, good...)
+	binary.LittleEndian.PutUint32(version[8:], 99)
+	cases := map[string]struct {
+		b    []byte
+		want string
+	}{
+		"empty":     {nil, "too short"},
+		"truncated": {good[:len(good)-7], "checksum"},
+		"flipped":   {flip, "checksum"},
+		"magic":     {append([]byte("NOTMODEL"), good[8:]...), "bad magic"},
+		"version":   {version, "version 99"},
+	}
+	for name, c := range cases {
+		_, err := DecodeModel(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %q", name, err, c.want)
+		}
+		if name != "version" && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: error does not wrap ErrCorrupt", name)
+		}
+	}
+	if _, err := LoadModel(filepath.Join(t.TempDir(), "missing.rfm")); err == nil {
+		t.Error("missing file loaded")
+	}
+}
+
+func FuzzDecodeModel(f *testing.F) {
+	var b bytes.Buffer
+	testModel().Write(&b)
+	f.Add(b.Bytes())
+	f.Add([]byte("RFSMODEL\x01\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := DecodeModel(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must re-encode to a model that decodes the same.
+		var out bytes.Buffer
+		if err := m.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeModel(out.Bytes()); err != nil {
+			t.Fatalf("re-encoded model does not decode: %v", err)
+		}
+	})
+}
+
+// twoBlobs makes a 3-class problem in the plane that a linear read-out of
+// maxout features separates well.
+func threeClusters(n int) (blas32.General, []int) {
+	r := features.NewRand(5, 0)
+	x := linalg.NewGeneral32(n, 3)
+	labels := make([]int, n)
+	centres := [][2]float64{{1, 0}, {-0.5, 0.87}, {-0.5, -0.87}}
+	for i := 0; i < n; i++ {
+		c := i % 3
+		labels[i] = c
+		x.Data[i*3] = float32(centres[c][0] + 0.3*(features.Uniform(r)-0.5))
+		x.Data[i*3+1] = float32(centres[c][1] + 0.3*(features.Uniform(r)-0.5))
+		x.Data[i*3+2] = 1
+	}
+	return x, labels
+}
+
+func TestFitRLSChoosesLambdaAndLearns(t *testing.T) {
+	x, labels := threeClusters(3000)
+	mp, _ := maxout.New(3, maxout.Params{M: 64, Q: 2}, 1)
+	r, rep, err := FitRLS(mp, x, labels, 3, FitOptions{Block: 500, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Trials) != 6 || rep.Lambda <= 0 {
+		t.Fatalf("λ search report %+v", rep)
+	}
+	z := Features(mp, x, 700)
+	if e := classifier.ErrorRate(r.Predict(z), labels); e > 0.01 {
+		t.Fatalf("training error %.3f on separable clusters", e)
+	}
+}
+
+func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
+	x, labels := threeClusters(1000)
+	mp, _ := maxout.New(3, maxout.Params{M: 40, Q: 3}, 2)
+	r, _, err := FitRLS(mp, x, labels, 3, FitOptions{Lambda: 0.1, Block: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := classifier.NewRLSAccumulator(40, 3)
+	if err := acc.Add(Features(mp, x, 0), labels); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := acc.Solve(0.1)
+	for i := range d.W.Data {
+		if math.Abs(float64(d.W.Data[i]-r.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
+			t.Fatalf("weight %d: blockwise %v, one-shot %v", i, r.W.Data[i], d.W.Data[i])
+		}
+	}
+	if _, _, err := FitRLS(mp, x, labels[:10], 3, FitOptions{}); err == nil {
+		t.Fatal("label count mismatch accepted")
+	}
+}
