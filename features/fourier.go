@@ -1,0 +1,82 @@
+package features
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// FourierKind is the recipe kind of random Fourier features.
+const FourierKind = "fourier"
+
+// FourierParams are the recipe parameters of random Fourier features.
+type FourierParams struct {
+	M     int     `json:"m"`     // features
+	Sigma float64 `json:"sigma"` // Gaussian kernel bandwidth
+}
+
+// Fourier is the random Fourier ("kitchen sinks") map for the Gaussian
+// kernel exp(-‖x-z‖²/(2σ²)): φ_k(x) = √(2/m)·cos(<w_k,x> + b_k) with
+// w_k ~ N(0, σ⁻²I) and b_k ~ U[0, 2π).
+type Fourier struct {
+	in   int
+	seed uint64
+	p    FourierParams
+	w    blas32.General // m × in, already divided by σ
+	b    []float32
+}
+
+func init() {
+	Register(FourierKind, func(r Recipe) (Map, error) {
+		var p FourierParams
+		if err := UnmarshalParams(r, &p); err != nil {
+			return nil, err
+		}
+		return NewFourier(r.In, p, r.Seed)
+	})
+}
+
+// NewFourier draws the map: projections from stream 0, phases from stream 1.
+func NewFourier(in int, p FourierParams, seed uint64) (*Fourier, error) {
+	if in <= 0 || p.M <= 0 || !(p.Sigma > 0) || math.IsInf(p.Sigma, 0) {
+		return nil, fmt.Errorf("features: fourier map needs in, m ≥ 1 and σ > 0, have in=%d m=%d σ=%v", in, p.M, p.Sigma)
+	}
+	f := &Fourier{in: in, seed: seed, p: p, w: linalg.NewGeneral32(p.M, in), b: make([]float32, p.M)}
+	FillNormal32(NewRand(seed, 0), f.w.Data)
+	inv := float32(1 / p.Sigma)
+	for i := range f.w.Data {
+		f.w.Data[i] *= inv
+	}
+	r := NewRand(seed, 1)
+	for i := range f.b {
+		f.b[i] = float32(2 * math.Pi * Uniform(r))
+	}
+	return f, nil
+}
+
+func (f *Fourier) InDim() int  { return f.in }
+func (f *Fourier) OutDim() int { return f.p.M }
+
+func (f *Fourier) Recipe() Recipe {
+	return Recipe{Kind: FourierKind, In: f.in, Seed: f.seed, Params: MarshalParams(f.p)}
+}
+
+// Apply computes the features: one GEMM, then the cosine in float64 (the
+// phase can be large, and float32 cosines of large arguments lose digits).
+func (f *Fourier) Apply(dst, x blas32.General) {
+	CheckShapes(f, dst, x)
+	if x.Rows == 0 {
+		return
+	}
+	linalg.MulABt32(dst, x, f.w)
+	scale := math.Sqrt(2 / float64(f.p.M))
+	for i := 0; i < dst.Rows; i++ {
+		row := dst.Data[i*dst.Stride : i*dst.Stride+f.p.M]
+		for k, v := range row {
+			row[k] = float32(scale * math.Cos(float64(v)+float64(f.b[k])))
+		}
+	}
+}
