@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/maxout"
+)
+
+// mapFlags are the flags that choose a feature map, shared by every task.
+type mapFlags struct {
+	kind  string
+	m, q  int
+	pool  int
+	sigma float64
+	seed  uint64
+}
+
+func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
+	fs.StringVar(&f.kind, "map", defKind, "feature map: maxout, fourier, identity (raw inputs)")
+	fs.IntVar(&f.m, "m", defM, "number of random features (maxout units, Fourier features)")
+	fs.IntVar(&f.q, "q", 4, "maxout: projections per unit")
+	fs.IntVar(&f.pool, "pool", 0, "maxout: draw units' projections from a shared pool of this many (0: private)")
+	fs.Float64Var(&f.sigma, "sigma", 0, "fourier: Gaussian kernel bandwidth (0: the median distance heuristic, about 1 for unit-length inputs)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
+}
+
+// recipe returns the recipe the flags describe for inputs of length in.
+func (f *mapFlags) recipe(in int) (features.Recipe, error) {
+	r := features.Recipe{In: in, Seed: f.seed, Kind: f.kind}
+	switch f.kind {
+	case maxout.Kind:
+		r.Params = features.MarshalParams(maxout.Params{M: f.m, Q: f.q, Pool: f.pool})
+	case features.FourierKind:
+		sigma := f.sigma
+		if sigma == 0 {
+			// For unit-length inputs squared distances lie in [0, 4]; a
+			// bandwidth of 1 puts typical pairs on the kernel's slope.
+			sigma = 1
+		}
+		r.Params = features.MarshalParams(features.FourierParams{M: f.m, Sigma: sigma})
+	case "identity", "raw":
+		r.Kind = "identity"
+	default:
+		return r, fmt.Errorf("unknown --map %q (known kinds: %v)", f.kind, features.Kinds())
+	}
+	return r, nil
+}
+
+// label describes the map for tables.
+func (f *mapFlags) label(m features.Map) string {
+	switch f.kind {
+	case maxout.Kind:
+		return fmt.Sprintf("maxout m=%d q=%d", f.m, f.q)
+	case features.FourierKind:
+		return fmt.Sprintf("fourier m=%d", f.m)
+	}
+	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
+}

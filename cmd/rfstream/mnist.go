@@ -1,0 +1,333 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+func init() {
+	registerTask(&task{name: "mnist", summary: "MNIST digits (or any IDX image/label files): random features + RLS",
+		eval: evalMNIST, train: trainMNIST})
+}
+
+// imageFlags locate an IDX data set and choose a training subset.
+type imageFlags struct {
+	trainImages, trainLabels, testImages, testLabels string
+	perClass                                         int
+	subsetSeed                                       uint64
+}
+
+func (f *imageFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.trainImages, "train-images", "", "training images, IDX (default: MNIST from the data cache)")
+	fs.StringVar(&f.trainLabels, "train-labels", "", "training labels, IDX")
+	fs.StringVar(&f.testImages, "test-images", "", "test images, IDX")
+	fs.StringVar(&f.testLabels, "test-labels", "", "test labels, IDX")
+	fs.IntVar(&f.perClass, "per-class", 0, "train on this many examples per class (0: all)")
+	fs.Uint64Var(&f.subsetSeed, "subset-seed", 1, "seed choosing the --per-class subset")
+}
+
+// load reads the training and test sets, fetching MNIST when the defaults
+// are used and the cache is empty. Rows come back unit-normalised.
+func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.LabelledImages, err error) {
+	def := f.trainImages == "" && f.trainLabels == "" && f.testImages == "" && f.testLabels == ""
+	if def {
+		if err := ensureMNIST(log); err != nil {
+			return nil, nil, err
+		}
+		d := mnistDir()
+		f.trainImages, f.trainLabels = filepath.Join(d, "train-images-idx3-ubyte"), filepath.Join(d, "train-labels-idx1-ubyte")
+		f.testImages, f.testLabels = filepath.Join(d, "t10k-images-idx3-ubyte"), filepath.Join(d, "t10k-labels-idx1-ubyte")
+	}
+	if needTrain {
+		if f.trainImages == "" || f.trainLabels == "" {
+			return nil, nil, errors.New("give both --train-images and --train-labels")
+		}
+		if train, err = frontend.ReadIDXPair(f.trainImages, f.trainLabels); err != nil {
+			return nil, nil, err
+		}
+		if f.perClass > 0 {
+			train = perClassSubset(train, f.perClass, f.subsetSeed)
+		}
+		if err := frontend.NormalizeRows(train.X); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
+		}
+	}
+	if f.testImages != "" || f.testLabels != "" {
+		if test, err = frontend.ReadIDXPair(f.testImages, f.testLabels); err != nil {
+			return nil, nil, err
+		}
+		if err := frontend.NormalizeRows(test.X); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.testImages, err)
+		}
+	}
+	if train != nil && test != nil && train.X.Cols != test.X.Cols {
+		return nil, nil, fmt.Errorf("training images have %d pixels, test images %d", train.X.Cols, test.X.Cols)
+	}
+	return train, test, nil
+}
+
+// perClassSubset keeps n seeded-random examples of every class, in file order.
+func perClassSubset(s *frontend.LabelledImages, n int, seed uint64) *frontend.LabelledImages {
+	order := rand.New(rand.NewPCG(seed, 0x73756273)).Perm(s.N)
+	count := map[int]int{}
+	keep := make([]bool, s.N)
+	for _, i := range order {
+		if count[s.Labels[i]] < n {
+			count[s.Labels[i]]++
+			keep[i] = true
+		}
+	}
+	var rows []int
+	for i, k := range keep {
+		if k {
+			rows = append(rows, i)
+		}
+	}
+	x := linalg.NewGeneral32(len(rows), s.X.Cols)
+	labels := make([]int, len(rows))
+	for j, i := range rows {
+		copy(linalg.Row32(x, j), linalg.Row32(s.X, i))
+		labels[j] = s.Labels[i]
+	}
+	im := *s.Images
+	im.N, im.X = len(rows), x
+	return &frontend.LabelledImages{Images: &im, Labels: labels}
+}
+
+func numClasses(labels ...[]int) int {
+	c := 0
+	for _, ls := range labels {
+		for _, l := range ls {
+			c = max(c, l+1)
+		}
+	}
+	return max(c, 2)
+}
+
+// imageInput is the Model.Input of image tasks.
+type imageInput struct {
+	Height    int    `json:"height"`
+	Width     int    `json:"width"`
+	Scale     string `json:"scale"`     // pixel bytes → [0, 1]
+	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
+}
+
+// evalResult is the machine-readable line of `rfstream eval mnist --json`.
+type evalResult struct {
+	Task              string  `json:"task"`
+	Map               string  `json:"map"`
+	M                 int     `json:"m"`
+	Q                 int     `json:"q"`
+	Seed              uint64  `json:"seed"`
+	Lambda            float64 `json:"lambda"`
+	PerClass          int     `json:"per_class,omitempty"`
+	TrainN            int     `json:"train_n"`
+	TestN             int     `json:"test_n"`
+	TestError         float64 `json:"test_error"`
+	TrainSeconds      float64 `json:"train_seconds"`
+	FeaturesPerSecond float64 `json:"features_per_second"`
+	PeakRSSMB         float64 `json:"peak_rss_mb"`
+	Backend           string  `json:"blas"`
+}
+
+type mnistRun struct {
+	model  *rfstream.Model
+	result evalResult
+	pred   []int
+	test   *frontend.LabelledImages
+}
+
+// fitImages trains a model on the training set (and, when the test set is
+// given, evaluates it).
+func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io.Writer) (*mnistRun, error) {
+	train, test, err := imf.load(log, true)
+	if err != nil {
+		return nil, err
+	}
+	recipe, err := mf.recipe(train.X.Cols)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := features.Build(recipe)
+	if err != nil {
+		return nil, err
+	}
+	classes := numClasses(train.Labels)
+	if test != nil {
+		classes = numClasses(train.Labels, test.Labels)
+	}
+	opt := rfstream.FitOptions{Lambda: lambda, Seed: mf.seed}
+	if !quiet {
+		opt.Progress = log
+	}
+	start := time.Now()
+	rls, rep, err := rfstream.FitRLS(fm, train.X, train.Labels, classes, opt)
+	if err != nil {
+		return nil, err
+	}
+	trainSec := time.Since(start).Seconds()
+	if !quiet {
+		for _, t := range rep.Trials {
+			fmt.Fprintf(log, "  λ = %.3g (×%g of mean diag): held-out error %.4f\n", t.Lambda, t.Relative, t.HeldOutError)
+		}
+	}
+	labels := make([]string, classes)
+	for i := range labels {
+		labels[i] = fmt.Sprint(i)
+	}
+	in, _ := json.Marshal(imageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
+	model := &rfstream.Model{Task: "images", Labels: labels, Input: in, Map: recipe, RLS: rls,
+		Meta: map[string]any{"train_images": imf.trainImages, "train_n": train.N, "lambda_trials": rep.Trials}}
+	run := &mnistRun{model: model, test: test}
+	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: mf.seed, Lambda: rls.Lambda,
+		PerClass: imf.perClass, TrainN: train.N, TrainSeconds: trainSec, Backend: linalg.Backend}
+	if recipe.Kind == "maxout" {
+		run.result.Q = mf.q
+	}
+	if test != nil {
+		start = time.Now()
+		z := rfstream.Features(fm, test.X, 0)
+		sec := time.Since(start).Seconds()
+		run.pred = rls.Predict(z)
+		run.result.TestN = test.N
+		run.result.TestError = classifier.ErrorRate(run.pred, test.Labels)
+		if sec > 0 {
+			run.result.FeaturesPerSecond = float64(test.N*fm.OutDim()) / sec
+		}
+	}
+	run.result.PeakRSSMB = peakRSSMB()
+	return run, nil
+}
+
+func evalMNIST(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval mnist", "[flags]", stderr)
+	var mf mapFlags
+	var imf imageFlags
+	mf.register(fs, "maxout", 1000)
+	imf.register(fs)
+	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on 10% of the training set)")
+	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	modelPath := fs.String("model", "", "evaluate this saved model instead of training one")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var run *mnistRun
+	var err error
+	if *modelPath != "" {
+		run, err = evalSavedImageModel(*modelPath, &imf, stderr)
+	} else {
+		run, err = fitImages(&mf, &imf, *lambda, false, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if run.test == nil {
+		return errors.New("no test set: give --test-images and --test-labels")
+	}
+	r := run.result
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "map\tfeatures\tseed\ttrain n\tλ\ttrain s\ttest error\tfeatures/s\tpeak RSS")
+	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3g\t%.1f\t%.2f%%\t%.3g\t%.0f MiB\n", mf.label(nil2map(r)), r.M, r.Seed, r.TrainN, r.Lambda, r.TrainSeconds, 100*r.TestError, r.FeaturesPerSecond, r.PeakRSSMB)
+	tw.Flush()
+	showExamples(stdout, run, 8)
+	if *asJSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}
+
+// nil2map lets mapFlags.label describe a result without a live map.
+func nil2map(r evalResult) features.Map { return features.NewIdentity(r.M) }
+
+// showExamples prints the first few test predictions beside the truth.
+func showExamples(w io.Writer, run *mnistRun, n int) {
+	if run.pred == nil {
+		return
+	}
+	fmt.Fprint(w, "examples (true→predicted):")
+	for i := 0; i < n && i < len(run.pred); i++ {
+		mark := ""
+		if run.pred[i] != run.test.Labels[i] {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, " %d→%d%s", run.test.Labels[i], run.pred[i], mark)
+	}
+	fmt.Fprintln(w)
+}
+
+func trainMNIST(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train mnist", "--out MODEL [flags]", stderr)
+	var mf mapFlags
+	var imf imageFlags
+	mf.register(fs, "maxout", 1000)
+	imf.register(fs)
+	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on 10% of the training set)")
+	out := fs.String("out", "", "where to save the model")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		fs.Usage()
+		return errUsage
+	}
+	run, err := fitImages(&mf, &imf, *lambda, false, stderr)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, run.model); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("saved %s (%s, λ=%.3g, trained in %.1fs)", *out, mf.label(nil2map(run.result)), run.result.Lambda, run.result.TrainSeconds)
+	if run.test != nil {
+		msg += fmt.Sprintf("; test error %.2f%%", 100*run.result.TestError)
+	}
+	fmt.Fprintln(stdout, msg)
+	return nil
+}
+
+// evalSavedImageModel scores the test set with a saved model.
+func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun, error) {
+	model, err := rfstream.LoadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	if model.RLS == nil {
+		return nil, fmt.Errorf("%s has no RLS read-out", path)
+	}
+	fm, err := model.FeatureMap()
+	if err != nil {
+		return nil, err
+	}
+	_, test, err := imf.load(log, false)
+	if err != nil {
+		return nil, err
+	}
+	if test == nil {
+		return nil, errors.New("no test set: give --test-images and --test-labels")
+	}
+	if test.X.Cols != fm.InDim() {
+		return nil, fmt.Errorf("model expects %d pixels, test images have %d", fm.InDim(), test.X.Cols)
+	}
+	start := time.Now()
+	z := rfstream.Features(fm, test.X, 0)
+	sec := time.Since(start).Seconds()
+	pred := model.RLS.Predict(z)
+	return &mnistRun{model: model, test: test, pred: pred, result: evalResult{
+		Task: "mnist", Map: model.Map.Kind, M: fm.OutDim(), Seed: model.Map.Seed, Lambda: model.RLS.Lambda,
+		TestN: test.N, TestError: classifier.ErrorRate(pred, test.Labels),
+		FeaturesPerSecond: float64(test.N*fm.OutDim()) / max(sec, 1e-9), PeakRSSMB: peakRSSMB(), Backend: linalg.Backend}}, nil
+}
