@@ -24,12 +24,12 @@ test: vet
 	$(MAKE) test-purego
 
 test-purego:
-	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./features/...
+	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./features/... ./maxout/... ./classifier/... .
 
 data: build
 	$(BIN) data mnist
 
-demo: build data
+demo: build
 	$(BIN) demo
 
 bench: build

@@ -161,6 +161,18 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
+	run, err := trainAndTest(train, test, recipe, lambda, quiet, log)
+	if err != nil {
+		return nil, err
+	}
+	run.result.PerClass = imf.perClass
+	run.model.Meta["train_images"] = imf.trainImages
+	return run, nil
+}
+
+// trainAndTest fits RLS on recipe's map of the training images and scores
+// the test images when given.
+func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, lambda float64, quiet bool, log io.Writer) (*mnistRun, error) {
 	fm, err := features.Build(recipe)
 	if err != nil {
 		return nil, err
@@ -169,7 +181,7 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if test != nil {
 		classes = numClasses(train.Labels, test.Labels)
 	}
-	opt := rfstream.FitOptions{Lambda: lambda, Seed: mf.seed}
+	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed}
 	if !quiet {
 		opt.Progress = log
 	}
@@ -190,12 +202,16 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	}
 	in, _ := json.Marshal(imageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
 	model := &rfstream.Model{Task: "images", Labels: labels, Input: in, Map: recipe, RLS: rls,
-		Meta: map[string]any{"train_images": imf.trainImages, "train_n": train.N, "lambda_trials": rep.Trials}}
+		Meta: map[string]any{"train_n": train.N, "lambda_trials": rep.Trials}}
 	run := &mnistRun{model: model, test: test}
-	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: mf.seed, Lambda: rls.Lambda,
-		PerClass: imf.perClass, TrainN: train.N, TrainSeconds: trainSec, Backend: linalg.Backend}
+	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: recipe.Seed, Lambda: rls.Lambda,
+		TrainN: train.N, TrainSeconds: trainSec, Backend: linalg.Backend}
 	if recipe.Kind == "maxout" {
-		run.result.Q = mf.q
+		var p struct {
+			Q int `json:"q"`
+		}
+		json.Unmarshal(recipe.Params, &p)
+		run.result.Q = p.Q
 	}
 	if test != nil {
 		start = time.Now()

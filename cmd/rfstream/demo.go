@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/rfstream/rfstream"
+)
+
+// demoPart is one section of `rfstream demo`; areas add theirs from their
+// own files and the demo runs them in order.
+type demoPart struct {
+	order int
+	name  string
+	run   func(stdout, stderr io.Writer) error
+}
+
+var demoParts []demoPart
+
+func registerDemoPart(p demoPart) { demoParts = append(demoParts, p) }
+
+func init() {
+	register(&command{name: "demo", summary: "fetch data, train, and run the live pipeline on real test data", run: runDemo})
+	registerDemoPart(demoPart{order: 10, name: "MNIST: random maxout features + RLS", run: demoMNIST})
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("demo", "", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	sort.SliceStable(demoParts, func(i, j int) bool { return demoParts[i].order < demoParts[j].order })
+	start := time.Now()
+	for i, p := range demoParts {
+		fmt.Fprintf(stdout, "\n== %d/%d %s ==\n", i+1, len(demoParts), p.name)
+		if err := p.run(stdout, stderr); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	fmt.Fprintf(stdout, "\ndemo finished in %.0fs\n", time.Since(start).Seconds())
+	return nil
+}
+
+// demoMNISTModel is where the demo keeps its image model for later parts.
+func demoMNISTModel() string { return dataDir() + "/models/mnist-maxout.rfm" }
+
+func demoMNIST(stdout, stderr io.Writer) error {
+	mf := mapFlags{kind: "maxout", m: 1000, q: 4, seed: 1}
+	var imf imageFlags
+	run, err := fitImages(&mf, &imf, 0, false, stderr)
+	if err != nil {
+		return err
+	}
+	r := run.result
+	fmt.Fprintf(stdout, "trained maxout m=%d q=%d on %d images in %.1fs (λ=%.3g chosen on held-out training images)\n", r.M, mf.q, r.TrainN, r.TrainSeconds, r.Lambda)
+	fmt.Fprintf(stdout, "test error on the %d MNIST test images: %.2f%% (paper, Table 1: 5.50%%)\n", r.TestN, 100*r.TestError)
+	showExamples(stdout, run, 12)
+	return rfstream.SaveModel(demoMNISTModel(), run.model)
+}

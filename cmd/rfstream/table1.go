@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/plots"
+)
+
+// paperTable1 is Table 1 of the random maxout paper: MNIST test error (%),
+// mean of 5 seeds, by q (rows) and m (columns).
+var paperTable1 = map[int]map[int]float64{
+	1:  {100: 17.68, 500: 14.76, 1000: 14.64, 5000: 15.02, 10000: 15.12},
+	2:  {100: 16.95, 500: 7.98, 1000: 5.62, 5000: 2.86, 10000: 2.35},
+	4:  {100: 18.24, 500: 7.70, 1000: 5.50, 5000: 2.78, 10000: 2.23},
+	8:  {100: 18.9, 500: 7.98, 1000: 5.59, 5000: 2.81, 10000: 2.32},
+	16: {100: 20.57, 500: 8.19, 1000: 5.66, 5000: 2.87, 10000: 2.58},
+}
+
+func init() {
+	registerTask(&task{name: "table1", summary: "reproduce Table 1 of the maxout paper on MNIST (a long grid)", eval: evalTable1})
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("bad list %q: %w", s, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func meanStd(v []float64) (float64, float64) {
+	var s, ss float64
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
+
+func evalTable1(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval table1", "[flags]", stderr)
+	var imf imageFlags
+	imf.register(fs)
+	qs := fs.String("q", "1,2,4,8", "values of q")
+	ms := fs.String("m", "500,1000,5000,10000", "values of m")
+	seedsSmall := fs.Int("seeds", 3, "seeds for m ≤ 1000 (one seed above)")
+	rff := fs.Int("rff", 10000, "also run random Fourier features with this many features (0: skip)")
+	out := fs.String("out", "out/table1", "base name of the CSV and plot files")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	qv, err := parseInts(*qs)
+	if err != nil {
+		return err
+	}
+	mv, err := parseInts(*ms)
+	if err != nil {
+		return err
+	}
+	train, test, err := imf.load(stderr, true)
+	if err != nil {
+		return err
+	}
+	if test == nil {
+		return fmt.Errorf("table1 needs a test set")
+	}
+	type cell struct{ errs, secs []float64 }
+	cells := map[[2]int]*cell{}
+	var rffErr, rffSec float64
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	csvf, err := os.Create(*out + ".csv")
+	if err != nil {
+		return err
+	}
+	defer csvf.Close()
+	cw := csv.NewWriter(csvf)
+	cw.Write([]string{"map", "q", "m", "seed", "test_error", "train_seconds", "lambda", "paper_error"})
+	for _, m := range mv {
+		for _, q := range qv {
+			seeds := 1
+			if m <= 1000 {
+				seeds = *seedsSmall
+			}
+			c := &cell{}
+			cells[[2]int{q, m}] = c
+			for s := 1; s <= seeds; s++ {
+				r := features.Recipe{Kind: maxout.Kind, In: train.X.Cols, Seed: uint64(s), Params: features.MarshalParams(maxout.Params{M: m, Q: q})}
+				run, err := trainAndTest(train, test, r, 0, true, stderr)
+				if err != nil {
+					return err
+				}
+				c.errs = append(c.errs, 100*run.result.TestError)
+				c.secs = append(c.secs, run.result.TrainSeconds)
+				paper := ""
+				if p, ok := paperTable1[q][m]; ok {
+					paper = fmt.Sprint(p)
+				}
+				cw.Write([]string{"maxout", fmt.Sprint(q), fmt.Sprint(m), fmt.Sprint(s), fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), paper})
+				cw.Flush()
+				b, _ := json.Marshal(run.result)
+				fmt.Fprintln(stderr, string(b))
+			}
+		}
+	}
+	if *rff > 0 {
+		r := features.Recipe{Kind: features.FourierKind, In: train.X.Cols, Seed: 1, Params: features.MarshalParams(features.FourierParams{M: *rff, Sigma: 1})}
+		run, err := trainAndTest(train, test, r, 0, true, stderr)
+		if err != nil {
+			return err
+		}
+		rffErr, rffSec = 100*run.result.TestError, run.result.TrainSeconds
+		cw.Write([]string{"fourier", "", fmt.Sprint(*rff), "1", fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), ""})
+		cw.Flush()
+	}
+
+	fmt.Fprintf(stdout, "MNIST test error %% (ours: mean ± std over seeds; paper: mean of 5 seeds), %d train / %d test\n\n", train.N, test.N)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "q \\ m\t")
+	for _, m := range mv {
+		fmt.Fprintf(tw, "%d ours\t%d paper\t", m, m)
+	}
+	fmt.Fprintln(tw)
+	var series []plots.Series
+	for i, q := range qv {
+		fmt.Fprintf(tw, "%d\t", q)
+		var xs, ys, es, px, py []float64
+		for _, m := range mv {
+			c := cells[[2]int{q, m}]
+			mean, std := meanStd(c.errs)
+			if len(c.errs) > 1 {
+				fmt.Fprintf(tw, "%.2f ± %.2f\t", mean, std)
+			} else {
+				fmt.Fprintf(tw, "%.2f\t", mean)
+			}
+			if p, ok := paperTable1[q][m]; ok {
+				fmt.Fprintf(tw, "%.2f\t", p)
+				px, py = append(px, float64(m)), append(py, p)
+			} else {
+				fmt.Fprint(tw, "–\t")
+			}
+			xs, ys, es = append(xs, float64(m)), append(ys, mean), append(es, std)
+		}
+		fmt.Fprintln(tw)
+		series = append(series,
+			plots.Series{Name: fmt.Sprintf("q=%d (ours)", q), X: xs, Y: ys, Err: es, Color: i + 1},
+			plots.Series{Name: fmt.Sprintf("q=%d (paper)", q), X: px, Y: py, Reference: true, Color: i + 1})
+	}
+	tw.Flush()
+	if *rff > 0 {
+		fmt.Fprintf(stdout, "\nrandom Fourier features m=%d, σ=1: %.2f%% (trained in %.1fs)\n", *rff, rffErr, rffSec)
+	}
+	fmt.Fprintln(stdout, "\ntraining seconds (mean over seeds, features + Gram + λ search + solve):")
+	tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "q \\ m\t")
+	for _, m := range mv {
+		fmt.Fprintf(tw, "%d\t", m)
+	}
+	fmt.Fprintln(tw)
+	for _, q := range qv {
+		fmt.Fprintf(tw, "%d\t", q)
+		for _, m := range mv {
+			mean, _ := meanStd(cells[[2]int{q, m}].secs)
+			fmt.Fprintf(tw, "%.1f\t", mean)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	if err := plots.Lines(*out, plots.Chart{Title: "MNIST: random maxout + RLS (lines: ours, markers: paper)",
+		XLabel: "m (units)", YLabel: "test error %", LogX: true, LogY: true, Series: series}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s.csv, %s.png, %s.svg\n", *out, *out, *out)
+	return cw.Error()
+}

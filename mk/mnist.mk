@@ -1,0 +1,6 @@
+# MNIST: Table 1 of the random maxout paper, and the demo's first part.
+.PHONY: eval-mnist
+
+# q ∈ {1,2,4,8}, m ∈ {500,1000,5000,10000}; 3 seeds for m ≤ 1000, 1 above; RFF m = 10000 beside them.
+eval-mnist: build data
+	$(BIN) table1 --out out/table1
