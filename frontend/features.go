@@ -1,0 +1,224 @@
+package frontend
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// AudioConfig describes the audio frontend completely; it is stored in
+// model files, so a model always hears what it was trained on.
+type AudioConfig struct {
+	SampleRate int     `json:"sample_rate"` // Hz; inputs at other rates are resampled
+	FrameMs    float64 `json:"frame_ms"`    // analysis window, ms (25)
+	HopMs      float64 `json:"hop_ms"`      // frame shift, ms (10)
+	PreEmph    float64 `json:"pre_emphasis"`
+	Mels       int     `json:"mels"`    // mel bands
+	LowHz      float64 `json:"low_hz"`  // lowest mel band edge
+	HighHz     float64 `json:"high_hz"` // highest edge (0: Nyquist)
+	// Ceps, when positive, turns log-mel into that many MFCCs (DCT-II).
+	Ceps int `json:"ceps"`
+	// Deltas appends first (1) or first and second (2) time differences.
+	Deltas int `json:"deltas"`
+	// CMVN normalises each coefficient's mean and variance: "none",
+	// "utterance" (whole input, so frames come out only at Flush) or
+	// "sliding" (over the last CMVNWindow frames, causal).
+	CMVN       string `json:"cmvn"`
+	CMVNWindow int    `json:"cmvn_window"`
+	// Splice stacks ±Splice neighbouring frames (5 gives 11-frame windows).
+	Splice int `json:"splice"`
+}
+
+// DefaultAudioConfig is 8 kHz, 25/10 ms Hamming frames, 40 log-mel bands.
+func DefaultAudioConfig() AudioConfig {
+	return AudioConfig{SampleRate: 8000, FrameMs: 25, HopMs: 10, PreEmph: 0.97, Mels: 40, LowHz: 20, CMVN: "none", CMVNWindow: 300}
+}
+
+// Validate checks the configuration.
+func (c AudioConfig) Validate() error {
+	switch {
+	case c.SampleRate < 1000 || c.SampleRate > 768000:
+		return fmt.Errorf("frontend: sample rate %d", c.SampleRate)
+	case c.FrameMs <= 0 || c.HopMs <= 0 || c.HopMs > c.FrameMs:
+		return fmt.Errorf("frontend: frame %g ms, hop %g ms", c.FrameMs, c.HopMs)
+	case c.Mels < 1 || c.Ceps < 0 || c.Ceps > c.Mels:
+		return fmt.Errorf("frontend: %d mels, %d cepstra", c.Mels, c.Ceps)
+	case c.Deltas < 0 || c.Deltas > 2 || c.Splice < 0 || c.Splice > 50:
+		return fmt.Errorf("frontend: deltas %d, splice %d", c.Deltas, c.Splice)
+	case c.PreEmph < 0 || c.PreEmph >= 1:
+		return fmt.Errorf("frontend: pre-emphasis %g", c.PreEmph)
+	case c.CMVN != "none" && c.CMVN != "" && c.CMVN != "utterance" && c.CMVN != "sliding":
+		return fmt.Errorf("frontend: CMVN %q (none, utterance, sliding)", c.CMVN)
+	case c.CMVN == "sliding" && c.CMVNWindow < 2:
+		return fmt.Errorf("frontend: sliding CMVN window of %d frames", c.CMVNWindow)
+	}
+	hi := c.highHz()
+	if c.LowHz < 0 || hi <= c.LowHz || hi > float64(c.SampleRate)/2 {
+		return fmt.Errorf("frontend: mel range %g..%g Hz at %d Hz", c.LowHz, hi, c.SampleRate)
+	}
+	return nil
+}
+
+func (c AudioConfig) highHz() float64 {
+	if c.HighHz > 0 {
+		return c.HighHz
+	}
+	return float64(c.SampleRate) / 2
+}
+
+// FrameLen and Hop are the window and shift in samples.
+func (c AudioConfig) FrameLen() int { return int(math.Round(c.FrameMs * float64(c.SampleRate) / 1000)) }
+func (c AudioConfig) Hop() int      { return int(math.Round(c.HopMs * float64(c.SampleRate) / 1000)) }
+
+// StaticDim is the size of one frame before deltas and splicing.
+func (c AudioConfig) StaticDim() int {
+	if c.Ceps > 0 {
+		return c.Ceps
+	}
+	return c.Mels
+}
+
+// Dim is the size of an output frame.
+func (c AudioConfig) Dim() int { return c.StaticDim() * (1 + c.Deltas) * (2*c.Splice + 1) }
+
+// MarshalJSON-friendly copy for model files.
+func (c AudioConfig) JSON() json.RawMessage {
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// analyser computes one frame's static features (log-mel or MFCC) and log
+// energy from FrameLen samples. Not safe for concurrent use.
+type analyser struct {
+	cfg    AudioConfig
+	nfft   int
+	window []float64
+	fft    *fourier.FFT
+	in     []float64
+	coef   []complex128
+	power  []float64
+	mel    [][]melWeight // per band: the FFT bins it covers
+	logmel []float64
+	dct    [][]float64 // Ceps × Mels
+}
+
+type melWeight struct {
+	bin int
+	w   float64
+}
+
+func hzToMel(f float64) float64 { return 2595 * math.Log10(1+f/700) }
+func melToHz(m float64) float64 { return 700 * (math.Pow(10, m/2595) - 1) }
+
+func newAnalyser(c AudioConfig) *analyser {
+	n := c.FrameLen()
+	nfft := 1
+	for nfft < n {
+		nfft *= 2
+	}
+	a := &analyser{cfg: c, nfft: nfft, window: make([]float64, n), fft: fourier.NewFFT(nfft),
+		in: make([]float64, nfft), power: make([]float64, nfft/2+1), logmel: make([]float64, c.Mels)}
+	for i := range a.window {
+		a.window[i] = 0.54 - 0.46*math.Cos(2*math.Pi*float64(i)/float64(n-1)) // Hamming
+	}
+	// Triangular filters equally spaced on the mel scale.
+	lo, hi := hzToMel(c.LowHz), hzToMel(c.highHz())
+	edges := make([]float64, c.Mels+2)
+	for i := range edges {
+		edges[i] = melToHz(lo + (hi-lo)*float64(i)/float64(c.Mels+1))
+	}
+	binHz := float64(c.SampleRate) / float64(nfft)
+	a.mel = make([][]melWeight, c.Mels)
+	for b := 0; b < c.Mels; b++ {
+		l, m, r := edges[b], edges[b+1], edges[b+2]
+		for k := 0; k <= nfft/2; k++ {
+			f := float64(k) * binHz
+			var w float64
+			switch {
+			case f > l && f <= m:
+				w = (f - l) / (m - l)
+			case f > m && f < r:
+				w = (r - f) / (r - m)
+			}
+			if w > 0 {
+				a.mel[b] = append(a.mel[b], melWeight{k, w})
+			}
+		}
+		if len(a.mel[b]) == 0 {
+			// A band narrower than a bin takes the nearest bin.
+			a.mel[b] = []melWeight{{int(math.Round(m / binHz)), 1}}
+		}
+	}
+	if c.Ceps > 0 {
+		a.dct = make([][]float64, c.Ceps)
+		for i := range a.dct {
+			a.dct[i] = make([]float64, c.Mels)
+			s := math.Sqrt(2 / float64(c.Mels))
+			if i == 0 {
+				s = math.Sqrt(1 / float64(c.Mels))
+			}
+			for j := range a.dct[i] {
+				a.dct[i][j] = s * math.Cos(math.Pi*float64(i)*(float64(j)+0.5)/float64(c.Mels))
+			}
+		}
+	}
+	return a
+}
+
+// melFloor keeps the logarithm finite on digital silence.
+const melFloor = 1e-10
+
+// frame fills out (StaticDim) from the pre-emphasised samples x and
+// returns the frame's log energy.
+func (a *analyser) frame(out []float32, x []float32) float64 {
+	var energy float64
+	for i, v := range x {
+		s := float64(v) * a.window[i]
+		a.in[i] = s
+		energy += s * s
+	}
+	for i := len(x); i < a.nfft; i++ {
+		a.in[i] = 0
+	}
+	a.coef = a.fft.Coefficients(a.coef, a.in)
+	for k, c := range a.coef {
+		a.power[k] = real(c)*real(c) + imag(c)*imag(c)
+	}
+	for b, ws := range a.mel {
+		var s float64
+		for _, w := range ws {
+			s += w.w * a.power[w.bin]
+		}
+		a.logmel[b] = math.Log(math.Max(s, melFloor))
+	}
+	if a.dct == nil {
+		for i, v := range a.logmel {
+			out[i] = float32(v)
+		}
+	} else {
+		for i, row := range a.dct {
+			var s float64
+			for j, v := range a.logmel {
+				s += row[j] * v
+			}
+			out[i] = float32(s)
+		}
+	}
+	return math.Log(math.Max(energy, melFloor))
+}
+
+// LogMel computes log-mel frames of a whole signal without deltas, CMVN or
+// splicing (used for whole-word patches), and each frame's log energy.
+func LogMel(c AudioConfig, samples []float32) (blas32.General, []float64) {
+	c.Deltas, c.Splice, c.CMVN, c.Ceps = 0, 0, "none", 0
+	e, err := NewExtractor(c)
+	if err != nil {
+		panic(err)
+	}
+	e.Push(samples)
+	e.Flush()
+	return e.Pop(), e.PopEnergy()
+}
