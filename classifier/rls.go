@@ -27,6 +27,7 @@ type RLSAccumulator struct {
 	gram         []float64 // dim×dim, upper triangle valid
 	zty          []float64 // dim×classes
 	block        []float32 // dim×dim SYRK scratch
+	solve        []float64 // dim×dim factorisation scratch, reused by Solve
 }
 
 // NewRLSAccumulator returns an empty accumulator for dim features and
@@ -145,7 +146,8 @@ func (a *RLSAccumulator) MeanDiagonal() float64 {
 	return s / float64(a.dim)
 }
 
-// Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY.
+// Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY. It is not safe to
+// call concurrently on one accumulator.
 func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if a.n == 0 {
 		return nil, errors.New("classifier: no training rows")
@@ -153,13 +155,19 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if !(lambda >= 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("classifier: λ = %v", lambda)
 	}
-	g := blas64.General{Rows: a.dim, Cols: a.dim, Stride: a.dim, Data: make([]float64, len(a.gram))}
+	// One scratch matrix serves every Solve: a λ search at m = 10⁴ would
+	// otherwise leave several 800 MB copies for the collector.
+	if a.solve == nil {
+		a.solve = make([]float64, len(a.gram))
+	}
+	g := blas64.General{Rows: a.dim, Cols: a.dim, Stride: a.dim, Data: a.solve}
 	copy(g.Data, a.gram)
 	for i := 0; i < a.dim; i++ {
 		g.Data[i*a.dim+i] += lambda
 	}
 	b := blas64.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
 	copy(b.Data, a.zty)
+	a.block = nil // the SYRK scratch is only needed while adding
 	if err := linalg.CholeskySolve(g, b); err != nil {
 		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, err)
 	}
