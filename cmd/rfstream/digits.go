@@ -188,6 +188,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	confusion := fs.String("confusion", "", "also draw the confusion matrix (all splits pooled, first seed) to this base name")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -205,6 +206,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(tw, "split\ttrain\ttest\tmap\taccuracy (mean ± std over seeds)\ttrain s")
 	var accs []float64
 	var trainSec float64
+	var allTrue, allPred []int
+	var names []string
 	cache := map[string][]float32{}
 	for _, sp := range splits {
 		labels := datasets.Labels(sp.train)
@@ -246,6 +249,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			trainSec += time.Since(start).Seconds()
 			pred := rls.Predict(rfstream.Features(fm, xte, 0))
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
+			if s == 0 {
+				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
+			}
 		}
 		mean, std := meanStd(splitAcc)
 		res.PerSplit[sp.name] = mean
@@ -264,6 +270,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "mean over %d splits\t\t\t\t%.2f%% ± %.2f\t\n", len(splits), 100*res.Accuracy, 100*res.AccuracyStd)
 	}
 	tw.Flush()
+	if *confusion != "" {
+		title := fmt.Sprintf("spoken digits, %s split, %s: %.2f%% accuracy", *split, mf.label(features.NewIdentity(res.M)), 100*res.Accuracy)
+		if err := drawConfusion(*confusion, title, names, allTrue, allPred); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s.png and %s.svg\n", *confusion, *confusion)
+	}
 	res.TestError = 1 - res.Accuracy
 	res.TrainSeconds = trainSec
 	res.PeakRSSMB = peakRSSMB()

@@ -16,6 +16,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/plots"
 )
 
 func init() {
@@ -237,6 +238,7 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on 10% of the training set)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	modelPath := fs.String("model", "", "evaluate this saved model instead of training one")
+	confusion := fs.String("confusion", "", "also draw the confusion matrix to this base name (.png, .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -259,6 +261,13 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3g\t%.1f\t%.2f%%\t%.3g\t%.0f MiB\n", mf.label(nil2map(r)), r.M, r.Seed, r.TrainN, r.Lambda, r.TrainSeconds, 100*r.TestError, r.FeaturesPerSecond, r.PeakRSSMB)
 	tw.Flush()
 	showExamples(stdout, run, 8)
+	if *confusion != "" {
+		title := fmt.Sprintf("MNIST test set, %s: %.2f%% error", mf.label(nil2map(r)), 100*r.TestError)
+		if err := drawConfusion(*confusion, title, run.model.Labels, run.test.Labels, run.pred); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s.png and %s.svg\n", *confusion, *confusion)
+	}
 	if *asJSON {
 		b, _ := json.Marshal(r)
 		fmt.Fprintln(stdout, string(b))
@@ -346,4 +355,18 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 		Task: "mnist", Map: model.Map.Kind, M: fm.OutDim(), Seed: model.Map.Seed, Lambda: model.RLS.Lambda,
 		TestN: test.N, TestError: classifier.ErrorRate(pred, test.Labels),
 		FeaturesPerSecond: float64(test.N*fm.OutDim()) / max(sec, 1e-9), PeakRSSMB: peakRSSMB(), Backend: linalg.Backend}}, nil
+}
+
+// drawConfusion plots true against predicted classes.
+func drawConfusion(base, title string, names []string, truth, pred []int) error {
+	counts := make([][]int, len(names))
+	for i := range counts {
+		counts[i] = make([]int, len(names))
+	}
+	for i, t := range truth {
+		if t < len(names) && pred[i] < len(names) {
+			counts[t][pred[i]]++
+		}
+	}
+	return plots.Confusion(base, title, names, counts)
 }
