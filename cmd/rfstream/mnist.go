@@ -118,14 +118,6 @@ func numClasses(labels ...[]int) int {
 	return max(c, 2)
 }
 
-// imageInput is the Model.Input of image tasks.
-type imageInput struct {
-	Height    int    `json:"height"`
-	Width     int    `json:"width"`
-	Scale     string `json:"scale"`     // pixel bytes → [0, 1]
-	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
-}
-
 // evalResult is the machine-readable line of `rfstream eval mnist --json`.
 type evalResult struct {
 	Task              string  `json:"task"`
@@ -201,8 +193,8 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	for i := range labels {
 		labels[i] = fmt.Sprint(i)
 	}
-	in, _ := json.Marshal(imageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
-	model := &rfstream.Model{Task: "images", Labels: labels, Input: in, Map: recipe, RLS: rls,
+	in, _ := json.Marshal(rfstream.ImageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
+	model := &rfstream.Model{Task: rfstream.TaskImages, Labels: labels, Input: in, Map: recipe, RLS: rls,
 		Meta: map[string]any{"train_n": train.N, "lambda_trials": rep.Trials}}
 	run := &mnistRun{model: model, test: test}
 	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: recipe.Seed, Lambda: rls.Lambda,
