@@ -3,6 +3,7 @@ package rfstream
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rfstream/rfstream/frontend"
 )
@@ -39,21 +40,32 @@ type Word struct {
 }
 
 // Result is what a recogniser reports: a partial hypothesis while a word
-// is being spoken, a final one when it is closed. Text is all final words
-// so far, space separated, plus the open word in a partial.
+// is being spoken, a final one when it is closed, and a last one with EOS
+// set when the stream has ended. Text is all final words so far, space
+// separated, plus the open word in a partial.
 type Result struct {
 	Text  string `json:"text"`
 	Final bool   `json:"final"`
+	EOS   bool   `json:"eos,omitempty"`
 	Words []Word `json:"words"`
 	// Error is set on an error result; the stream can go on.
 	Error string `json:"error,omitempty"`
 }
 
-// WordSpotter finds isolated words in a live stream and classifies each:
-// push PCM in chunks of any size, collect results. The result sequence
-// depends only on the samples, never on how they were chunked.
-type WordSpotter struct {
-	cls   *WordClassifier
+// Segment is a stretch of a stream that holds one word: a partial one
+// while the word is still being spoken, a final one when it has ended.
+type Segment struct {
+	Seq        int     // 0, 1, 2, … in stream order
+	Start, End float64 // seconds from the start of the stream
+	Final      bool
+	Audio      *frontend.Audio // the word with padding, at the model rate
+}
+
+// Segmenter finds isolated words in a live stream by their energy: push
+// PCM in chunks of any size, collect segments. The segments depend only on
+// the samples, never on how they were chunked.
+type Segmenter struct {
+	wc    frontend.WordConfig
 	cfg   SpotterConfig
 	rate  int
 	rs    *frontend.Resampler
@@ -70,18 +82,19 @@ type WordSpotter struct {
 	open       bool
 	wordStart  int64 // frame where the open word began
 	lastPart   int64
-	words      []Word
+	seq        int
 }
 
-// NewWordSpotter starts a spotter for input at rate Hz.
-func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotter, error) {
-	ac := c.Config.Audio
+// NewSegmenter starts a segmenter for input at rate Hz that cuts words for
+// the word representation wc.
+func NewSegmenter(wc frontend.WordConfig, cfg SpotterConfig, rate int) (*Segmenter, error) {
+	ac := wc.Audio
 	ac.Deltas, ac.Splice, ac.CMVN, ac.Ceps = 0, 0, "none", 0
 	ext, err := frontend.NewExtractor(ac)
 	if err != nil {
 		return nil, err
 	}
-	s := &WordSpotter{cls: c, cfg: cfg, rate: rate, ext: ext, hop: ac.Hop()}
+	s := &Segmenter{wc: wc, cfg: cfg, rate: rate, ext: ext, hop: ac.Hop()}
 	if rate != ac.SampleRate {
 		if s.rs, err = frontend.NewResampler(rate, ac.SampleRate); err != nil {
 			return nil, err
@@ -90,21 +103,21 @@ func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotte
 	return s, nil
 }
 
-func (s *WordSpotter) frames(ms float64) int64 {
-	return int64(math.Ceil(ms / s.cls.Config.Audio.HopMs))
+func (s *Segmenter) frames(ms float64) int64 {
+	return int64(math.Ceil(ms / s.wc.Audio.HopMs))
 }
 
-// Push adds samples at the spotter's input rate and returns any results.
-func (s *WordSpotter) Push(pcm []float32) []Result {
+// Push adds samples at the segmenter's input rate.
+func (s *Segmenter) Push(pcm []float32) []Segment {
 	if s.rs != nil {
 		pcm = s.rs.Push(nil, pcm)
 	}
 	return s.consume(pcm)
 }
 
-// Flush ends the stream: an open word is closed and classified.
-func (s *WordSpotter) Flush() []Result {
-	var out []Result
+// Flush ends the stream: an open word is closed.
+func (s *Segmenter) Flush() []Segment {
+	var out []Segment
 	if s.rs != nil {
 		out = s.consume(s.rs.Flush(nil))
 	}
@@ -116,17 +129,17 @@ func (s *WordSpotter) Flush() []Result {
 	return out
 }
 
-func (s *WordSpotter) consume(pcm []float32) []Result {
+func (s *Segmenter) consume(pcm []float32) []Segment {
 	s.audio = append(s.audio, pcm...)
 	s.ext.Push(pcm)
 	return s.scan()
 }
 
 // scan runs the endpointer over the frames the extractor has finished.
-func (s *WordSpotter) scan() []Result {
+func (s *Segmenter) scan() []Segment {
 	s.ext.Pop()
 	energy := s.ext.PopEnergy()
-	var out []Result
+	var out []Segment
 	const nats2dB = 10 / math.Ln10
 	for _, e := range energy {
 		f := s.frame
@@ -176,66 +189,34 @@ func (s *WordSpotter) scan() []Result {
 }
 
 // segment returns the samples of frames [from, to) with padding.
-func (s *WordSpotter) segment(from, to int64) *frontend.Audio {
+func (s *Segmenter) segment(from, to int64, final bool) Segment {
 	pad := s.frames(s.cfg.PadMs)
+	flen := int64(s.wc.Audio.FrameLen())
 	a := max((from-pad)*int64(s.hop), s.audioStart)
 	// Never past the samples of the frames analysed so far: what else is
 	// buffered depends on how the input was chunked.
-	seen := (s.frame-1)*int64(s.hop) + int64(s.cls.Config.Audio.FrameLen())
-	b := min((to+pad)*int64(s.hop)+int64(s.cls.Config.Audio.FrameLen()), seen, s.audioStart+int64(len(s.audio)))
-	return &frontend.Audio{Rate: s.cls.Config.Audio.SampleRate, Samples: s.audio[a-s.audioStart : b-s.audioStart]}
+	seen := (s.frame-1)*int64(s.hop) + flen
+	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
+	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
+		Audio: &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)}}
+	s.seq++
+	return seg
 }
 
-func (s *WordSpotter) seconds(frame int64) float64 {
-	return float64(frame) * s.cls.Config.Audio.HopMs / 1000
+func (s *Segmenter) seconds(frame int64) float64 {
+	return float64(frame) * s.wc.Audio.HopMs / 1000
 }
 
-func (s *WordSpotter) hypothesis(from, to int64) (Word, error) {
-	h, _, err := s.cls.Classify(s.segment(from, to))
-	if err != nil {
-		return Word{}, err
-	}
-	return Word{Word: h.Label, Start: s.seconds(from), End: s.seconds(to), Conf: h.Conf}, nil
-}
+func (s *Segmenter) partial(to int64) Segment { return s.segment(s.wordStart, to, false) }
 
-func (s *WordSpotter) partial(to int64) Result {
-	w, err := s.hypothesis(s.wordStart, to)
-	if err != nil {
-		return Result{Text: s.text(nil), Words: s.words, Error: err.Error()}
-	}
-	return Result{Text: s.text(&w), Words: append(append([]Word(nil), s.words...), w)}
-}
-
-func (s *WordSpotter) close(end int64) Result {
+func (s *Segmenter) close(end int64) Segment {
 	s.open, s.speechRun, s.silenceRun = false, 0, 0
-	w, err := s.hypothesis(s.wordStart, end)
-	if err != nil {
-		return Result{Text: s.text(nil), Final: true, Words: s.words, Error: fmt.Sprintf("word at %.2fs: %v", s.seconds(s.wordStart), err)}
-	}
-	s.words = append(s.words, w)
-	return Result{Text: s.text(nil), Final: true, Words: append([]Word(nil), s.words...)}
-}
-
-func (s *WordSpotter) text(extra *Word) string {
-	t := ""
-	for _, w := range s.words {
-		if t != "" {
-			t += " "
-		}
-		t += w.Word
-	}
-	if extra != nil {
-		if t != "" {
-			t += " "
-		}
-		t += extra.Word
-	}
-	return t
+	return s.segment(s.wordStart, end, true)
 }
 
 // trim drops audio no future word can reach: a stream holds at most the
 // longest word plus padding.
-func (s *WordSpotter) trim() {
+func (s *Segmenter) trim() {
 	keep := s.frame - s.frames(s.cfg.MaxWordMs) - 2*s.frames(s.cfg.PadMs) - 2
 	if s.open {
 		keep = min(keep, s.wordStart-s.frames(s.cfg.PadMs)-1)
@@ -245,4 +226,89 @@ func (s *WordSpotter) trim() {
 		s.audio = append(s.audio[:0], s.audio[drop:]...)
 		s.audioStart += drop
 	}
+}
+
+// Transcript turns scored segments, in order, into results: the running
+// text of final words, plus the open word's best guess in a partial.
+type Transcript struct {
+	Labels []string
+	words  []Word
+}
+
+// Add records the scores of one segment and returns the result to report.
+func (t *Transcript) Add(seg Segment, scores []float32) Result {
+	best := 0
+	for i, v := range scores {
+		if v > scores[best] {
+			best = i
+		}
+	}
+	w := Word{Word: t.Labels[best], Start: seg.Start, End: seg.End, Conf: Confidence(scores, best)}
+	if seg.Final {
+		t.words = append(t.words, w)
+		return Result{Text: t.text(nil), Final: true, Words: append([]Word(nil), t.words...)}
+	}
+	return Result{Text: t.text(&w), Words: append(append([]Word(nil), t.words...), w)}
+}
+
+// Error reports a segment that could not be scored; the stream goes on.
+func (t *Transcript) Error(seg Segment, err error) Result {
+	return Result{Text: t.text(nil), Final: seg.Final, Words: append([]Word(nil), t.words...),
+		Error: fmt.Sprintf("word at %.2fs: %v", seg.Start, err)}
+}
+
+// End is the last result of a stream.
+func (t *Transcript) End() Result {
+	return Result{Text: t.text(nil), Final: true, EOS: true, Words: append([]Word(nil), t.words...)}
+}
+
+func (t *Transcript) text(extra *Word) string {
+	var parts []string
+	for _, w := range t.words {
+		parts = append(parts, w.Word)
+	}
+	if extra != nil {
+		parts = append(parts, extra.Word)
+	}
+	return strings.Join(parts, " ")
+}
+
+// WordSpotter is the whole isolated-word recogniser in one process:
+// segmenter, word vectors, map and read-out, transcript. The NATS pipeline
+// runs the same steps as separate stages.
+type WordSpotter struct {
+	seg *Segmenter
+	cls *WordClassifier
+	tr  Transcript
+}
+
+// NewWordSpotter starts a recogniser for input at rate Hz.
+func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotter, error) {
+	seg, err := NewSegmenter(c.Config, cfg, rate)
+	if err != nil {
+		return nil, err
+	}
+	return &WordSpotter{seg: seg, cls: c, tr: Transcript{Labels: c.Model.Labels}}, nil
+}
+
+// Push adds samples and returns the results they complete.
+func (w *WordSpotter) Push(pcm []float32) []Result { return w.results(w.seg.Push(pcm), false) }
+
+// Flush ends the stream; the last result has EOS set.
+func (w *WordSpotter) Flush() []Result { return w.results(w.seg.Flush(), true) }
+
+func (w *WordSpotter) results(segs []Segment, end bool) []Result {
+	var out []Result
+	for _, s := range segs {
+		v, err := w.cls.Vector(s.Audio)
+		if err != nil {
+			out = append(out, w.tr.Error(s, err))
+			continue
+		}
+		out = append(out, w.tr.Add(s, w.cls.Score(v)))
+	}
+	if end {
+		out = append(out, w.tr.End())
+	}
+	return out
 }

@@ -71,25 +71,47 @@ type Hypothesis struct {
 	Conf  float64 `json:"conf"`
 }
 
-// Classify recognises one word from samples at any rate.
-func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, error) {
+// Vector computes the word vector of a recording at any rate: the
+// frontend half of classification.
+func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
 	if a.Rate != c.Config.Audio.SampleRate {
 		var err error
 		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
-			return Hypothesis{}, nil, err
+			return nil, err
 		}
 	}
-	v, err := frontend.WordVector(c.Config, a.Samples)
+	return frontend.WordVector(c.Config, a.Samples)
+}
+
+// ScoreRows maps word vectors (rows) and returns their class scores: the
+// map-and-read-out half, batched.
+func (c *WordClassifier) ScoreRows(x blas32.General) blas32.General {
+	z := linalg.NewGeneral32(x.Rows, c.Map.OutDim())
+	c.Map.Apply(z, x)
+	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
+	c.Model.RLS.Scores(s, z)
+	return s
+}
+
+// Score returns the class scores of one word vector.
+func (c *WordClassifier) Score(v []float32) []float32 {
+	return c.ScoreRows(blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}).Data
+}
+
+// Classify recognises one word from samples at any rate.
+func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, error) {
+	v, err := c.Vector(a)
 	if err != nil {
 		return Hypothesis{}, nil, err
 	}
-	x := blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
-	z := linalg.NewGeneral32(1, c.Map.OutDim())
-	c.Map.Apply(z, x)
-	s := linalg.NewGeneral32(1, c.Model.RLS.Classes)
-	c.Model.RLS.Scores(s, z)
-	best := classifier.Argmax(s)[0]
-	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s.Data, best)}, s.Data, nil
+	s := c.Score(v)
+	best := 0
+	for i, x := range s {
+		if x > s[best] {
+			best = i
+		}
+	}
+	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s, best)}, s, nil
 }
 
 // Confidence turns one row of one-vs-rest RLS scores into a number in
