@@ -1,70 +1,18 @@
-package rfstream
+package rfstream_test
 
 import (
 	"math"
 	"reflect"
 	"testing"
 
+	. "github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
-	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
-// glide is a synthetic "word": a tone sweeping from f0 to f1 Hz over dur
-// seconds, with a little jitter from seed so no two utterances are equal.
-func glide(f0, f1, dur float64, seed uint32) []float32 {
-	n := int(8000 * dur)
-	x := make([]float32, n)
-	lcg := seed*2654435761 + 1
-	ph := 0.0
-	for i := range x {
-		lcg = lcg*1664525 + 1013904223
-		f := f0 + (f1-f0)*float64(i)/float64(n)
-		ph += 2 * math.Pi * f / 8000
-		env := math.Sin(math.Pi * float64(i) / float64(n))
-		x[i] = float32(0.4*env*math.Sin(ph) + 0.002*(float64(lcg>>8)/float64(1<<24)-0.5))
-	}
-	return x
-}
-
-func noise(n int, seed uint32) []float32 {
-	x := make([]float32, n)
-	lcg := seed
-	for i := range x {
-		lcg = lcg*1664525 + 1013904223
-		x[i] = 0.002 * (float32(lcg>>8)/float32(1<<24) - 0.5)
-	}
-	return x
-}
-
-// toyWordClassifier learns "up" (rising glide) and "down" (falling).
 func toyWordClassifier(t *testing.T) *WordClassifier {
 	t.Helper()
-	wc := frontend.DefaultWordConfig()
-	var rows [][]float32
-	var labels []int
-	for i := 0; i < 60; i++ {
-		d := 0.3 + 0.01*float64(i%20)
-		up := append(append(noise(800, uint32(i)), glide(400, 1500, d, uint32(i))...), noise(800, uint32(i+1))...)
-		down := append(append(noise(800, uint32(i+7)), glide(1500, 400, d, uint32(i+100))...), noise(800, uint32(i+3))...)
-		for c, sig := range [][]float32{up, down} {
-			v, err := frontend.WordVector(wc, sig)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows, labels = append(rows, v), append(labels, c)
-		}
-	}
-	x := linalg.NewGeneral32(len(rows), wc.Dim())
-	for i, r := range rows {
-		copy(linalg.Row32(x, i), r)
-	}
-	mp, _ := maxout.New(wc.Dim(), maxout.Params{M: 200, Q: 2}, 3)
-	rls, _, err := FitRLS(mp, x, labels, 2, FitOptions{Lambda: 1e-2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewWordClassifier(NewWordModel(wc, mp, rls, []string{"up", "down"}))
+	c, err := toymodels.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +35,7 @@ func spot(t *testing.T, c *WordClassifier, rate int, x []float32, chunk int) []R
 func TestWordSpotterFindsWordsAndTimes(t *testing.T) {
 	c := toyWordClassifier(t)
 	// 0.5 s silence, "up" 0.4 s, 0.6 s silence, "down" 0.35 s, 0.5 s silence.
-	var x []float32
-	x = append(x, noise(4000, 1)...)
-	x = append(x, glide(450, 1400, 0.4, 77)...)
-	x = append(x, noise(4800, 2)...)
-	x = append(x, glide(1400, 450, 0.35, 78)...)
-	x = append(x, noise(4000, 3)...)
+	x := toymodels.UpDown()
 	res := spot(t, c, 8000, x, 160)
 	last := res[len(res)-1]
 	if !last.Final || last.Text != "up down" {
@@ -144,7 +87,7 @@ func TestWordModelRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &frontend.Audio{Rate: 8000, Samples: glide(400, 1500, 0.4, 5)}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.Glide(400, 1500, 0.4, 5)}
 	h1, _, _ := c.Classify(a)
 	h2, _, _ := c2.Classify(a)
 	if h1 != h2 || h1.Label != "up" {

@@ -1,47 +1,17 @@
-package rfstream
+package rfstream_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
 	"testing"
 
-	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
-	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
-// bars draws an 8×8 image with a bright horizontal (class 0) or vertical
-// (class 1) bar at position p.
-func bars(class, p int) []float32 {
-	v := make([]float32, 64)
-	for i := 0; i < 8; i++ {
-		if class == 0 {
-			v[p*8+i] = 1
-		} else {
-			v[i*8+p] = 1
-		}
-	}
-	return v
-}
-
 func TestImageTaggerTagsEncodedImages(t *testing.T) {
-	x := linalg.NewGeneral32(64, 64)
-	labels := make([]int, 64)
-	for i := 0; i < 64; i++ {
-		labels[i] = i % 2
-		copy(linalg.Row32(x, i), bars(i%2, (i/2)%8))
-	}
-	frontend.NormalizeRows(x)
-	mp, _ := maxout.New(64, maxout.Params{M: 100, Q: 2}, 1)
-	rls, _, err := FitRLS(mp, x, labels, 2, FitOptions{Lambda: 1e-3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, _ := json.Marshal(ImageInput{Height: 8, Width: 8, Scale: "byte/255", Normalize: "unit"})
-	tg, err := NewImageTagger(&Model{Task: TaskImages, Labels: []string{"horizontal", "vertical"}, Input: in, Map: mp.Recipe(), RLS: rls})
+	tg, err := toymodels.Images()
 	if err != nil {
 		t.Fatal(err)
 	}
