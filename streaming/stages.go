@@ -92,7 +92,7 @@ type Stages struct {
 	stats    counters
 	front    map[string]*frontStream
 	dec      map[string]*decStream
-	ended    map[string]time.Time
+	ended    map[string]endedStream
 	vectorCh chan *nats.Msg
 	imageCh  chan *nats.Msg
 }
@@ -107,7 +107,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
-		dec: map[string]*decStream{}, ended: map[string]time.Time{}}
+		dec: map[string]*decStream{}, ended: map[string]endedStream{}}
 	for _, n := range names {
 		var err error
 		switch n {
@@ -293,6 +293,13 @@ func (r *reorder) skip() (int, int) {
 	return from, keys[0] - 1
 }
 
+// endedStream remembers a finished stream for a while, so late duplicates
+// are recognised and new audio under its name is refused.
+type endedStream struct {
+	at   time.Time
+	next int // sequence numbers below this were handled
+}
+
 // frontStream is the frontend stage's state for one stream.
 type frontStream struct {
 	reorder
@@ -307,13 +314,17 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
-	if _, done := s.ended[stream]; done {
-		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
-		return
-	}
 	seq, err := headerInt(m, HdrSeq, -1)
 	if err != nil || seq < 0 {
 		s.errorResult(stream, "message without a valid %s header refused", HdrSeq)
+		return
+	}
+	if e, done := s.ended[stream]; done {
+		if seq < e.next {
+			s.stats.duplicates.Add(1) // a late copy of a message already handled
+			return
+		}
+		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
 		return
 	}
 	st := s.front[stream]
@@ -339,7 +350,7 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		}
 		if s.frontMessage(stream, st, msg) {
 			delete(s.front, stream)
-			s.ended[stream] = time.Now()
+			s.ended[stream] = endedStream{at: time.Now(), next: st.next}
 			return
 		}
 	}
@@ -582,7 +593,7 @@ func (s *Stages) sweep() {
 				if now.Sub(st.last) > s.p.IdleTimeout {
 					idle = append(idle, name)
 					delete(s.front, name)
-					s.ended[name] = now
+					s.ended[name] = endedStream{at: now, next: st.next}
 				}
 			}
 			for name, st := range s.dec {
@@ -590,8 +601,8 @@ func (s *Stages) sweep() {
 					delete(s.dec, name)
 				}
 			}
-			for name, t := range s.ended {
-				if now.Sub(t) > 10*s.p.IdleTimeout {
+			for name, e := range s.ended {
+				if now.Sub(e.at) > 10*s.p.IdleTimeout {
 					delete(s.ended, name)
 				}
 			}
