@@ -3,6 +3,7 @@ package rfstream
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/rfstream/rfstream/frontend"
@@ -10,9 +11,17 @@ import (
 
 // SpotterConfig sets the online endpointing of a word spotter.
 type SpotterConfig struct {
-	// ThresholdDB: a frame is speech when its energy exceeds the tracked
-	// noise floor by this much.
-	ThresholdDB float64 `json:"threshold_db"`
+	// ThresholdDB: a frame is speech when its energy exceeds the noise
+	// floor by this much. The floor is the 10th percentile of frame
+	// energies from FloorWindowMs before the frame to LookaheadMs after it,
+	// so a stream that starts in the middle of a word is still heard.
+	ThresholdDB   float64 `json:"threshold_db"`
+	FloorWindowMs float64 `json:"floor_window_ms"`
+	LookaheadMs   float64 `json:"lookahead_ms"`
+	// EdgeFloorDB is the energy assumed before the stream starts and after
+	// it ends, so a recording that is all speech (a clipped digit) still
+	// stands out from something.
+	EdgeFloorDB float64 `json:"edge_floor_db"`
 	// MinSpeechMs of speech frames open a word; TrailingSilenceMs of
 	// non-speech close it; a word longer than MaxWordMs is closed anyway.
 	MinSpeechMs       float64 `json:"min_speech_ms"`
@@ -27,7 +36,7 @@ type SpotterConfig struct {
 
 // DefaultSpotterConfig suits isolated digits spoken with short pauses.
 func DefaultSpotterConfig() SpotterConfig {
-	return SpotterConfig{ThresholdDB: 15, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
+	return SpotterConfig{ThresholdDB: 15, FloorWindowMs: 1500, LookaheadMs: 300, EdgeFloorDB: -55, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
 }
 
 // Word is one recognised word with its times in seconds from the start of
@@ -74,9 +83,11 @@ type Segmenter struct {
 	audio []float32 // model-rate samples from index audioStart on
 	// audioStart is the absolute index of audio[0].
 	audioStart int64
-	frame      int64 // frames analysed
-	floor      float64
-	floorInit  bool
+	energy     []float64 // frame energies in dB from frame energyBase on
+	energyBase int64
+	analysed   int64 // frames whose energy is known
+	decided    int64 // frames classified as speech or not
+	horizon    int64 // frames known when the current frame was decided
 	speechRun  int
 	silenceRun int
 	open       bool
@@ -122,9 +133,9 @@ func (s *Segmenter) Flush() []Segment {
 		out = s.consume(s.rs.Flush(nil))
 	}
 	s.ext.Flush()
-	out = append(out, s.scan()...)
+	out = append(out, s.scan(true)...)
 	if s.open {
-		out = append(out, s.close(s.frame))
+		out = append(out, s.close(s.analysed))
 	}
 	return out
 }
@@ -132,31 +143,40 @@ func (s *Segmenter) Flush() []Segment {
 func (s *Segmenter) consume(pcm []float32) []Segment {
 	s.audio = append(s.audio, pcm...)
 	s.ext.Push(pcm)
-	return s.scan()
+	return s.scan(false)
 }
 
-// scan runs the endpointer over the frames the extractor has finished.
-func (s *Segmenter) scan() []Segment {
+// minFrameDB keeps digital silence from dragging the floor to -230 dB.
+const minFrameDB = -90
+
+// scan decides every frame whose lookahead has arrived (all of them when
+// the stream has ended) and runs the endpointer over them.
+func (s *Segmenter) scan(ending bool) []Segment {
 	s.ext.Pop()
-	energy := s.ext.PopEnergy()
-	var out []Segment
 	const nats2dB = 10 / math.Ln10
-	for _, e := range energy {
-		f := s.frame
-		s.frame++
-		db := e * nats2dB
-		if !s.floorInit {
-			s.floor, s.floorInit = db, true
+	for _, e := range s.ext.PopEnergy() {
+		s.energy = append(s.energy, max(e*nats2dB, minFrameDB))
+		s.analysed++
+	}
+	look, win := s.frames(s.cfg.LookaheadMs), s.frames(s.cfg.FloorWindowMs)
+	var out []Segment
+	var window []float64
+	for s.decided < s.analysed && (ending || s.decided+look < s.analysed) {
+		f := s.decided
+		s.decided++
+		s.horizon = min(f+look+1, s.analysed)
+		lo := max(f-win, s.energyBase)
+		window = append(window[:0], s.energy[lo-s.energyBase:s.horizon-s.energyBase]...)
+		// Before the first frame and after the last the floor is assumed.
+		for k := f - win; k < 0; k++ {
+			window = append(window, s.cfg.EdgeFloorDB)
 		}
-		speech := db > s.floor+s.cfg.ThresholdDB
-		if !speech {
-			// Track the floor quickly down, slowly up, only in non-speech.
-			if db < s.floor {
-				s.floor = db
-			} else {
-				s.floor += 0.02 * (db - s.floor)
-			}
+		for k := s.horizon; ending && k < f+look+1; k++ {
+			window = append(window, s.cfg.EdgeFloorDB)
 		}
+		sort.Float64s(window)
+		floor := window[len(window)/10]
+		speech := s.energy[f-s.energyBase] > floor+s.cfg.ThresholdDB
 		switch {
 		case !s.open && speech:
 			s.speechRun++
@@ -184,6 +204,10 @@ func (s *Segmenter) scan() []Segment {
 			out = append(out, s.partial(f+1))
 		}
 	}
+	if drop := s.decided - win - 1 - s.energyBase; drop > 1024 {
+		s.energy = append(s.energy[:0], s.energy[drop:]...)
+		s.energyBase += drop
+	}
 	s.trim()
 	return out
 }
@@ -193,9 +217,9 @@ func (s *Segmenter) segment(from, to int64, final bool) Segment {
 	pad := s.frames(s.cfg.PadMs)
 	flen := int64(s.wc.Audio.FrameLen())
 	a := max((from-pad)*int64(s.hop), s.audioStart)
-	// Never past the samples of the frames analysed so far: what else is
-	// buffered depends on how the input was chunked.
-	seen := (s.frame-1)*int64(s.hop) + flen
+	// Never past the samples of the frames known when this frame was
+	// decided: what else is buffered depends on how the input was chunked.
+	seen := (s.horizon-1)*int64(s.hop) + flen
 	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
 	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
 		Audio: &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)}}
@@ -217,7 +241,7 @@ func (s *Segmenter) close(end int64) Segment {
 // trim drops audio no future word can reach: a stream holds at most the
 // longest word plus padding.
 func (s *Segmenter) trim() {
-	keep := s.frame - s.frames(s.cfg.MaxWordMs) - 2*s.frames(s.cfg.PadMs) - 2
+	keep := s.decided - s.frames(s.cfg.MaxWordMs) - 2*s.frames(s.cfg.PadMs) - 2
 	if s.open {
 		keep = min(keep, s.wordStart-s.frames(s.cfg.PadMs)-1)
 	}

@@ -312,5 +312,29 @@ func cachedWordVectors(recs []datasets.Recording, wc frontend.WordConfig, cache 
 }
 
 func trainDigits(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not yet: use rfstream eval digits")
+	fs := newFlagSet("train digits", "--out MODEL [flags]", stderr)
+	var wf wordSetFlags
+	wf.register(fs)
+	m := fs.Int("m", 3000, "maxout units")
+	q := fs.Int("q", 4, "maxout projections per unit")
+	seed := fs.Uint64("seed", 1, "map seed")
+	split := fs.String("split", "official", "FSDD recordings to train on: official (takes 5-49) or all")
+	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
+	wc := frontend.DefaultWordConfig()
+	registerWordFlags(fs, &wc)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = defaultDigitModel()
+	}
+	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, split: *split, m: *m, q: *q, seed: *seed, wc: &wc}, stderr)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, model); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "saved %s\n", *out)
+	return nil
 }

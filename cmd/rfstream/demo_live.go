@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/streaming"
+)
+
+func init() {
+	registerDemoPart(demoPart{order: 20, name: "spoken digits (FSDD): whole-word random maxout features + RLS", run: demoDigits})
+	registerDemoPart(demoPart{order: 30, name: "live: the embedded NATS pipeline on real test recordings and images", run: demoLive})
+}
+
+func demoDigits(stdout, stderr io.Writer) error {
+	words, err := digitModel("", stderr)
+	if err != nil {
+		return err
+	}
+	recs, err := datasets.FSDD(fsddDir())
+	if err != nil {
+		return err
+	}
+	_, test := datasets.OfficialSplit(recs)
+	x, err := loadWordVectors(test, words.Config)
+	if err != nil {
+		return err
+	}
+	y, err := indices(test, labelIndex(words.Model.Labels))
+	if err != nil {
+		return err
+	}
+	pred := classifier.Argmax(words.ScoreRows(x))
+	fmt.Fprintf(stdout, "offline: %d FSDD test recordings (takes 0-4 of 6 speakers), accuracy %.2f%%\n",
+		len(test), 100*(1-classifier.ErrorRate(pred, y)))
+	return nil
+}
+
+func demoLive(stdout, stderr io.Writer) error {
+	words, err := digitModel("", stderr)
+	if err != nil {
+		return err
+	}
+	tagger, err := imageModel("", stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	workers, err := srv.Connect("demo stages")
+	if err != nil {
+		return err
+	}
+	defer workers.Close()
+	st, err := streaming.Start(workers, streaming.Pipeline{Name: "demo", Words: words, Images: tagger})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	client, err := srv.Connect("demo client")
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	fmt.Fprintf(stdout, "embedded NATS server on %s (loopback only), stages: %v\n", srv.ClientURL(), streaming.AllStages)
+
+	recs, err := datasets.FSDD(fsddDir())
+	if err != nil {
+		return err
+	}
+	_, test := datasets.OfficialSplit(recs)
+	// Four recordings in real time, one after another, with every result
+	// as it arrives.
+	fmt.Fprintln(stdout, "\nreal-time streams (100 ms chunks):")
+	for _, r := range []datasets.Recording{test[3], test[77], test[151], test[233]} {
+		a, err := readWAVFile(r.Path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(r.Path), r.Label, a.Duration())
+		start := time.Now()
+		_, err = streaming.StreamAudio(context.Background(), client, "demo", "live-"+filepath.Base(r.Path)[:len(filepath.Base(r.Path))-4], a,
+			streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
+				fmt.Fprintf(stdout, "    +%4.0f ms  ", float64(time.Since(start).Milliseconds()))
+				printResult(stdout, res, false)
+			})
+		if err != nil {
+			return err
+		}
+	}
+	// Every test recording as its own stream, 16 at a time, as fast as
+	// the pipeline takes them.
+	start := time.Now()
+	correct, errs := 0, 0
+	var mu sync.Mutex
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i, r := range test {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, r datasets.Recording) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a, err := readWAVFile(r.Path)
+			var last rfstream.Result
+			if err == nil {
+				last, err = streaming.StreamAudio(context.Background(), client, "demo", fmt.Sprintf("fsdd-%d", i), a, streaming.StreamOptions{}, nil)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs++
+				return
+			}
+			if last.Text == r.Label {
+				correct++
+			}
+		}(i, r)
+	}
+	wg.Wait()
+	fmt.Fprintf(stdout, "\n%d FSDD test recordings streamed through NATS in %.1fs: %d recognised exactly (%.2f%%), %d stream errors\n",
+		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
+
+	batch, err := loadImages([]string{filepath.Join(mnistDir(), "t10k-images-idx3-ubyte")}, 0)
+	if err != nil {
+		return err
+	}
+	start = time.Now()
+	replies, err := streaming.TagImages(context.Background(), client, "demo", "mnist-test", batch.payloads, batch.raw, time.Minute)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(stdout, "  %s (true %d):", batch.names[i], batch.labels[i])
+		for _, t := range replies[i].Tags {
+			fmt.Fprintf(stdout, " %s %.0f%%", t.Label, 100*t.Score)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if err := reportTags(stdout, batch, replies, time.Since(start).Seconds(), false, true); err != nil {
+		return err
+	}
+	s := st.Stats()
+	fmt.Fprintf(stdout, "pipeline: %d messages, %d error results, %d lost\n", s.Messages, s.Errors, s.Lost)
+	return nil
+}
+
+func readWAVFile(path string) (*frontend.Audio, error) { return readAudio(path, 0, nil) }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/maxout"
+)
+
+// Default models live in the data cache and are trained on first use, so
+// every command works on a fresh checkout.
+func defaultDigitModel() string { return filepath.Join(dataDir(), "models", "digits-maxout.rfm") }
+func defaultImageModel() string { return filepath.Join(dataDir(), "models", "mnist-maxout.rfm") }
+
+// loadOrTrain loads path, or when it does not exist runs train to create it.
+func loadOrTrain(path string, log io.Writer, train func() (*rfstream.Model, error)) (*rfstream.Model, error) {
+	m, err := rfstream.LoadModel(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return m, err
+	}
+	fmt.Fprintf(log, "%s is missing: training it now\n", path)
+	if m, err = train(); err != nil {
+		return nil, err
+	}
+	if err := rfstream.SaveModel(path, m); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "saved %s\n", path)
+	return m, nil
+}
+
+// digitModel returns the word model at path, or the default one.
+func digitModel(path string, log io.Writer) (*rfstream.WordClassifier, error) {
+	var m *rfstream.Model
+	var err error
+	if path != "" {
+		m, err = rfstream.LoadModel(path)
+	} else {
+		m, err = loadOrTrain(defaultDigitModel(), log, func() (*rfstream.Model, error) {
+			return trainWordModel(wordTrainOptions{fsdd: fsddDir(), split: "official", m: 3000, q: 4, seed: 1}, log)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewWordClassifier(m)
+}
+
+// imageModel returns the image model at path, or the default MNIST one.
+func imageModel(path string, log io.Writer) (*rfstream.ImageTagger, error) {
+	var m *rfstream.Model
+	var err error
+	if path != "" {
+		m, err = rfstream.LoadModel(path)
+	} else {
+		m, err = loadOrTrain(defaultImageModel(), log, func() (*rfstream.Model, error) {
+			mf := mapFlags{kind: "maxout", m: 1000, q: 4, seed: 1}
+			var imf imageFlags
+			run, err := fitImages(&mf, &imf, 0, true, log)
+			if err != nil {
+				return nil, err
+			}
+			return run.model, nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewImageTagger(m)
+}
+
+type wordTrainOptions struct {
+	fsdd, manifest, split string
+	m, q                  int
+	seed                  uint64
+	wc                    *frontend.WordConfig
+}
+
+// trainWordModel trains a maxout word model on FSDD (the official
+// training takes, or every take with split "all") or on a manifest.
+func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) {
+	var recs []datasets.Recording
+	var err error
+	if o.manifest != "" {
+		recs, err = datasets.ReadManifest(o.manifest)
+	} else {
+		recs, err = datasets.FSDD(o.fsdd)
+		if err == nil && o.split != "all" {
+			recs, _ = datasets.OfficialSplit(recs)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	wc := frontend.DefaultWordConfig()
+	if o.wc != nil {
+		wc = *o.wc
+	}
+	start := time.Now()
+	x, err := loadWordVectors(recs, wc)
+	if err != nil {
+		return nil, err
+	}
+	labels := datasets.Labels(recs)
+	y, _ := indices(recs, labelIndex(labels))
+	mp, err := maxout.New(wc.Dim(), maxout.Params{M: o.m, Q: o.q}, o.seed)
+	if err != nil {
+		return nil, err
+	}
+	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), rfstream.FitOptions{Seed: o.seed})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "trained a word model on %d recordings (%d labels, maxout m=%d q=%d, λ=%.3g) in %.1fs\n",
+		len(recs), len(labels), o.m, o.q, rep.Lambda, time.Since(start).Seconds())
+	model := rfstream.NewWordModel(wc, mp, rls, labels)
+	model.Meta = map[string]any{"recordings": len(recs), "source": firstNonEmpty(o.manifest, o.fsdd), "split": o.split}
+	return model, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

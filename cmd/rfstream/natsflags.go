@@ -1,0 +1,144 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream/streaming"
+)
+
+// natsFlags choose where the pipeline's subjects live: an embedded
+// server (the default) or an existing NATS deployment, with its
+// credentials.
+type natsFlags struct {
+	url            string
+	pipeline       string
+	user, password string
+	token          string
+	nkeySeed       string
+	tlsCA, tlsCert string
+	tlsKey         string
+	listen         bool
+	port           int
+}
+
+func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
+	fs.StringVar(&f.url, "nats", "", "join this NATS server or cluster (nats://host:4222,…) instead of starting an embedded one")
+	fs.StringVar(&f.pipeline, "pipeline", "rfs", "pipeline name: the subjects are rfs.v1.<pipeline>.*")
+	fs.StringVar(&f.user, "user", "", "NATS user name (with --password)")
+	fs.StringVar(&f.password, "password", "", "NATS password ($RFSTREAM_NATS_PASSWORD)")
+	fs.StringVar(&f.token, "token", "", "NATS token ($RFSTREAM_NATS_TOKEN)")
+	fs.StringVar(&f.nkeySeed, "nkey-seed", "", "file holding an NKey seed to authenticate with")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "client key (PEM) for mutual TLS")
+	if serve {
+		fs.IntVar(&f.port, "port", 4222, "embedded server: the loopback port other processes connect to (0: any free port)")
+	}
+}
+
+// options turns the credential flags into client options.
+func (f *natsFlags) options(name string) ([]nats.Option, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
+	if f.password == "" {
+		f.password = os.Getenv("RFSTREAM_NATS_PASSWORD")
+	}
+	if f.token == "" {
+		f.token = os.Getenv("RFSTREAM_NATS_TOKEN")
+	}
+	if f.user != "" {
+		opts = append(opts, nats.UserInfo(f.user, f.password))
+	}
+	if f.token != "" {
+		opts = append(opts, nats.Token(f.token))
+	}
+	if f.nkeySeed != "" {
+		o, err := nats.NkeyOptionFromSeed(f.nkeySeed)
+		if err != nil {
+			return nil, fmt.Errorf("--nkey-seed: %w", err)
+		}
+		opts = append(opts, o)
+	}
+	if f.tlsCA != "" || f.tlsCert != "" {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if f.tlsCA != "" {
+			pem, err := os.ReadFile(f.tlsCA)
+			if err != nil {
+				return nil, err
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", f.tlsCA)
+			}
+			cfg.RootCAs = pool
+		}
+		if f.tlsCert != "" {
+			cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+			if err != nil {
+				return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		}
+		opts = append(opts, nats.Secure(cfg))
+	}
+	return opts, nil
+}
+
+// session is a connection to the pipeline's NATS, with the embedded
+// server when there is one.
+type session struct {
+	nc       *nats.Conn
+	embedded *streaming.Embedded
+}
+
+func (s *session) Close() {
+	if s.nc != nil {
+		s.nc.Drain()
+		s.nc.Close()
+	}
+	if s.embedded != nil {
+		s.embedded.Close()
+	}
+}
+
+// connect joins --nats, or starts an embedded server (listening on
+// loopback when listen is set, else reachable only in process).
+func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, error) {
+	if err := streaming.CheckName("pipeline", f.pipeline); err != nil {
+		return nil, err
+	}
+	opts, err := f.options(name)
+	if err != nil {
+		return nil, err
+	}
+	if f.url != "" {
+		nc, err := nats.Connect(f.url, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", f.url, err)
+		}
+		return &session{nc: nc}, nil
+	}
+	if f.user != "" || f.token != "" || f.nkeySeed != "" || f.tlsCA != "" {
+		return nil, errors.New("credentials are for --nats; the embedded server is loopback-only and open to this machine")
+	}
+	e, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: listen, Port: f.port})
+	if err != nil {
+		return nil, err
+	}
+	nc, err := e.Connect(name)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	if listen {
+		fmt.Fprintf(log, "embedded NATS server on %s (loopback only)\n", e.ClientURL())
+	}
+	return &session{nc: nc, embedded: e}, nil
+}

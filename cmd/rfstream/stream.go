@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/streaming"
+)
+
+func init() {
+	register(&command{name: "stream", summary: "stream a recording through the NATS pipeline and print live results", run: runStream})
+}
+
+// readAudio reads a WAV file, or raw s16le PCM when rate is set ("-" is
+// standard input).
+func readAudio(path string, rate int, stdin io.Reader) (*frontend.Audio, error) {
+	var r io.Reader = stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	if rate > 0 {
+		b, err := io.ReadAll(io.LimitReader(r, 1<<30))
+		if err != nil {
+			return nil, err
+		}
+		return frontend.DecodePCM16(b, rate)
+	}
+	a, err := frontend.ReadWAV(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (raw PCM needs --rate)", path, err)
+	}
+	return a, nil
+}
+
+var stdin io.Reader = os.Stdin
+
+func runStream(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stream", "FILE.wav|- [flags]", stderr)
+	var nf natsFlags
+	nf.register(fs, false)
+	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian PCM at this rate")
+	fast := fs.Bool("fast", false, "publish as fast as possible instead of in real time")
+	asJSON := fs.Bool("json", false, "print one JSON result per line")
+	model := fs.String("model", "", "word model for the embedded pipeline (default: the digit model in the data cache)")
+	chunk := fs.Float64("chunk-ms", 100, "audio per message")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	a, err := readAudio(fs.Arg(0), *rate, stdin)
+	if err != nil {
+		return err
+	}
+	sess, err := nf.connect("rfstream stream", false, stderr)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if sess.embedded != nil {
+		words, err := digitModel(*model, stderr)
+		if err != nil {
+			return err
+		}
+		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
+	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
+		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Timeout: time.Duration(a.Duration()+30) * time.Second},
+		func(r rfstream.Result) { printResult(stdout, r, *asJSON) })
+	if err != nil {
+		return err
+	}
+	if last.Error != "" {
+		return fmt.Errorf("pipeline reported: %s", last.Error)
+	}
+	return nil
+}
+
+func printResult(w io.Writer, r rfstream.Result, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	switch {
+	case r.Error != "":
+		fmt.Fprintf(w, "error:   %s\n", r.Error)
+	case r.EOS:
+		fmt.Fprintf(w, "end:     %q", r.Text)
+		for _, wd := range r.Words {
+			fmt.Fprintf(w, "  %s[%.2f-%.2fs %.0f%%]", wd.Word, wd.Start, wd.End, 100*wd.Conf)
+		}
+		fmt.Fprintln(w)
+	case r.Final:
+		fmt.Fprintf(w, "final:   %q\n", r.Text)
+	default:
+		fmt.Fprintf(w, "partial: %q\n", r.Text)
+	}
+}
