@@ -27,6 +27,8 @@ type RLSAccumulator struct {
 	gram         []float64 // dim×dim, upper triangle valid
 	zty          []float64 // dim×classes
 	block        []float32 // dim×dim SYRK scratch
+	y            []float32 // block rows × classes: ±1 targets
+	ztyBlock     []float32 // dim×classes: one block's ZᵀY
 }
 
 // NewRLSAccumulator returns an empty accumulator for dim features and
@@ -54,6 +56,18 @@ func (a *RLSAccumulator) Classes() int { return a.classes }
 // ErrNonFinite reports a NaN or infinite feature.
 var ErrNonFinite = errors.New("classifier: feature matrix has a NaN or infinite value")
 
+// nonFiniteError names the first row of z whose feature col is NaN or
+// infinite, or says the column overflowed when every value is finite.
+func nonFiniteError(z blas32.General, col int) error {
+	for i := 0; i < z.Rows; i++ {
+		v := float64(z.Data[i*z.Stride+col])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w (row %d, feature %d = %v)", ErrNonFinite, i, col, v)
+		}
+	}
+	return fmt.Errorf("%w: feature %d overflows float32 when squared", ErrNonFinite, col)
+}
+
 // Add accumulates the rows of z with their labels. Nothing is added when it
 // returns an error.
 func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
@@ -65,22 +79,6 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 			return fmt.Errorf("classifier: label %d of row %d outside 0..%d", l, i, a.classes-1)
 		}
 	}
-	colSum := make([]float64, a.dim)
-	classSum := make([]float64, a.dim*a.classes) // per class, sum of its rows
-	for i := 0; i < z.Rows; i++ {
-		row := z.Data[i*z.Stride : i*z.Stride+a.dim]
-		cs := classSum[labels[i]*a.dim : (labels[i]+1)*a.dim]
-		for k, v := range row {
-			f := float64(v)
-			colSum[k] += f
-			cs[k] += f
-		}
-	}
-	for _, s := range colSum {
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return ErrNonFinite
-		}
-	}
 	if z.Rows == 0 {
 		return nil
 	}
@@ -89,17 +87,36 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 	}
 	c := blas32.Symmetric{Uplo: blas.Upper, N: a.dim, Stride: a.dim, Data: a.block}
 	blas32.Syrk(blas.Trans, 1, z, 0, c)
+	// The diagonal of the block Gram is Σ z², which is NaN or infinite
+	// exactly when some feature is (or when one is too large to square in
+	// float32): the check costs dim reads instead of a pass over z.
+	for i := 0; i < a.dim; i++ {
+		if d := float64(a.block[i*a.dim+i]); math.IsNaN(d) || math.IsInf(d, 0) {
+			return nonFiniteError(z, i)
+		}
+	}
+	// ZᵀY by one small GEMM against the ±1 targets of this block.
+	if cap(a.y) < z.Rows*a.classes {
+		a.y = make([]float32, z.Rows*a.classes)
+		a.ztyBlock = make([]float32, a.dim*a.classes)
+	}
+	y := blas32.General{Rows: z.Rows, Cols: a.classes, Stride: a.classes, Data: a.y[:z.Rows*a.classes]}
+	for i := range y.Data {
+		y.Data[i] = -1
+	}
+	for i, l := range labels {
+		y.Data[i*a.classes+l] = 1
+	}
+	zty := blas32.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: a.ztyBlock}
+	blas32.Gemm(blas.Trans, blas.NoTrans, 1, z, y, 0, zty)
+	for i, v := range zty.Data {
+		a.zty[i] += float64(v)
+	}
 	for i := 0; i < a.dim; i++ {
 		g := a.gram[i*a.dim+i : (i+1)*a.dim]
 		b := a.block[i*a.dim+i : (i+1)*a.dim]
 		for j := range g {
 			g[j] += float64(b[j])
-		}
-	}
-	// Σ z·y_c = Σ_{label c} z − Σ_{others} z = 2·classSum_c − colSum.
-	for k := 0; k < a.dim; k++ {
-		for c := 0; c < a.classes; c++ {
-			a.zty[k*a.classes+c] += 2*classSum[c*a.dim+k] - colSum[k]
 		}
 	}
 	a.n += z.Rows

@@ -1,8 +1,10 @@
 package classifier
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -120,9 +122,21 @@ func TestBlockwiseGramEqualsOneShot(t *testing.T) {
 			}
 		}
 	}
-	for i := range one.zty {
-		if math.Abs(one.zty[i]-blocks.zty[i]) > 1e-9*float64(n) {
-			t.Fatalf("ZᵀY differs at %d", i)
+	// ZᵀY against the definition with ±1 targets.
+	for k := 0; k < d; k++ {
+		for c := 0; c < 3; c++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				y := -1.0
+				if labels[i] == c {
+					y = 1
+				}
+				s += float64(z.Data[i*d+k]) * y
+			}
+			a, b := one.zty[k*3+c], blocks.zty[k*3+c]
+			if math.Abs(a-s) > 1e-5*float64(n) || math.Abs(b-s) > 1e-5*float64(n) {
+				t.Fatalf("ZᵀY(%d,%d): one-shot %v, blocks %v, exact %v", k, c, a, b, s)
+			}
 		}
 	}
 	// Merging two halves equals accumulating the whole.
@@ -146,8 +160,16 @@ func TestBlockwiseGramEqualsOneShot(t *testing.T) {
 func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	acc := NewRLSAccumulator(2, 2)
 	z := blas32.General{Rows: 2, Cols: 2, Stride: 2, Data: []float32{1, 2, float32(math.NaN()), 0}}
-	if err := acc.Add(z, []int{0, 1}); err == nil {
-		t.Fatal("NaN accepted")
+	if err := acc.Add(z, []int{0, 1}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1, feature 0") {
+		t.Fatalf("NaN: error %v, want ErrNonFinite naming row 1, feature 0", err)
+	}
+	inf := blas32.General{Rows: 2, Cols: 2, Stride: 2, Data: []float32{1, float32(math.Inf(-1)), 0, 0}}
+	if err := acc.Add(inf, []int{0, 1}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 0, feature 1") {
+		t.Fatalf("-Inf: error %v, want ErrNonFinite naming row 0, feature 1", err)
+	}
+	huge := blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1e30, 1}}
+	if err := acc.Add(huge, []int{0}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "overflows") {
+		t.Fatalf("1e30: error %v, want an overflow error", err)
 	}
 	if err := acc.Add(blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1, 1}}, []int{2}); err == nil {
 		t.Fatal("label out of range accepted")
@@ -157,6 +179,11 @@ func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	}
 	if acc.N() != 0 {
 		t.Fatalf("failed adds left %d rows", acc.N())
+	}
+	for i, v := range append(acc.gram, acc.zty...) {
+		if v != 0 {
+			t.Fatalf("failed adds changed the statistics (entry %d = %v)", i, v)
+		}
 	}
 	if _, err := acc.Solve(1); err == nil {
 		t.Fatal("solve with no rows succeeded")
