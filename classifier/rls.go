@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -163,6 +164,12 @@ func (a *RLSAccumulator) MeanDiagonal() float64 {
 }
 
 // Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY.
+//
+// The Gram lives in the upper triangle; Solve factors ZᵀZ + λI in the
+// unused lower triangle instead of in a copy, which saves a dim×dim float64
+// matrix (800 MB at dim = 10000) and leaves the accumulator ready for the
+// next λ or more rows. So Solve, Add and Merge must not run concurrently
+// on the same accumulator.
 func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if a.n == 0 {
 		return nil, errors.New("classifier: no training rows")
@@ -170,21 +177,47 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if !(lambda >= 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("classifier: λ = %v", lambda)
 	}
-	g := blas64.General{Rows: a.dim, Cols: a.dim, Stride: a.dim, Data: make([]float64, len(a.gram))}
-	copy(g.Data, a.gram)
-	for i := 0; i < a.dim; i++ {
-		g.Data[i*a.dim+i] += lambda
+	n := a.dim
+	diag := make([]float64, n)
+	for i := range diag {
+		diag[i] = a.gram[i*n+i]
 	}
-	b := blas64.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
+	defer func() { // the factor overwrote the diagonal: put ZᵀZ's back
+		for i, v := range diag {
+			a.gram[i*n+i] = v
+		}
+	}()
+	mirrorUpperToLower(a.gram, n)
+	for i := 0; i < n; i++ {
+		a.gram[i*n+i] += lambda
+	}
+	b := blas64.General{Rows: n, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
 	copy(b.Data, a.zty)
-	if err := linalg.CholeskySolve(g, b); err != nil {
-		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, err)
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: a.gram}); !ok {
+		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, linalg.ErrNotPositiveDefinite)
 	}
-	w := linalg.NewGeneral32(a.dim, a.classes)
+	lapack64.Potrs(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: a.gram}, b)
+	w := linalg.NewGeneral32(n, a.classes)
 	for i, v := range b.Data {
 		w.Data[i] = float32(v)
 	}
-	return &RLS{Dim: a.dim, Classes: a.classes, Lambda: lambda, W: w}, nil
+	return &RLS{Dim: n, Classes: a.classes, Lambda: lambda, W: w}, nil
+}
+
+// mirrorUpperToLower copies the strict upper triangle of the n×n row-major
+// matrix g onto its strict lower triangle, in tiles so that both the rows
+// read and the columns written stay in cache.
+func mirrorUpperToLower(g []float64, n int) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := j0; j < min(j0+tile, i); j++ {
+					g[i*n+j] = g[j*n+i]
+				}
+			}
+		}
+	}
 }
 
 // RLS is a trained one-vs-rest linear read-out: scores = z·W.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -194,5 +195,73 @@ func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	}
 	if _, err := acc.Solve(math.NaN()); err == nil {
 		t.Fatal("NaN λ accepted")
+	}
+}
+
+// TestSolveLeavesStatisticsIntact: Solve factors in the Gram's spare lower
+// triangle, so after any number of solves (including a failed one) the
+// Gram is unchanged bit for bit, and each solve equals a solve of a fresh
+// copy of ZᵀZ + λI by linalg.CholeskySolve.
+func TestSolveLeavesStatisticsIntact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n, d, c = 400, 130, 4 // d spans several 64-wide tiles, not a multiple
+	z := gaussianRows(n, d, r)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = r.IntN(c)
+	}
+	acc := NewRLSAccumulator(d, c)
+	if err := acc.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	before := acc.Gram()
+	check := func(lambda float64) {
+		t.Helper()
+		got, err := acc.Solve(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := acc.Gram()
+		for i := range g.Data {
+			if g.Data[i] != before.Data[i] {
+				t.Fatalf("λ=%g: Gram entry %d changed from %v to %v", lambda, i, before.Data[i], g.Data[i])
+			}
+		}
+		for i := 0; i < d; i++ {
+			g.Data[i*d+i] += lambda
+		}
+		b := blas64.General{Rows: d, Cols: c, Stride: c, Data: append([]float64(nil), acc.zty...)}
+		if err := linalg.CholeskySolve(g, b); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range b.Data {
+			if math.Abs(float64(got.W.Data[i])-v) > 1e-5*(1+math.Abs(v)) {
+				t.Fatalf("λ=%g: W[%d] = %v, reference %v", lambda, i, got.W.Data[i], v)
+			}
+		}
+	}
+	check(1)
+	check(1e-3)
+	if _, err := acc.Solve(-0.0); err != nil { // n > d: ZᵀZ itself is positive definite
+		t.Fatalf("λ=0 on a full-rank Gram: %v", err)
+	}
+	check(10)
+
+	// A rank-deficient Gram fails to factor with λ=0; the statistics survive.
+	small := NewRLSAccumulator(d, c)
+	if err := small.Add(linalg.Rows32(z, 0, 10), labels[:10]); err != nil {
+		t.Fatal(err)
+	}
+	g0 := small.Gram()
+	if _, err := small.Solve(0); !errors.Is(err, linalg.ErrNotPositiveDefinite) {
+		t.Fatalf("rank-10 Gram with λ=0: error %v", err)
+	}
+	for i, v := range small.Gram().Data {
+		if v != g0.Data[i] {
+			t.Fatalf("failed Solve changed Gram entry %d", i)
+		}
+	}
+	if _, err := small.Solve(1); err != nil {
+		t.Fatalf("solve after a failed one: %v", err)
 	}
 }
