@@ -187,3 +187,22 @@ func Features(m features.Map, x blas32.General, block int) blas32.General {
 	}
 	return z
 }
+
+// Predict maps the rows of x through m block by block and returns r's
+// arg-max class for each, holding one block of features at a time rather
+// than the whole n×OutDim feature matrix (400 MB for the MNIST test set at
+// 10000 features).
+func Predict(m features.Map, r *classifier.RLS, x blas32.General, block int) []int {
+	if block <= 0 {
+		block = 4096
+	}
+	pred := make([]int, 0, x.Rows)
+	z := linalg.NewGeneral32(min(block, x.Rows), m.OutDim())
+	for b0 := 0; b0 < x.Rows; b0 += block {
+		b1 := min(b0+block, x.Rows)
+		zb := linalg.Rows32(z, 0, b1-b0)
+		m.Apply(zb, linalg.Rows32(x, b0, b1))
+		pred = append(pred, r.Predict(zb)...)
+	}
+	return pred
+}
