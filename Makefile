@@ -1,9 +1,10 @@
 # rfstream: the two commands a newcomer needs are `make demo` and `make test`.
 GO       ?= go
-DATA     ?= data
 BIN      := bin/rfstream
 PY       := /usr/bin/python3
-export RFSTREAM_DATA := $(abspath $(DATA))
+# The git-ignored cache for fetched data and default models.
+RFSTREAM_DATA ?= $(abspath data)
+export RFSTREAM_DATA
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
 

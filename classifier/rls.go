@@ -168,8 +168,8 @@ func (a *RLSAccumulator) MeanDiagonal() float64 {
 // The Gram lives in the upper triangle; Solve factors ZᵀZ + λI in the
 // unused lower triangle instead of in a copy, which saves a dim×dim float64
 // matrix (800 MB at dim = 10000) and leaves the accumulator ready for the
-// next λ or more rows. So Solve, Add and Merge must not run concurrently
-// on the same accumulator.
+// next λ or more rows. So Solve is not safe to call concurrently with Add,
+// Merge or another Solve on the same accumulator.
 func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if a.n == 0 {
 		return nil, errors.New("classifier: no training rows")
@@ -193,6 +193,7 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	}
 	b := blas64.General{Rows: n, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
 	copy(b.Data, a.zty)
+	a.block = nil // the SYRK scratch is only needed while adding
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: a.gram}); !ok {
 		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, linalg.ErrNotPositiveDefinite)
 	}

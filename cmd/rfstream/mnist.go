@@ -16,6 +16,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/plots"
 )
 
 func init() {
@@ -117,14 +118,6 @@ func numClasses(labels ...[]int) int {
 	return max(c, 2)
 }
 
-// imageInput is the Model.Input of image tasks.
-type imageInput struct {
-	Height    int    `json:"height"`
-	Width     int    `json:"width"`
-	Scale     string `json:"scale"`     // pixel bytes → [0, 1]
-	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
-}
-
 // evalResult is the machine-readable line of `rfstream eval mnist --json`.
 type evalResult struct {
 	Task              string  `json:"task"`
@@ -200,8 +193,8 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	for i := range labels {
 		labels[i] = fmt.Sprint(i)
 	}
-	in, _ := json.Marshal(imageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
-	model := &rfstream.Model{Task: "images", Labels: labels, Input: in, Map: recipe, RLS: rls,
+	in, _ := json.Marshal(rfstream.ImageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
+	model := &rfstream.Model{Task: rfstream.TaskImages, Labels: labels, Input: in, Map: recipe, RLS: rls,
 		Meta: map[string]any{"train_n": train.N, "lambda_trials": rep.Trials}}
 	run := &mnistRun{model: model, test: test}
 	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: recipe.Seed, Lambda: rls.Lambda,
@@ -236,6 +229,7 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on 10% of the training set)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	modelPath := fs.String("model", "", "evaluate this saved model instead of training one")
+	confusion := fs.String("confusion", "", "also draw the confusion matrix to this base name (.png, .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -258,6 +252,13 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3g\t%.1f\t%.2f%%\t%.3g\t%.0f MiB\n", mf.label(nil2map(r)), r.M, r.Seed, r.TrainN, r.Lambda, r.TrainSeconds, 100*r.TestError, r.FeaturesPerSecond, r.PeakRSSMB)
 	tw.Flush()
 	showExamples(stdout, run, 8)
+	if *confusion != "" {
+		title := fmt.Sprintf("MNIST test set, %s: %.2f%% error", mf.label(nil2map(r)), 100*r.TestError)
+		if err := drawConfusion(*confusion, title, run.model.Labels, run.test.Labels, run.pred); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s.png and %s.svg\n", *confusion, *confusion)
+	}
 	if *asJSON {
 		b, _ := json.Marshal(r)
 		fmt.Fprintln(stdout, string(b))
@@ -344,4 +345,18 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 		Task: "mnist", Map: model.Map.Kind, M: fm.OutDim(), Seed: model.Map.Seed, Lambda: model.RLS.Lambda,
 		TestN: test.N, TestError: classifier.ErrorRate(pred, test.Labels),
 		FeaturesPerSecond: float64(test.N*fm.OutDim()) / max(sec, 1e-9), PeakRSSMB: peakRSSMB(), Backend: linalg.Backend}}, nil
+}
+
+// drawConfusion plots true against predicted classes.
+func drawConfusion(base, title string, names []string, truth, pred []int) error {
+	counts := make([][]int, len(names))
+	for i := range counts {
+		counts[i] = make([]int, len(names))
+	}
+	for i, t := range truth {
+		if t < len(names) && pred[i] < len(names) {
+			counts[t][pred[i]]++
+		}
+	}
+	return plots.Confusion(base, title, names, counts)
 }

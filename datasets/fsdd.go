@@ -1,0 +1,147 @@
+// Package datasets lists the labelled recordings the evaluations use: the
+// Free Spoken Digit Dataset by its file names, and any collection described
+// by a manifest.
+package datasets
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Recording is one labelled audio file.
+type Recording struct {
+	Path    string
+	Label   string
+	Speaker string
+	Take    int // FSDD take number; -1 when unknown
+}
+
+// FSDD lists the recordings in dir, named {digit}_{speaker}_{take}.wav.
+func FSDD(dir string) ([]Recording, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fsdd: %w (set --fsdd or RFSTREAM_FSDD to the recordings folder of the Free Spoken Digit Dataset)", err)
+	}
+	var recs []Recording
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".wav") {
+			continue
+		}
+		parts := strings.Split(strings.TrimSuffix(name, ".wav"), "_")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("fsdd: %s is not named digit_speaker_take.wav", name)
+		}
+		d, err1 := strconv.Atoi(parts[0])
+		take, err2 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil || d < 0 || d > 9 {
+			return nil, fmt.Errorf("fsdd: %s is not named digit_speaker_take.wav", name)
+		}
+		recs = append(recs, Recording{Path: filepath.Join(dir, name), Label: parts[0], Speaker: parts[1], Take: take})
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("fsdd: no recordings in %s", dir)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Path < recs[j].Path })
+	return recs, nil
+}
+
+// OfficialSplit is FSDD's convention: takes 0–4 test, the rest training.
+func OfficialSplit(recs []Recording) (train, test []Recording) {
+	for _, r := range recs {
+		if r.Take >= 0 && r.Take <= 4 {
+			test = append(test, r)
+		} else {
+			train = append(train, r)
+		}
+	}
+	return train, test
+}
+
+// SpeakerSplit holds one speaker out for testing.
+func SpeakerSplit(recs []Recording, speaker string) (train, test []Recording) {
+	for _, r := range recs {
+		if r.Speaker == speaker {
+			test = append(test, r)
+		} else {
+			train = append(train, r)
+		}
+	}
+	return train, test
+}
+
+// Speakers lists the distinct speakers in sorted order.
+func Speakers(recs []Recording) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		if !seen[r.Speaker] {
+			seen[r.Speaker] = true
+			out = append(out, r.Speaker)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadManifest reads a TSV of path, label and (optionally) speaker per
+// line; '#' starts a comment line. Relative paths are taken relative to the
+// manifest's folder.
+func ReadManifest(path string) ([]Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []Recording
+	s := bufio.NewScanner(f)
+	line := 0
+	for s.Scan() {
+		line++
+		text := strings.TrimRight(s.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		cols := strings.Split(text, "\t")
+		if len(cols) < 2 || cols[0] == "" || cols[1] == "" {
+			return nil, fmt.Errorf("%s:%d: want path<TAB>label[<TAB>speaker], have %q", path, line, text)
+		}
+		p := cols[0]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		r := Recording{Path: p, Label: cols[1], Take: -1}
+		if len(cols) > 2 {
+			r.Speaker = cols[2]
+		}
+		recs = append(recs, r)
+	}
+	if err := s.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no recordings listed", path)
+	}
+	return recs, nil
+}
+
+// Labels returns the sorted distinct labels.
+func Labels(recs ...[]Recording) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, rs := range recs {
+		for _, r := range rs {
+			if !seen[r.Label] {
+				seen[r.Label] = true
+				out = append(out, r.Label)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,67 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func touch(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFSDDNamesAndSplits(t *testing.T) {
+	dir := t.TempDir()
+	touch(t, dir, "0_george_0.wav", "0_george_5.wav", "3_theo_4.wav", "3_theo_49.wav", "README.md")
+	recs, err := FSDD(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || recs[0].Label != "0" || recs[0].Speaker != "george" {
+		t.Fatalf("recordings %+v", recs)
+	}
+	train, test := OfficialSplit(recs)
+	if len(train) != 2 || len(test) != 2 || test[1].Take != 4 || train[1].Take != 49 {
+		t.Fatalf("official split train %+v test %+v", train, test)
+	}
+	train, test = SpeakerSplit(recs, "theo")
+	if len(train) != 2 || len(test) != 2 || test[0].Speaker != "theo" {
+		t.Fatalf("speaker split %+v %+v", train, test)
+	}
+	if s := Speakers(recs); len(s) != 2 || s[0] != "george" {
+		t.Fatalf("speakers %v", s)
+	}
+	touch(t, dir, "x_bad.wav")
+	if _, err := FSDD(dir); err == nil || !strings.Contains(err.Error(), "x_bad.wav") {
+		t.Fatalf("bad name error %v", err)
+	}
+	if _, err := FSDD(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "RFSTREAM_FSDD") {
+		t.Fatalf("missing folder error %v", err)
+	}
+}
+
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.tsv")
+	os.WriteFile(p, []byte("# path\tlabel\tspeaker\na.wav\tseven\tann\n/abs/b.wav\tone\n\n"), 0o644)
+	recs, err := ReadManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Path != filepath.Join(dir, "a.wav") || recs[0].Speaker != "ann" || recs[1].Path != "/abs/b.wav" {
+		t.Fatalf("manifest %+v", recs)
+	}
+	if l := Labels(recs); len(l) != 2 || l[0] != "one" {
+		t.Fatalf("labels %v", l)
+	}
+	os.WriteFile(p, []byte("only-a-path\n"), 0o644)
+	if _, err := ReadManifest(p); err == nil || !strings.Contains(err.Error(), ":1:") {
+		t.Fatalf("bad line error %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package frontend
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/gif" // registered decoders: the tagger accepts what browsers send
+	_ "image/jpeg"
+	_ "image/png"
+	"io"
+	"strconv"
+)
+
+// maxImagePixels bounds what a header may claim before decoding.
+const maxImagePixels = 40 << 20
+
+// DecodeImage decodes a PNG, JPEG, GIF or binary PGM (P5) image to a
+// grey-level h×w raster in [0, 1], row-major, by area-averaging (or
+// bilinear sampling when enlarging). Colour is converted with Rec. 601
+// luma weights.
+func DecodeImage(b []byte, h, w int) ([]float32, error) {
+	if h < 1 || w < 1 {
+		return nil, fmt.Errorf("frontend: target size %dx%d", h, w)
+	}
+	var g *grey
+	var err error
+	if bytes.HasPrefix(b, []byte("P5")) {
+		g, err = decodePGM(b)
+	} else {
+		g, err = decodeStd(b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g.resize(h, w), nil
+}
+
+type grey struct {
+	h, w int
+	v    []float32
+}
+
+func decodeStd(b []byte) (*grey, error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("frontend: not an image this tagger reads (PNG, JPEG, GIF, PGM): %w", err)
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width*cfg.Height > maxImagePixels {
+		return nil, fmt.Errorf("frontend: image of %dx%d pixels", cfg.Width, cfg.Height)
+	}
+	im, _, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("frontend: decoding image: %w", err)
+	}
+	r := im.Bounds()
+	g := &grey{h: r.Dy(), w: r.Dx(), v: make([]float32, r.Dx()*r.Dy())}
+	for y := 0; y < g.h; y++ {
+		for x := 0; x < g.w; x++ {
+			cr, cg, cb, _ := im.At(r.Min.X+x, r.Min.Y+y).RGBA()
+			g.v[y*g.w+x] = float32(0.299*float64(cr)+0.587*float64(cg)+0.114*float64(cb)) / 65535
+		}
+	}
+	return g, nil
+}
+
+// decodePGM reads a binary 8-bit PGM (P5).
+func decodePGM(b []byte) (*grey, error) {
+	r := bufio.NewReader(bytes.NewReader(b))
+	var fields []int
+	word := func() (string, error) {
+		var s []byte
+		for {
+			c, err := r.ReadByte()
+			if err != nil {
+				return "", err
+			}
+			if c == '#' && len(s) == 0 {
+				if _, err := r.ReadString('\n'); err != nil {
+					return "", err
+				}
+				continue
+			}
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				if len(s) > 0 {
+					return string(s), nil
+				}
+				continue
+			}
+			s = append(s, c)
+		}
+	}
+	if m, err := word(); err != nil || m != "P5" {
+		return nil, fmt.Errorf("frontend: not a binary PGM")
+	}
+	for len(fields) < 3 {
+		s, err := word()
+		if err != nil {
+			return nil, fmt.Errorf("frontend: PGM header truncated")
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("frontend: PGM header field %q", s)
+		}
+		fields = append(fields, v)
+	}
+	w, h, maxv := fields[0], fields[1], fields[2]
+	if maxv > 255 || w*h > maxImagePixels {
+		return nil, fmt.Errorf("frontend: PGM %dx%d with maximum %d (only 8-bit PGM)", w, h, maxv)
+	}
+	px := make([]byte, w*h)
+	if n, _ := io.ReadFull(r, px); n != len(px) {
+		return nil, fmt.Errorf("frontend: PGM truncated: %d of %d pixels", n, len(px))
+	}
+	g := &grey{h: h, w: w, v: make([]float32, w*h)}
+	for i, p := range px {
+		g.v[i] = float32(p) / float32(maxv)
+	}
+	return g, nil
+}
+
+// resize maps the raster onto h×w: each target pixel averages the source
+// area it covers, which for shrinking is the right anti-aliasing and for
+// enlarging reduces to nearest-neighbour sampling.
+func (g *grey) resize(h, w int) []float32 {
+	out := make([]float32, h*w)
+	if g.h == h && g.w == w {
+		copy(out, g.v)
+		return out
+	}
+	sy, sx := float64(g.h)/float64(h), float64(g.w)/float64(w)
+	for y := 0; y < h; y++ {
+		y0, y1 := float64(y)*sy, float64(y+1)*sy
+		for x := 0; x < w; x++ {
+			x0, x1 := float64(x)*sx, float64(x+1)*sx
+			var sum, area float64
+			for yy := int(y0); yy < g.h && float64(yy) < y1; yy++ {
+				fy := min(y1, float64(yy+1)) - max(y0, float64(yy))
+				for xx := int(x0); xx < g.w && float64(xx) < x1; xx++ {
+					fx := min(x1, float64(xx+1)) - max(x0, float64(xx))
+					sum += fx * fy * float64(g.v[yy*g.w+xx])
+					area += fx * fy
+				}
+			}
+			if area > 0 {
+				out[y*w+x] = float32(sum / area)
+			}
+		}
+	}
+	return out
+}

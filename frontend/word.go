@@ -1,0 +1,137 @@
+package frontend
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// WordConfig describes the fixed-size representation of an isolated word:
+// the log-mel frames of its speech region, resampled in time to a fixed
+// number of frames, so whole-word maps see vectors of one length whatever
+// the word's duration.
+type WordConfig struct {
+	Audio  AudioConfig `json:"audio"`
+	Frames int         `json:"frames"` // frames after time resampling
+	// MarginDB: frames within this many dB of the loud end of the
+	// utterance's energy range count as speech.
+	MarginDB float64 `json:"margin_db"`
+	// RangeDB clamps log-mel values more than this far below the patch's
+	// peak (0: no clamp), so the noise floor of silent bands, whose log is
+	// large and random, does not dominate the vector.
+	RangeDB float64 `json:"range_db"`
+	// BandMean removes each band's mean over the word (cepstral mean
+	// normalisation in the log-mel domain: a fixed channel gain cancels).
+	BandMean bool `json:"band_mean"`
+}
+
+// DefaultWordConfig is 40 log-mel bands × 32 frames.
+func DefaultWordConfig() WordConfig {
+	return WordConfig{Audio: DefaultAudioConfig(), Frames: 32, MarginDB: 35, RangeDB: 60}
+}
+
+// Dim is the length of a word vector.
+func (w WordConfig) Dim() int { return w.Audio.Mels * w.Frames }
+
+// SpeechRegion returns the first and one-past-last frame whose log energy
+// lies within marginDB of the utterance's loud level (its 95th percentile),
+// and above its noise floor (5th percentile) by a third of the range.
+// Between them every frame is kept: words have quiet stretches inside.
+func SpeechRegion(logEnergy []float64, marginDB float64) (int, int) {
+	n := len(logEnergy)
+	if n == 0 {
+		return 0, 0
+	}
+	s := append([]float64(nil), logEnergy...)
+	sort.Float64s(s)
+	loud, floor := s[(n*95)/100], s[(n*5)/100]
+	// log energy is natural-log power: dB = 10·log10(e)·nats.
+	thr := math.Max(loud-marginDB/(10*math.Log10(math.E)), floor+(loud-floor)/3)
+	start, end := -1, -1
+	for i, e := range logEnergy {
+		if e >= thr {
+			if start < 0 {
+				start = i
+			}
+			end = i + 1
+		}
+	}
+	if start < 0 {
+		return 0, n
+	}
+	return start, end
+}
+
+// WordVector computes the word representation of a signal at the config's
+// sample rate. The vector is mean-removed and unit-length: loudness and
+// channel gain do not matter, the spectral shape does.
+func WordVector(w WordConfig, samples []float32) ([]float32, error) {
+	if w.Frames < 2 {
+		return nil, fmt.Errorf("frontend: word of %d frames", w.Frames)
+	}
+	frames, energy := LogMel(w.Audio, samples)
+	if frames.Rows == 0 {
+		return nil, fmt.Errorf("frontend: empty recording")
+	}
+	a, b := SpeechRegion(energy, w.MarginDB)
+	mels := w.Audio.Mels
+	out := make([]float32, w.Dim())
+	// Linear interpolation in time over frames [a, b).
+	span := float64(b - a - 1)
+	for t := 0; t < w.Frames; t++ {
+		pos := float64(a)
+		if span > 0 {
+			pos += span * float64(t) / float64(w.Frames-1)
+		}
+		i0 := int(math.Floor(pos))
+		i1 := min(i0+1, b-1)
+		f := float32(pos - float64(i0))
+		r0 := frames.Data[i0*frames.Stride : i0*frames.Stride+mels]
+		r1 := frames.Data[i1*frames.Stride : i1*frames.Stride+mels]
+		dst := out[t*mels : (t+1)*mels]
+		for k := range dst {
+			dst[k] = (1-f)*r0[k] + f*r1[k]
+		}
+	}
+	if w.RangeDB > 0 {
+		peak := out[0]
+		for _, v := range out {
+			peak = max(peak, v)
+		}
+		floor := peak - float32(w.RangeDB/(10*math.Log10(math.E)))
+		for i, v := range out {
+			out[i] = max(v, floor)
+		}
+	}
+	if w.BandMean {
+		for k := 0; k < mels; k++ {
+			var m float32
+			for t := 0; t < w.Frames; t++ {
+				m += out[t*mels+k]
+			}
+			m /= float32(w.Frames)
+			for t := 0; t < w.Frames; t++ {
+				out[t*mels+k] -= m
+			}
+		}
+	}
+	var mean float64
+	for _, v := range out {
+		mean += float64(v)
+	}
+	mean /= float64(len(out))
+	var ss float64
+	for i, v := range out {
+		d := float64(v) - mean
+		out[i] = float32(d)
+		ss += d * d
+	}
+	if ss == 0 {
+		return out, nil
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	for i := range out {
+		out[i] *= inv
+	}
+	return out, nil
+}

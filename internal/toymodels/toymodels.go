@@ -1,0 +1,121 @@
+// Package toymodels trains tiny but real models on synthetic data, so the
+// tests of the pipeline, the streaming stages and the command line run the
+// whole recogniser in well under a second without any data set.
+package toymodels
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/maxout"
+)
+
+// Glide is a synthetic "word": a tone sweeping from f0 to f1 Hz over dur
+// seconds at 8 kHz under a sine envelope, with faint noise from seed so no
+// two utterances are equal.
+func Glide(f0, f1, dur float64, seed uint32) []float32 {
+	n := int(8000 * dur)
+	x := make([]float32, n)
+	lcg := seed*2654435761 + 1
+	ph := 0.0
+	for i := range x {
+		lcg = lcg*1664525 + 1013904223
+		f := f0 + (f1-f0)*float64(i)/float64(n)
+		ph += 2 * math.Pi * f / 8000
+		env := math.Sin(math.Pi * float64(i) / float64(n))
+		x[i] = float32(0.4*env*math.Sin(ph) + 0.002*(float64(lcg>>8)/float64(1<<24)-0.5))
+	}
+	return x
+}
+
+// Noise is n samples of faint white noise.
+func Noise(n int, seed uint32) []float32 {
+	x := make([]float32, n)
+	lcg := seed
+	for i := range x {
+		lcg = lcg*1664525 + 1013904223
+		x[i] = 0.002 * (float32(lcg>>8)/float32(1<<24) - 0.5)
+	}
+	return x
+}
+
+// UpDown is a stream of silence, "up" (a rising glide), silence, "down"
+// (a falling one), silence: 0.5 + 0.4 + 0.6 + 0.35 + 0.5 s at 8 kHz.
+func UpDown() []float32 {
+	var x []float32
+	x = append(x, Noise(4000, 1)...)
+	x = append(x, Glide(450, 1400, 0.4, 77)...)
+	x = append(x, Noise(4800, 2)...)
+	x = append(x, Glide(1400, 450, 0.35, 78)...)
+	return append(x, Noise(4000, 3)...)
+}
+
+// Words trains a word model that tells "up" from "down".
+func Words() (*rfstream.WordClassifier, error) {
+	wc := frontend.DefaultWordConfig()
+	x := linalg.NewGeneral32(120, wc.Dim())
+	labels := make([]int, 120)
+	for i := 0; i < 60; i++ {
+		d := 0.3 + 0.01*float64(i%20)
+		up := append(append(Noise(800, uint32(i)), Glide(400, 1500, d, uint32(i))...), Noise(800, uint32(i+1))...)
+		down := append(append(Noise(800, uint32(i+7)), Glide(1500, 400, d, uint32(i+100))...), Noise(800, uint32(i+3))...)
+		for c, sig := range [][]float32{up, down} {
+			v, err := frontend.WordVector(wc, sig)
+			if err != nil {
+				return nil, err
+			}
+			copy(linalg.Row32(x, 2*i+c), v)
+			labels[2*i+c] = c
+		}
+	}
+	mp, err := maxout.New(wc.Dim(), maxout.Params{M: 200, Q: 2}, 3)
+	if err != nil {
+		return nil, err
+	}
+	rls, _, err := rfstream.FitRLS(mp, x, labels, 2, rfstream.FitOptions{Lambda: 1e-2})
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewWordClassifier(rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"}))
+}
+
+// Bars is an 8×8 image with a bright horizontal (class 0) or vertical
+// (class 1) bar at row or column p, pixels in [0, 1].
+func Bars(class, p int) []float32 {
+	v := make([]float32, 64)
+	for i := 0; i < 8; i++ {
+		if class == 0 {
+			v[p*8+i] = 1
+		} else {
+			v[i*8+p] = 1
+		}
+	}
+	return v
+}
+
+// Images trains an image model that tells horizontal from vertical bars.
+func Images() (*rfstream.ImageTagger, error) {
+	x := linalg.NewGeneral32(64, 64)
+	labels := make([]int, 64)
+	for i := 0; i < 64; i++ {
+		labels[i] = i % 2
+		copy(linalg.Row32(x, i), Bars(i%2, (i/2)%8))
+	}
+	if err := frontend.NormalizeRows(x); err != nil {
+		return nil, err
+	}
+	mp, err := maxout.New(64, maxout.Params{M: 100, Q: 2}, 1)
+	if err != nil {
+		return nil, err
+	}
+	rls, _, err := rfstream.FitRLS(mp, x, labels, 2, rfstream.FitOptions{Lambda: 1e-3})
+	if err != nil {
+		return nil, err
+	}
+	in, _ := json.Marshal(rfstream.ImageInput{Height: 8, Width: 8, Scale: "byte/255", Normalize: "unit"})
+	return rfstream.NewImageTagger(&rfstream.Model{Task: rfstream.TaskImages, Labels: []string{"horizontal", "vertical"},
+		Input: in, Map: mp.Recipe(), RLS: rls})
+}

@@ -1,0 +1,314 @@
+package rfstream
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// SpotterConfig sets the online endpointing of a word spotter.
+type SpotterConfig struct {
+	// ThresholdDB: a frame is speech when its energy exceeds the tracked
+	// noise floor by this much.
+	ThresholdDB float64 `json:"threshold_db"`
+	// MinSpeechMs of speech frames open a word; TrailingSilenceMs of
+	// non-speech close it; a word longer than MaxWordMs is closed anyway.
+	MinSpeechMs       float64 `json:"min_speech_ms"`
+	TrailingSilenceMs float64 `json:"trailing_silence_ms"`
+	MaxWordMs         float64 `json:"max_word_ms"`
+	// PadMs of audio on each side of a word go to the classifier, whose own
+	// speech detector trims them.
+	PadMs float64 `json:"pad_ms"`
+	// PartialEveryMs: while a word is open, a partial hypothesis this often.
+	PartialEveryMs float64 `json:"partial_every_ms"`
+}
+
+// DefaultSpotterConfig suits isolated digits spoken with short pauses.
+func DefaultSpotterConfig() SpotterConfig {
+	return SpotterConfig{ThresholdDB: 15, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
+}
+
+// Word is one recognised word with its times in seconds from the start of
+// the stream.
+type Word struct {
+	Word  string  `json:"word"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Conf  float64 `json:"conf"`
+}
+
+// Result is what a recogniser reports: a partial hypothesis while a word
+// is being spoken, a final one when it is closed, and a last one with EOS
+// set when the stream has ended. Text is all final words so far, space
+// separated, plus the open word in a partial.
+type Result struct {
+	Text  string `json:"text"`
+	Final bool   `json:"final"`
+	EOS   bool   `json:"eos,omitempty"`
+	Words []Word `json:"words"`
+	// Error is set on an error result; the stream can go on.
+	Error string `json:"error,omitempty"`
+}
+
+// Segment is a stretch of a stream that holds one word: a partial one
+// while the word is still being spoken, a final one when it has ended.
+type Segment struct {
+	Seq        int     // 0, 1, 2, … in stream order
+	Start, End float64 // seconds from the start of the stream
+	Final      bool
+	Audio      *frontend.Audio // the word with padding, at the model rate
+}
+
+// Segmenter finds isolated words in a live stream by their energy: push
+// PCM in chunks of any size, collect segments. The segments depend only on
+// the samples, never on how they were chunked.
+type Segmenter struct {
+	wc    frontend.WordConfig
+	cfg   SpotterConfig
+	rate  int
+	rs    *frontend.Resampler
+	ext   *frontend.Extractor
+	hop   int
+	audio []float32 // model-rate samples from index audioStart on
+	// audioStart is the absolute index of audio[0].
+	audioStart int64
+	frame      int64 // frames analysed
+	floor      float64
+	floorInit  bool
+	speechRun  int
+	silenceRun int
+	open       bool
+	wordStart  int64 // frame where the open word began
+	lastPart   int64
+	seq        int
+}
+
+// NewSegmenter starts a segmenter for input at rate Hz that cuts words for
+// the word representation wc.
+func NewSegmenter(wc frontend.WordConfig, cfg SpotterConfig, rate int) (*Segmenter, error) {
+	ac := wc.Audio
+	ac.Deltas, ac.Splice, ac.CMVN, ac.Ceps = 0, 0, "none", 0
+	ext, err := frontend.NewExtractor(ac)
+	if err != nil {
+		return nil, err
+	}
+	s := &Segmenter{wc: wc, cfg: cfg, rate: rate, ext: ext, hop: ac.Hop()}
+	if rate != ac.SampleRate {
+		if s.rs, err = frontend.NewResampler(rate, ac.SampleRate); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Segmenter) frames(ms float64) int64 {
+	return int64(math.Ceil(ms / s.wc.Audio.HopMs))
+}
+
+// Push adds samples at the segmenter's input rate.
+func (s *Segmenter) Push(pcm []float32) []Segment {
+	if s.rs != nil {
+		pcm = s.rs.Push(nil, pcm)
+	}
+	return s.consume(pcm)
+}
+
+// Flush ends the stream: an open word is closed.
+func (s *Segmenter) Flush() []Segment {
+	var out []Segment
+	if s.rs != nil {
+		out = s.consume(s.rs.Flush(nil))
+	}
+	s.ext.Flush()
+	out = append(out, s.scan()...)
+	if s.open {
+		out = append(out, s.close(s.frame))
+	}
+	return out
+}
+
+func (s *Segmenter) consume(pcm []float32) []Segment {
+	s.audio = append(s.audio, pcm...)
+	s.ext.Push(pcm)
+	return s.scan()
+}
+
+// scan runs the endpointer over the frames the extractor has finished.
+func (s *Segmenter) scan() []Segment {
+	s.ext.Pop()
+	energy := s.ext.PopEnergy()
+	var out []Segment
+	const nats2dB = 10 / math.Ln10
+	for _, e := range energy {
+		f := s.frame
+		s.frame++
+		db := e * nats2dB
+		if !s.floorInit {
+			s.floor, s.floorInit = db, true
+		}
+		speech := db > s.floor+s.cfg.ThresholdDB
+		if !speech {
+			// Track the floor quickly down, slowly up, only in non-speech.
+			if db < s.floor {
+				s.floor = db
+			} else {
+				s.floor += 0.02 * (db - s.floor)
+			}
+		}
+		switch {
+		case !s.open && speech:
+			s.speechRun++
+			if int64(s.speechRun) >= s.frames(s.cfg.MinSpeechMs) {
+				s.open, s.silenceRun = true, 0
+				s.wordStart = f - int64(s.speechRun) + 1
+				s.lastPart = f
+			}
+		case !s.open:
+			s.speechRun = 0
+		case speech:
+			s.silenceRun = 0
+		default:
+			s.silenceRun++
+		}
+		if !s.open {
+			continue
+		}
+		if int64(s.silenceRun) >= s.frames(s.cfg.TrailingSilenceMs) || f+1-s.wordStart >= s.frames(s.cfg.MaxWordMs) {
+			out = append(out, s.close(f+1-int64(s.silenceRun)))
+			continue
+		}
+		if f-s.lastPart >= s.frames(s.cfg.PartialEveryMs) {
+			s.lastPart = f
+			out = append(out, s.partial(f+1))
+		}
+	}
+	s.trim()
+	return out
+}
+
+// segment returns the samples of frames [from, to) with padding.
+func (s *Segmenter) segment(from, to int64, final bool) Segment {
+	pad := s.frames(s.cfg.PadMs)
+	flen := int64(s.wc.Audio.FrameLen())
+	a := max((from-pad)*int64(s.hop), s.audioStart)
+	// Never past the samples of the frames analysed so far: what else is
+	// buffered depends on how the input was chunked.
+	seen := (s.frame-1)*int64(s.hop) + flen
+	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
+	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
+		Audio: &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)}}
+	s.seq++
+	return seg
+}
+
+func (s *Segmenter) seconds(frame int64) float64 {
+	return float64(frame) * s.wc.Audio.HopMs / 1000
+}
+
+func (s *Segmenter) partial(to int64) Segment { return s.segment(s.wordStart, to, false) }
+
+func (s *Segmenter) close(end int64) Segment {
+	s.open, s.speechRun, s.silenceRun = false, 0, 0
+	return s.segment(s.wordStart, end, true)
+}
+
+// trim drops audio no future word can reach: a stream holds at most the
+// longest word plus padding.
+func (s *Segmenter) trim() {
+	keep := s.frame - s.frames(s.cfg.MaxWordMs) - 2*s.frames(s.cfg.PadMs) - 2
+	if s.open {
+		keep = min(keep, s.wordStart-s.frames(s.cfg.PadMs)-1)
+	}
+	drop := keep*int64(s.hop) - s.audioStart
+	if drop > 8192 {
+		s.audio = append(s.audio[:0], s.audio[drop:]...)
+		s.audioStart += drop
+	}
+}
+
+// Transcript turns scored segments, in order, into results: the running
+// text of final words, plus the open word's best guess in a partial.
+type Transcript struct {
+	Labels []string
+	words  []Word
+}
+
+// Add records the scores of one segment and returns the result to report.
+func (t *Transcript) Add(seg Segment, scores []float32) Result {
+	best := 0
+	for i, v := range scores {
+		if v > scores[best] {
+			best = i
+		}
+	}
+	w := Word{Word: t.Labels[best], Start: seg.Start, End: seg.End, Conf: Confidence(scores, best)}
+	if seg.Final {
+		t.words = append(t.words, w)
+		return Result{Text: t.text(nil), Final: true, Words: append([]Word(nil), t.words...)}
+	}
+	return Result{Text: t.text(&w), Words: append(append([]Word(nil), t.words...), w)}
+}
+
+// Error reports a segment that could not be scored; the stream goes on.
+func (t *Transcript) Error(seg Segment, err error) Result {
+	return Result{Text: t.text(nil), Final: seg.Final, Words: append([]Word(nil), t.words...),
+		Error: fmt.Sprintf("word at %.2fs: %v", seg.Start, err)}
+}
+
+// End is the last result of a stream.
+func (t *Transcript) End() Result {
+	return Result{Text: t.text(nil), Final: true, EOS: true, Words: append([]Word(nil), t.words...)}
+}
+
+func (t *Transcript) text(extra *Word) string {
+	var parts []string
+	for _, w := range t.words {
+		parts = append(parts, w.Word)
+	}
+	if extra != nil {
+		parts = append(parts, extra.Word)
+	}
+	return strings.Join(parts, " ")
+}
+
+// WordSpotter is the whole isolated-word recogniser in one process:
+// segmenter, word vectors, map and read-out, transcript. The NATS pipeline
+// runs the same steps as separate stages.
+type WordSpotter struct {
+	seg *Segmenter
+	cls *WordClassifier
+	tr  Transcript
+}
+
+// NewWordSpotter starts a recogniser for input at rate Hz.
+func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotter, error) {
+	seg, err := NewSegmenter(c.Config, cfg, rate)
+	if err != nil {
+		return nil, err
+	}
+	return &WordSpotter{seg: seg, cls: c, tr: Transcript{Labels: c.Model.Labels}}, nil
+}
+
+// Push adds samples and returns the results they complete.
+func (w *WordSpotter) Push(pcm []float32) []Result { return w.results(w.seg.Push(pcm), false) }
+
+// Flush ends the stream; the last result has EOS set.
+func (w *WordSpotter) Flush() []Result { return w.results(w.seg.Flush(), true) }
+
+func (w *WordSpotter) results(segs []Segment, end bool) []Result {
+	var out []Result
+	for _, s := range segs {
+		v, err := w.cls.Vector(s.Audio)
+		if err != nil {
+			out = append(out, w.tr.Error(s, err))
+			continue
+		}
+		out = append(out, w.tr.Add(s, w.cls.Score(v)))
+	}
+	if end {
+		out = append(out, w.tr.End())
+	}
+	return out
+}

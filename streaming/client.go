@@ -1,0 +1,167 @@
+package streaming
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// StreamOptions control how StreamAudio publishes.
+type StreamOptions struct {
+	ChunkMs  float64 // audio per message (default 100 ms)
+	RealTime bool    // pace messages at the audio's own speed
+	Encoding string  // EncS16 (default) or EncF32
+	Timeout  time.Duration
+}
+
+// StreamAudio publishes a recording to a pipeline as stream name, chunk by
+// chunk, and calls onResult for every result until the end-of-stream one,
+// which it returns.
+func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a *frontend.Audio, o StreamOptions, onResult func(rfstream.Result)) (rfstream.Result, error) {
+	if err := CheckName("stream", stream); err != nil {
+		return rfstream.Result{}, err
+	}
+	if o.ChunkMs <= 0 {
+		o.ChunkMs = 100
+	}
+	if o.Encoding == "" {
+		o.Encoding = EncS16
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	results := make(chan *nats.Msg, 256)
+	sub, err := nc.ChanSubscribe(Subject(pipeline, KindResult, stream), results)
+	if err != nil {
+		return rfstream.Result{}, err
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		return rfstream.Result{}, err
+	}
+	chunk := max(1, int(o.ChunkMs*float64(a.Rate)/1000))
+	start := time.Now()
+	var last rfstream.Result
+	done := false
+	handle := func(m *nats.Msg) error {
+		var r rfstream.Result
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			return fmt.Errorf("streaming: result is not JSON: %w", err)
+		}
+		if onResult != nil {
+			onResult(r)
+		}
+		last, done = r, r.EOS
+		return nil
+	}
+	for seq, off := 0, 0; off < len(a.Samples) || seq == 0; seq++ {
+		end := min(off+chunk, len(a.Samples))
+		payload, err := EncodePCM(a.Samples[off:end], o.Encoding)
+		if err != nil {
+			return last, err
+		}
+		m := nats.NewMsg(Subject(pipeline, KindPCM, stream))
+		m.Data = payload
+		m.Header.Set(HdrSeq, strconv.Itoa(seq))
+		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
+		m.Header.Set(HdrEncoding, o.Encoding)
+		if end == len(a.Samples) {
+			m.Header.Set(HdrEOS, "1")
+		}
+		if err := nc.PublishMsg(m); err != nil {
+			return last, err
+		}
+		off = end
+		if o.RealTime {
+			due := start.Add(time.Duration(float64(off) / float64(a.Rate) * float64(time.Second)))
+			for wait := time.Until(due); wait > 0; wait = time.Until(due) {
+				select {
+				case <-ctx.Done():
+					return last, ctx.Err()
+				case m := <-results:
+					if err := handle(m); err != nil {
+						return last, err
+					}
+				case <-time.After(wait):
+				}
+			}
+		}
+	}
+	timer := time.NewTimer(o.Timeout)
+	defer timer.Stop()
+	for !done {
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-timer.C:
+			return last, fmt.Errorf("streaming: no end-of-stream result for %q within %v (is a pipeline %q serving?)", stream, o.Timeout, pipeline)
+		case m := <-results:
+			if err := handle(m); err != nil {
+				return last, err
+			}
+		}
+	}
+	return last, nil
+}
+
+// TagImages publishes encoded images (or raw u8 rasters when raw is set)
+// as stream name and returns the replies in publishing order.
+func TagImages(ctx context.Context, nc *nats.Conn, pipeline, stream string, images [][]byte, raw bool, timeout time.Duration) ([]TagsMessage, error) {
+	if err := CheckName("stream", stream); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	replies := make(chan *nats.Msg, len(images)+16)
+	sub, err := nc.ChanSubscribe(Subject(pipeline, KindTags, stream), replies)
+	if err != nil {
+		return nil, err
+	}
+	defer sub.Unsubscribe()
+	sub.SetPendingLimits(-1, -1)
+	if err := nc.Flush(); err != nil {
+		return nil, err
+	}
+	for i, im := range images {
+		m := nats.NewMsg(Subject(pipeline, KindImage, stream))
+		m.Data = im
+		m.Header.Set(HdrSeq, strconv.Itoa(i))
+		if raw {
+			m.Header.Set(HdrEncoding, EncU8)
+		}
+		if err := nc.PublishMsg(m); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]TagsMessage, len(images))
+	got := make([]bool, len(images))
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for n := 0; n < len(images); {
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-timer.C:
+			return out, fmt.Errorf("streaming: %d of %d images tagged within %v", n, len(images), timeout)
+		case m := <-replies:
+			var t TagsMessage
+			if err := json.Unmarshal(m.Data, &t); err != nil {
+				return out, fmt.Errorf("streaming: tags are not JSON: %w", err)
+			}
+			if t.Seq < 0 || t.Seq >= len(images) || got[t.Seq] {
+				continue
+			}
+			out[t.Seq], got[t.Seq] = t, true
+			n++
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,116 @@
+package streaming
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Encodings of PCM payloads.
+const (
+	EncS16 = "s16le" // signed 16-bit little-endian
+	EncF32 = "f32le" // IEEE float32 little-endian
+)
+
+// MaxChunkBytes bounds one PCM message: a second of 48 kHz float audio is
+// 192 kB, so real clients stay far below it.
+const MaxChunkBytes = 256 << 10
+
+// EncodePCM encodes samples in [-1, 1].
+func EncodePCM(samples []float32, enc string) ([]byte, error) {
+	switch enc {
+	case EncS16:
+		b := make([]byte, 2*len(samples))
+		for i, v := range samples {
+			x := math.Round(float64(v) * 32768)
+			x = math.Max(-32768, math.Min(32767, x))
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(x)))
+		}
+		return b, nil
+	case EncF32:
+		return EncodeF32(samples), nil
+	}
+	return nil, fmt.Errorf("streaming: unknown PCM encoding %q (%s, %s)", enc, EncS16, EncF32)
+}
+
+// DecodePCM decodes a PCM payload; float samples must be finite.
+func DecodePCM(b []byte, enc string) ([]float32, error) {
+	switch enc {
+	case EncS16:
+		if len(b)%2 != 0 {
+			return nil, fmt.Errorf("streaming: %d-byte s16le payload", len(b))
+		}
+		out := make([]float32, len(b)/2)
+		for i := range out {
+			out[i] = float32(int16(binary.LittleEndian.Uint16(b[2*i:]))) / 32768
+		}
+		return out, nil
+	case EncF32:
+		out, err := DecodeF32(b)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range out {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("streaming: sample %d is %v", i, v)
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("streaming: unknown PCM encoding %q (%s, %s)", enc, EncS16, EncF32)
+}
+
+// EncodeF32 encodes float32 values little-endian.
+func EncodeF32(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeF32 decodes little-endian float32 values.
+func DecodeF32(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("streaming: %d-byte float32 payload", len(b))
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
+
+// headerInt reads an integer header; missing gives def.
+func headerInt(m *nats.Msg, key string, def int) (int, error) {
+	if m.Header == nil || m.Header.Get(key) == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(m.Header.Get(key))
+	if err != nil {
+		return 0, fmt.Errorf("streaming: header %s=%q is not an integer", key, m.Header.Get(key))
+	}
+	return v, nil
+}
+
+func headerFloat(m *nats.Msg, key string) float64 {
+	if m.Header == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(m.Header.Get(key), 64)
+	return v
+}
+
+func headerBool(m *nats.Msg, key string) bool {
+	return m.Header != nil && m.Header.Get(key) == "1"
+}
+
+func boolHeader(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,72 @@
+package streaming
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// EmbeddedOptions configure the in-process NATS server.
+type EmbeddedOptions struct {
+	// Listen makes the server accept TCP clients on 127.0.0.1:Port (0 picks
+	// a free port); otherwise only in-process connections reach it.
+	Listen bool
+	Port   int
+	// JetStream enables persistence under StoreDir.
+	JetStream bool
+	StoreDir  string
+}
+
+// Embedded is a NATS server running inside this process.
+type Embedded struct {
+	*server.Server
+	listening bool
+}
+
+// StartEmbedded starts a NATS server inside this process. It listens on
+// loopback only: a pipeline that should be reachable from other machines
+// joins a real NATS deployment with --nats instead.
+func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
+	opts := &server.Options{
+		Host:       "127.0.0.1",
+		Port:       o.Port,
+		NoLog:      true,
+		NoSigs:     true,
+		DontListen: !o.Listen,
+		MaxPayload: 1 << 20,
+		JetStream:  o.JetStream,
+		StoreDir:   o.StoreDir,
+	}
+	if o.Listen && o.Port == 0 {
+		opts.Port = server.RANDOM_PORT
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("streaming: embedded server: %w", err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return nil, errors.New("streaming: embedded server did not become ready in 10 s")
+	}
+	return &Embedded{Server: s, listening: o.Listen}, nil
+}
+
+// Connect opens a client connection, in process when the server does not
+// listen on a port.
+func (e *Embedded) Connect(name string, opts ...nats.Option) (*nats.Conn, error) {
+	opts = append([]nats.Option{nats.Name(name)}, opts...)
+	if !e.listening {
+		return nats.Connect("", append(opts, nats.InProcessServer(e.Server))...)
+	}
+	return nats.Connect(e.ClientURL(), opts...)
+}
+
+// Close shuts the server down and waits for it.
+func (e *Embedded) Close() {
+	e.Shutdown()
+	e.WaitForShutdown()
+}

@@ -1,0 +1,615 @@
+package streaming
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// Stage names, for running only some stages in a process.
+const (
+	StageFrontend = "frontend" // PCM → word vectors (stateful per stream)
+	StageFeatures = "features" // word vectors → class scores (stateless, queue group, batched)
+	StageDecoder  = "decoder"  // class scores → results (stateful per stream)
+	StageTagger   = "tagger"   // images → top-k tags (stateless, queue group, batched)
+)
+
+// AllStages lists every stage.
+var AllStages = []string{StageFrontend, StageFeatures, StageDecoder, StageTagger}
+
+// Queue groups of the stateless stages: every member of a group gets a
+// share of the messages, which is how they scale across processes.
+const (
+	QueueFeatures = "rfs-features"
+	QueueTagger   = "rfs-tagger"
+)
+
+// Pipeline is what a set of stages runs.
+type Pipeline struct {
+	Name    string
+	Words   *rfstream.WordClassifier // audio model; nil when the pipeline has none
+	Spotter rfstream.SpotterConfig
+	Images  *rfstream.ImageTagger // image model; nil when the pipeline has none
+	TopK    int                   // tags per image (default 3)
+	// IdleTimeout drops a stream's state after this long without a
+	// message (default one minute), with an error result.
+	IdleTimeout time.Duration
+	// Window is how many messages past a gap are held for reordering
+	// before the gap is declared lost (default 64).
+	Window int
+	// Batch is the most messages a stateless stage scores in one GEMM
+	// (default 64).
+	Batch int
+}
+
+func (p *Pipeline) defaults() {
+	if p.TopK <= 0 {
+		p.TopK = 3
+	}
+	if p.IdleTimeout <= 0 {
+		p.IdleTimeout = time.Minute
+	}
+	if p.Window <= 0 {
+		p.Window = 64
+	}
+	if p.Batch <= 0 {
+		p.Batch = 64
+	}
+	if p.Spotter == (rfstream.SpotterConfig{}) {
+		p.Spotter = rfstream.DefaultSpotterConfig()
+	}
+}
+
+// Stats counts what the stages saw; all fields are totals since Start.
+type Stats struct {
+	Messages, Duplicates, Errors, Lost int64
+}
+
+type counters struct {
+	messages, duplicates, errors, lost atomic.Int64
+}
+
+// Stages is a running set of stage workers on one connection.
+type Stages struct {
+	nc   *nats.Conn
+	p    Pipeline
+	subs []*nats.Subscription
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex // guards front, dec and ended
+	stats    counters
+	front    map[string]*frontStream
+	dec      map[string]*decStream
+	ended    map[string]endedStream
+	vectorCh chan *nats.Msg
+	imageCh  chan *nats.Msg
+}
+
+// Start subscribes the named stages (all when none are named).
+func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
+	if err := CheckName("pipeline", p.Name); err != nil {
+		return nil, err
+	}
+	p.defaults()
+	if len(names) == 0 {
+		names = AllStages
+	}
+	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
+		dec: map[string]*decStream{}, ended: map[string]endedStream{}}
+	for _, n := range names {
+		var err error
+		switch n {
+		case StageFrontend, StageFeatures, StageDecoder:
+			if p.Words == nil {
+				err = fmt.Errorf("streaming: stage %s needs a word model", n)
+				break
+			}
+			switch n {
+			case StageFrontend:
+				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
+			case StageFeatures:
+				s.vectorCh = make(chan *nats.Msg, 4096)
+				err = s.sub(Wildcard(p.Name, KindVector), QueueFeatures, func(m *nats.Msg) { s.vectorCh <- m })
+				s.loop(s.vectorCh, s.scoreVectors)
+			case StageDecoder:
+				err = s.sub(Wildcard(p.Name, KindScores), "", s.onScores)
+			}
+		case StageTagger:
+			if p.Images == nil {
+				err = errors.New("streaming: stage tagger needs an image model")
+				break
+			}
+			s.imageCh = make(chan *nats.Msg, 4096)
+			err = s.sub(Wildcard(p.Name, KindImage), QueueTagger, func(m *nats.Msg) { s.imageCh <- m })
+			s.loop(s.imageCh, s.tagImages)
+		default:
+			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.wg.Add(1)
+	go s.sweep()
+	// A round trip makes sure the server has every subscription before
+	// the caller starts publishing.
+	if err := nc.Flush(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stages) sub(subject, queue string, h nats.MsgHandler) error {
+	var sub *nats.Subscription
+	var err error
+	if queue == "" {
+		sub, err = s.nc.Subscribe(subject, h)
+	} else {
+		sub, err = s.nc.QueueSubscribe(subject, queue, h)
+	}
+	if err != nil {
+		return fmt.Errorf("streaming: subscribe %s: %w", subject, err)
+	}
+	// The default pending limits would drop messages of a burst of streams.
+	sub.SetPendingLimits(-1, -1)
+	s.subs = append(s.subs, sub)
+	return nil
+}
+
+// loop runs a batching worker: it takes one message, then whatever else
+// is already waiting up to the batch size, and handles them together.
+func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		batch := make([]*nats.Msg, 0, s.p.Batch)
+		for {
+			select {
+			case <-s.stop:
+				return
+			case m := <-ch:
+				batch = append(batch[:0], m)
+			fill:
+				for len(batch) < s.p.Batch {
+					select {
+					case m := <-ch:
+						batch = append(batch, m)
+					default:
+						break fill
+					}
+				}
+				handle(batch)
+			}
+		}
+	}()
+}
+
+// Stats returns the counters.
+func (s *Stages) Stats() Stats {
+	return Stats{Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load()}
+}
+
+// Close drains the subscriptions (messages already received are handled)
+// and stops the workers.
+func (s *Stages) Close() error {
+	var errs []error
+	for _, sub := range s.subs {
+		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+			errs = append(errs, err)
+		}
+	}
+	// Wait for the drains to deliver what they hold to the workers.
+	deadline := time.Now().Add(5 * time.Second)
+	for _, sub := range s.subs {
+		for sub.IsValid() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, ch := range []chan *nats.Msg{s.vectorCh, s.imageCh} {
+		for ch != nil && len(ch) > 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// publishResult sends a result on a stream's result subject.
+func (s *Stages) publishResult(stream string, r rfstream.Result) {
+	b, _ := json.Marshal(r)
+	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
+	m.Data = b
+	if r.EOS {
+		m.Header.Set(HdrEOS, "1")
+	}
+	if r.Error != "" {
+		s.stats.errors.Add(1)
+	}
+	s.nc.PublishMsg(m)
+}
+
+func (s *Stages) errorResult(stream, format string, args ...any) {
+	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+}
+
+// reorder holds a stream's messages until they can be taken in sequence.
+type reorder struct {
+	next    int
+	pending map[int]*nats.Msg
+}
+
+// add files m under seq; it reports false for a duplicate.
+func (r *reorder) add(seq int, m *nats.Msg) bool {
+	if seq < r.next {
+		return false
+	}
+	if _, dup := r.pending[seq]; dup {
+		return false
+	}
+	r.pending[seq] = m
+	return true
+}
+
+// take returns the next message in sequence, if it is there.
+func (r *reorder) take() (*nats.Msg, bool) {
+	m, ok := r.pending[r.next]
+	if ok {
+		delete(r.pending, r.next)
+		r.next++
+	}
+	return m, ok
+}
+
+// skip declares the messages before the earliest held one lost and
+// returns the range skipped.
+func (r *reorder) skip() (int, int) {
+	keys := make([]int, 0, len(r.pending))
+	for k := range r.pending {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	from := r.next
+	r.next = keys[0]
+	return from, keys[0] - 1
+}
+
+// endedStream remembers a finished stream for a while, so late duplicates
+// are recognised and new audio under its name is refused.
+type endedStream struct {
+	at   time.Time
+	next int // sequence numbers below this were handled
+}
+
+// frontStream is the frontend stage's state for one stream.
+type frontStream struct {
+	reorder
+	seg      *rfstream.Segmenter
+	rate     int
+	segments int
+	last     time.Time
+}
+
+func (s *Stages) onPCM(m *nats.Msg) {
+	stream := StreamOf(m.Subject)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.messages.Add(1)
+	seq, err := headerInt(m, HdrSeq, -1)
+	if err != nil || seq < 0 {
+		s.errorResult(stream, "message without a valid %s header refused", HdrSeq)
+		return
+	}
+	if e, done := s.ended[stream]; done {
+		if seq < e.next {
+			s.stats.duplicates.Add(1) // a late copy of a message already handled
+			return
+		}
+		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+		return
+	}
+	st := s.front[stream]
+	if st == nil {
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}}
+		s.front[stream] = st
+	}
+	st.last = time.Now()
+	if !st.add(seq, m) {
+		s.stats.duplicates.Add(1)
+		return
+	}
+	for {
+		msg, ok := st.take()
+		if !ok {
+			if len(st.pending) <= s.p.Window {
+				return
+			}
+			from, to := st.skip()
+			s.stats.lost.Add(int64(to - from + 1))
+			s.errorResult(stream, "messages %d..%d never arrived; continuing without them", from, to)
+			continue
+		}
+		if s.frontMessage(stream, st, msg) {
+			delete(s.front, stream)
+			s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+			return
+		}
+	}
+}
+
+// frontMessage handles one in-order PCM message with s.mu held and
+// reports whether the stream ended.
+func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool {
+	eos := headerBool(m, HdrEOS)
+	fail := func(format string, args ...any) bool {
+		s.errorResult(stream, format, args...)
+		if eos && st.seg != nil {
+			s.endSegments(stream, st)
+		}
+		return eos
+	}
+	if len(m.Data) > MaxChunkBytes {
+		return fail("message %s of %d bytes exceeds the %d-byte limit; dropped", m.Header.Get(HdrSeq), len(m.Data), MaxChunkBytes)
+	}
+	rate, err := headerInt(m, HdrRate, st.rate)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if st.seg == nil {
+		if rate <= 0 {
+			return fail("the first message of a stream needs an %s header", HdrRate)
+		}
+		seg, err := rfstream.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+		if err != nil {
+			return fail("%v", err)
+		}
+		st.seg, st.rate = seg, rate
+	} else if rate != st.rate {
+		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
+	}
+	enc := EncS16
+	if m.Header != nil && m.Header.Get(HdrEncoding) != "" {
+		enc = m.Header.Get(HdrEncoding)
+	}
+	pcm, err := DecodePCM(m.Data, enc)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, seg := range st.seg.Push(pcm) {
+		s.publishSegment(stream, st, seg)
+	}
+	if eos {
+		s.endSegments(stream, st)
+	}
+	return eos
+}
+
+func (s *Stages) endSegments(stream string, st *frontStream) {
+	for _, seg := range st.seg.Flush() {
+		s.publishSegment(stream, st, seg)
+	}
+	m := nats.NewMsg(Subject(s.p.Name, KindVector, stream))
+	m.Header.Set(HdrEOS, "1")
+	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
+	s.nc.PublishMsg(m)
+}
+
+// publishSegment computes a segment's word vector (frontend work) and
+// hands it to the features stage.
+func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Segment) {
+	m := nats.NewMsg(Subject(s.p.Name, KindVector, stream))
+	m.Header.Set(HdrSeq, strconv.Itoa(seg.Seq))
+	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
+	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
+	m.Header.Set(HdrFinal, boolHeader(seg.Final))
+	v, err := s.p.Words.Vector(seg.Audio)
+	if err != nil {
+		m.Header.Set(HdrError, err.Error())
+	} else {
+		m.Data = EncodeF32(v)
+	}
+	st.segments++
+	s.nc.PublishMsg(m)
+}
+
+// scoreVectors maps a batch of word vectors from any streams in one GEMM.
+func (s *Stages) scoreVectors(batch []*nats.Msg) {
+	dim := s.p.Words.Config.Dim()
+	var rows []int
+	for i, m := range batch {
+		if len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
+			rows = append(rows, i)
+		}
+	}
+	var scores blas32.General
+	if len(rows) > 0 {
+		x := linalg.NewGeneral32(len(rows), dim)
+		for j, i := range rows {
+			v, _ := DecodeF32(batch[i].Data)
+			copy(linalg.Row32(x, j), v)
+		}
+		scores = s.p.Words.ScoreRows(x)
+	}
+	j := 0
+	for i, m := range batch {
+		out := nats.NewMsg(Subject(s.p.Name, KindScores, StreamOf(m.Subject)))
+		for k, v := range m.Header {
+			out.Header[k] = v
+		}
+		switch {
+		case j < len(rows) && rows[j] == i:
+			out.Data = EncodeF32(linalg.Row32(scores, j))
+			j++
+		case len(m.Data) > 0 && m.Header.Get(HdrError) == "":
+			out.Header.Set(HdrError, fmt.Sprintf("word vector of %d bytes, the model takes %d values", len(m.Data), dim))
+		}
+		s.nc.PublishMsg(out)
+	}
+}
+
+// decStream is the decoder stage's state for one stream.
+type decStream struct {
+	reorder
+	tr    rfstream.Transcript
+	count int // segments announced by the EOS marker; -1 before it
+	last  time.Time
+}
+
+func (s *Stages) onScores(m *nats.Msg) {
+	stream := StreamOf(m.Subject)
+	s.mu.Lock()
+	st := s.dec[stream]
+	if st == nil {
+		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, tr: rfstream.Transcript{Labels: s.p.Words.Model.Labels}, count: -1}
+		s.dec[stream] = st
+	}
+	st.last = time.Now()
+	s.mu.Unlock()
+	if headerBool(m, HdrEOS) {
+		n, err := headerInt(m, HdrCount, -1)
+		if err != nil || n < 0 {
+			s.errorResult(stream, "end-of-stream marker without a valid %s", HdrCount)
+			return
+		}
+		st.count = n
+	} else {
+		seq, err := headerInt(m, HdrSeq, -1)
+		if err != nil || seq < 0 || !st.add(seq, m) {
+			return
+		}
+	}
+	for {
+		msg, ok := st.take()
+		if !ok {
+			break
+		}
+		seg := rfstream.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
+		scores, err := DecodeF32(msg.Data)
+		switch {
+		case msg.Header.Get(HdrError) != "":
+			s.publishResult(stream, st.tr.Error(seg, errors.New(msg.Header.Get(HdrError))))
+		case err != nil || len(scores) != len(st.tr.Labels):
+			s.publishResult(stream, st.tr.Error(seg, fmt.Errorf("scores of %d bytes for %d labels", len(msg.Data), len(st.tr.Labels))))
+		default:
+			s.publishResult(stream, st.tr.Add(seg, scores))
+		}
+	}
+	if st.count >= 0 && st.next >= st.count {
+		s.publishResult(stream, st.tr.End())
+		s.mu.Lock()
+		delete(s.dec, stream)
+		s.mu.Unlock()
+	}
+}
+
+// TagsMessage is the JSON payload of a tags subject.
+type TagsMessage struct {
+	Seq   int            `json:"seq"`
+	Tags  []rfstream.Tag `json:"tags,omitempty"`
+	Error string         `json:"error,omitempty"`
+}
+
+// tagImages tags a batch of images from any streams with one GEMM.
+func (s *Stages) tagImages(batch []*nats.Msg) {
+	t := s.p.Images
+	dim := t.Map.InDim()
+	x := linalg.NewGeneral32(len(batch), dim)
+	replies := make([]TagsMessage, len(batch))
+	var ok []int
+	for i, m := range batch {
+		seq, err := headerInt(m, HdrSeq, -1)
+		replies[i].Seq = seq
+		if err != nil || seq < 0 {
+			replies[i].Error = fmt.Sprintf("image without a valid %s header", HdrSeq)
+			continue
+		}
+		if len(m.Data) > MaxImageBytes {
+			replies[i].Error = fmt.Sprintf("image of %d bytes exceeds the %d-byte limit", len(m.Data), MaxImageBytes)
+			continue
+		}
+		px, err := decodeImagePayload(m, t.Input.Height, t.Input.Width)
+		if err != nil {
+			replies[i].Error = err.Error()
+			continue
+		}
+		copy(linalg.Row32(x, len(ok)), px)
+		ok = append(ok, i)
+	}
+	if len(ok) > 0 {
+		tags, err := t.TagRows(linalg.Rows32(x, 0, len(ok)), s.p.TopK)
+		for j, i := range ok {
+			if err != nil {
+				replies[i].Error = err.Error()
+			} else {
+				replies[i].Tags = tags[j]
+			}
+		}
+	}
+	s.stats.messages.Add(int64(len(batch)))
+	for i, m := range batch {
+		if replies[i].Error != "" {
+			s.stats.errors.Add(1)
+		}
+		b, _ := json.Marshal(replies[i])
+		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(m.Subject)))
+		out.Data = b
+		out.Header.Set(HdrSeq, strconv.Itoa(replies[i].Seq))
+		s.nc.PublishMsg(out)
+	}
+}
+
+// sweep drops the state of streams that went quiet.
+func (s *Stages) sweep() {
+	defer s.wg.Done()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-tick.C:
+			var idle []string
+			s.mu.Lock()
+			for name, st := range s.front {
+				if now.Sub(st.last) > s.p.IdleTimeout {
+					idle = append(idle, name)
+					delete(s.front, name)
+					s.ended[name] = endedStream{at: now, next: st.next}
+				}
+			}
+			for name, st := range s.dec {
+				if now.Sub(st.last) > s.p.IdleTimeout {
+					delete(s.dec, name)
+				}
+			}
+			for name, e := range s.ended {
+				if now.Sub(e.at) > 10*s.p.IdleTimeout {
+					delete(s.ended, name)
+				}
+			}
+			s.mu.Unlock()
+			for _, name := range idle {
+				s.errorResult(name, "stream idle for %v without end-of-stream; its state was dropped", s.p.IdleTimeout)
+			}
+		}
+	}
+}

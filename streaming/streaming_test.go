@@ -1,0 +1,402 @@
+package streaming
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+var (
+	toyOnce   sync.Once
+	toyWords  *rfstream.WordClassifier
+	toyImages *rfstream.ImageTagger
+	toyErr    error
+)
+
+func toys(t *testing.T) (*rfstream.WordClassifier, *rfstream.ImageTagger) {
+	t.Helper()
+	toyOnce.Do(func() {
+		toyWords, toyErr = toymodels.Words()
+		if toyErr == nil {
+			toyImages, toyErr = toymodels.Images()
+		}
+	})
+	if toyErr != nil {
+		t.Fatal(toyErr)
+	}
+	return toyWords, toyImages
+}
+
+// pipeline starts an embedded server (in-process only, or listening on
+// loopback) with every stage, and returns a client connection.
+func pipeline(t *testing.T, listen bool) (*Embedded, *nats.Conn, *Stages) {
+	t.Helper()
+	words, images := toys(t)
+	srv, err := StartEmbedded(EmbeddedOptions{Listen: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	worker, err := srv.Connect("stages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(worker.Close)
+	st, err := Start(worker, Pipeline{Name: "toy", Words: words, Images: images, TopK: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	client, err := srv.Connect("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return srv, client, st
+}
+
+// inProcess runs the same audio through the in-process recogniser.
+func inProcess(t *testing.T, a *frontend.Audio) []rfstream.Result {
+	t.Helper()
+	words, _ := toys(t)
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(sp.Push(a.Samples), sp.Flush()...)
+}
+
+// sameResults compares result sequences: texts, words, times and flags
+// exactly, confidences to 1e-6. Batched GEMMs of different heights may
+// round the last bits of a score differently, nothing more.
+func sameResults(a, b []rfstream.Result) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Text != y.Text || x.Final != y.Final || x.EOS != y.EOS || x.Error != y.Error || len(x.Words) != len(y.Words) {
+			return false
+		}
+		for j := range x.Words {
+			u, v := x.Words[j], y.Words[j]
+			if u.Word != v.Word || u.Start != v.Start || u.End != v.End || math.Abs(u.Conf-v.Conf) > 1e-6 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func streamAll(t *testing.T, nc *nats.Conn, stream string, a *frontend.Audio, o StreamOptions) []rfstream.Result {
+	t.Helper()
+	var got []rfstream.Result
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := StreamAudio(ctx, nc, "toy", stream, a, o, func(r rfstream.Result) { got = append(got, r) }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestNATSPipelineEqualsInProcess(t *testing.T) {
+	for _, listen := range []bool{false, true} {
+		_, nc, _ := pipeline(t, listen)
+		a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+		want := inProcess(t, a)
+		// f32 carries the samples exactly; chunking must not matter.
+		for _, chunk := range []float64{10, 100, 1000} {
+			got := streamAll(t, nc, "s"+strconv.Itoa(int(chunk)), a, StreamOptions{ChunkMs: chunk, Encoding: EncF32})
+			if !sameResults(got, want) {
+				t.Fatalf("listen=%v chunk %v ms: NATS results\n%+v\nin-process\n%+v", listen, chunk, got, want)
+			}
+		}
+		if last := want[len(want)-1]; last.Text != "up down" || !last.EOS {
+			t.Fatalf("recognised %+v", last)
+		}
+	}
+}
+
+func TestImagesThroughNATSEqualInProcess(t *testing.T) {
+	_, nc, _ := pipeline(t, false)
+	_, tagger := toys(t)
+	raw := make([][]byte, 16)
+	x := linalg.NewGeneral32(16, 64)
+	for i := range raw {
+		px := toymodels.Bars(i%2, i/2)
+		raw[i] = make([]byte, 64)
+		for j, v := range px {
+			raw[i][j] = byte(255 * v)
+			x.Data[i*64+j] = float32(raw[i][j]) / 255
+		}
+	}
+	want, err := tagger.TagRows(x, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := TagImages(context.Background(), nc, "toy", "imgs", raw, true, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i].Error != "" || len(got[i].Tags) != 2 {
+			t.Fatalf("image %d: %+v", i, got[i])
+		}
+		for j, tag := range got[i].Tags {
+			if tag.Label != want[i][j].Label || math.Abs(tag.Score-want[i][j].Score) > 1e-6 {
+				t.Fatalf("image %d: NATS %+v, in-process %+v", i, got[i].Tags, want[i])
+			}
+		}
+		if wantLabel := []string{"horizontal", "vertical"}[i%2]; got[i].Tags[0].Label != wantLabel {
+			t.Fatalf("image %d tagged %q, want %q", i, got[i].Tags[0].Label, wantLabel)
+		}
+	}
+}
+
+// publish sends one raw PCM message.
+func publish(t *testing.T, nc *nats.Conn, stream string, seq int, data []byte, hdr map[string]string) {
+	t.Helper()
+	m := nats.NewMsg(Subject("toy", KindPCM, stream))
+	m.Data = data
+	if seq >= 0 {
+		m.Header.Set(HdrSeq, strconv.Itoa(seq))
+	}
+	for k, v := range hdr {
+		m.Header.Set(k, v)
+	}
+	if err := nc.PublishMsg(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collect gathers results of a stream until one has EOS or the timeout.
+func collect(t *testing.T, ch chan *nats.Msg, timeout time.Duration) []rfstream.Result {
+	t.Helper()
+	var out []rfstream.Result
+	deadline := time.After(timeout)
+	for {
+		select {
+		case m := <-ch:
+			var r rfstream.Result
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+			if r.EOS {
+				return out
+			}
+		case <-deadline:
+			return out
+		}
+	}
+}
+
+func TestOutOfOrderAndDuplicateMessagesGiveTheSameResult(t *testing.T) {
+	_, nc, st := pipeline(t, false)
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	want := inProcess(t, a)
+	var chunks [][]byte
+	for off := 0; off < len(a.Samples); off += 800 {
+		b, _ := EncodePCM(a.Samples[off:min(off+800, len(a.Samples))], EncF32)
+		chunks = append(chunks, b)
+	}
+	ch := make(chan *nats.Msg, 64)
+	sub, _ := nc.ChanSubscribe(Subject("toy", KindResult, "shuffled"), ch)
+	defer sub.Unsubscribe()
+	nc.Flush()
+	// Publish in pairs swapped, every message twice.
+	order := []int{}
+	for i := 0; i < len(chunks); i += 2 {
+		if i+1 < len(chunks) {
+			order = append(order, i+1)
+		}
+		order = append(order, i)
+	}
+	for _, i := range order {
+		for rep := 0; rep < 2; rep++ {
+			hdr := map[string]string{HdrRate: "8000", HdrEncoding: EncF32}
+			if i == len(chunks)-1 {
+				hdr[HdrEOS] = "1"
+			}
+			publish(t, nc, "shuffled", i, chunks[i], hdr)
+		}
+	}
+	got := collect(t, ch, 10*time.Second)
+	if !sameResults(got, want) {
+		t.Fatalf("reordered stream gave\n%+v\nwant\n%+v", got, want)
+	}
+	if d := st.Stats().Duplicates; d != int64(len(chunks)) {
+		t.Fatalf("%d duplicates counted, sent %d", d, len(chunks))
+	}
+}
+
+func TestBadMessagesGetErrorResultsAndOthersAreServed(t *testing.T) {
+	_, nc, st := pipeline(t, false)
+	ch := make(chan *nats.Msg, 64)
+	sub, _ := nc.ChanSubscribe(Subject("toy", KindResult, "*"), ch)
+	defer sub.Unsubscribe()
+	nc.Flush()
+	expectError := func(stream, want string) {
+		t.Helper()
+		select {
+		case m := <-ch:
+			var r rfstream.Result
+			json.Unmarshal(m.Data, &r)
+			if StreamOf(m.Subject) != stream || !strings.Contains(r.Error, want) {
+				t.Fatalf("result on %s: %+v, want an error mentioning %q on %s", m.Subject, r, want, stream)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no error result for %s (%q)", stream, want)
+		}
+	}
+	publish(t, nc, "noseq", -1, []byte{0, 0}, map[string]string{HdrRate: "8000"})
+	expectError("noseq", HdrSeq)
+	publish(t, nc, "norate", 0, []byte{0, 0}, nil)
+	expectError("norate", HdrRate)
+	publish(t, nc, "big", 0, make([]byte, MaxChunkBytes+2), map[string]string{HdrRate: "8000"})
+	expectError("big", "exceeds")
+	publish(t, nc, "enc", 0, []byte{0, 0}, map[string]string{HdrRate: "8000", HdrEncoding: "mp3"})
+	expectError("enc", "unknown PCM encoding")
+	nan, _ := EncodePCM([]float32{0}, EncF32)
+	nan[3] = 0x7f
+	nan[2] = 0xc0
+	publish(t, nc, "nan", 0, nan, map[string]string{HdrRate: "8000", HdrEncoding: EncF32})
+	expectError("nan", "NaN")
+	publish(t, nc, "rate", 0, []byte{0, 0}, map[string]string{HdrRate: "12"})
+	expectError("rate", "rate")
+	// A stream that ended refuses more audio.
+	publish(t, nc, "ended", 0, []byte{0, 0}, map[string]string{HdrRate: "8000", HdrEOS: "1"})
+	if r := collect(t, ch, 5*time.Second); len(r) != 1 || !r[0].EOS {
+		t.Fatalf("short stream results %+v", r)
+	}
+	publish(t, nc, "ended", 1, []byte{0, 0}, nil)
+	expectError("ended", "already ended")
+	// After all that, a good stream is still recognised.
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	sub.Unsubscribe()
+	got := streamAll(t, nc, "good", a, StreamOptions{Encoding: EncF32})
+	if last := got[len(got)-1]; last.Text != "up down" {
+		t.Fatalf("good stream after bad ones: %+v", last)
+	}
+	if st.Stats().Errors < 7 {
+		t.Fatalf("stats count %d errors, want ≥ 7", st.Stats().Errors)
+	}
+}
+
+func TestLostMessagesAreReportedAndSkipped(t *testing.T) {
+	words, images := toys(t)
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, _ := srv.Connect("all")
+	defer nc.Close()
+	st, err := Start(nc, Pipeline{Name: "toy", Words: words, Images: images, Window: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ch := make(chan *nats.Msg, 64)
+	sub, _ := nc.ChanSubscribe(Subject("toy", KindResult, "gap"), ch)
+	defer sub.Unsubscribe()
+	zero := make([]byte, 160)
+	publish(t, nc, "gap", 0, zero, map[string]string{HdrRate: "8000"})
+	for seq := 2; seq <= 7; seq++ { // message 1 never comes
+		hdr := map[string]string{}
+		if seq == 7 {
+			hdr[HdrEOS] = "1"
+		}
+		publish(t, nc, "gap", seq, zero, hdr)
+	}
+	res := collect(t, ch, 5*time.Second)
+	if len(res) < 2 || !strings.Contains(res[0].Error, "1..1 never arrived") || !res[len(res)-1].EOS {
+		t.Fatalf("results %+v", res)
+	}
+	if st.Stats().Lost != 1 {
+		t.Fatalf("lost %d, want 1", st.Stats().Lost)
+	}
+}
+
+func TestFeatureWorkersScaleOut(t *testing.T) {
+	words, _ := toys(t)
+	srv, err := StartEmbedded(EmbeddedOptions{Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// One process runs the stateful stages, three others the features stage.
+	conns := make([]*nats.Conn, 5)
+	for i := range conns {
+		if conns[i], err = srv.Connect("c" + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+		defer conns[i].Close()
+	}
+	p := Pipeline{Name: "toy", Words: words}
+	for i, stages := range [][]string{{StageFrontend, StageDecoder}, {StageFeatures}, {StageFeatures}, {StageFeatures}} {
+		st, err := Start(conns[i], p, stages...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	want := inProcess(t, a)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			var got []rfstream.Result
+			_, err := StreamAudio(context.Background(), conns[4], "toy", "par"+strconv.Itoa(i), a, StreamOptions{Encoding: EncF32, ChunkMs: 50},
+				func(r rfstream.Result) { got = append(got, r) })
+			if err != nil || !sameResults(got, want) {
+				errs <- "stream " + strconv.Itoa(i) + " differs"
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestCodecRoundTrip(t *testing.T) {
+	x := []float32{0, 0.5, -0.5, 0.999, -1}
+	for _, enc := range []string{EncS16, EncF32} {
+		b, err := EncodePCM(x, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := DecodePCM(b, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range x {
+			if d := x[i] - y[i]; d > 1.0/32768 || d < -1.0/32768 {
+				t.Fatalf("%s sample %d: %v → %v", enc, i, x[i], y[i])
+			}
+		}
+	}
+	if _, err := DecodePCM([]byte{1, 2, 3}, EncS16); err == nil {
+		t.Fatal("odd s16 payload accepted")
+	}
+	if err := CheckName("stream", "a.b"); err == nil {
+		t.Fatal("dotted stream name accepted")
+	}
+}

@@ -1,0 +1,58 @@
+// Package streaming runs rfstream's stages as NATS subscribers linked by
+// subjects, so a recogniser can live in one process around an embedded
+// server or be spread over a NATS cluster. docs/streaming.md is the
+// protocol a client in any language follows.
+package streaming
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Version is the protocol version in every subject.
+const Version = "v1"
+
+// Kinds of subject, in pipeline order for audio (pcm → vector → scores →
+// result) and for images (image → tags).
+const (
+	KindPCM    = "pcm"
+	KindVector = "vector"
+	KindScores = "scores"
+	KindResult = "result"
+	KindImage  = "image"
+	KindTags   = "tags"
+)
+
+// Header names.
+const (
+	HdrSeq      = "Rfs-Seq"      // message sequence number within a stream, from 0
+	HdrRate     = "Rfs-Rate"     // PCM sample rate, Hz
+	HdrEncoding = "Rfs-Encoding" // PCM encoding: s16le or f32le
+	HdrEOS      = "Rfs-Eos"      // "1" on a stream's last message
+	HdrStart    = "Rfs-Start"    // segment start, seconds
+	HdrEnd      = "Rfs-End"      // segment end, seconds
+	HdrFinal    = "Rfs-Final"    // "1" for a closed word, "0" for a partial
+	HdrCount    = "Rfs-Count"    // on an EOS marker: how many segments came before
+	HdrError    = "Rfs-Error"    // a stage's error about this segment
+)
+
+// Subject returns rfs.v1.<pipeline>.<kind>.<stream>.
+func Subject(pipeline, kind, stream string) string {
+	return "rfs." + Version + "." + pipeline + "." + kind + "." + stream
+}
+
+// Wildcard subscribes to one kind for every stream of a pipeline.
+func Wildcard(pipeline, kind string) string { return Subject(pipeline, kind, "*") }
+
+// StreamOf returns the stream token of a subject built by Subject.
+func StreamOf(subject string) string {
+	return subject[strings.LastIndexByte(subject, '.')+1:]
+}
+
+// CheckName rejects pipeline and stream names that are not one NATS token.
+func CheckName(what, name string) error {
+	if name == "" || len(name) > 128 || strings.ContainsAny(name, ".*> \t\r\n") {
+		return fmt.Errorf("streaming: %s name %q must be 1-128 characters without '.', '*', '>' or spaces", what, name)
+	}
+	return nil
+}

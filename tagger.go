@@ -1,0 +1,107 @@
+package rfstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// TaskImages is the Model.Task of image models.
+const TaskImages = "images"
+
+// ImageInput is the input configuration of an image model.
+type ImageInput struct {
+	Height    int    `json:"height"`
+	Width     int    `json:"width"`
+	Scale     string `json:"scale"`     // "byte/255": pixels in [0, 1]
+	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
+}
+
+// Tag is one label with its confidence.
+type Tag struct {
+	Label string  `json:"label"`
+	Score float64 `json:"score"`
+}
+
+// ImageTagger gives the top-k labels of images with an image model.
+type ImageTagger struct {
+	Model *Model
+	Input ImageInput
+	Map   features.Map
+}
+
+// NewImageTagger prepares an image model for tagging.
+func NewImageTagger(m *Model) (*ImageTagger, error) {
+	if m.Task != TaskImages {
+		return nil, fmt.Errorf("rfstream: model task %q is not %q", m.Task, TaskImages)
+	}
+	var in ImageInput
+	if err := json.Unmarshal(m.Input, &in); err != nil {
+		return nil, fmt.Errorf("rfstream: image model input: %w", err)
+	}
+	fm, err := m.FeatureMap()
+	if err != nil {
+		return nil, err
+	}
+	if in.Height*in.Width != fm.InDim() || m.RLS == nil {
+		return nil, fmt.Errorf("rfstream: image model of %dx%d pixels for a %d-input map", in.Height, in.Width, fm.InDim())
+	}
+	return &ImageTagger{Model: m, Input: in, Map: fm}, nil
+}
+
+// TagRows tags a batch of images given as rows of pixels in [0, 1]; rows
+// are normalised in place as the model was trained.
+func (t *ImageTagger) TagRows(x blas32.General, k int) ([][]Tag, error) {
+	if x.Cols != t.Map.InDim() {
+		return nil, fmt.Errorf("rfstream: images of %d pixels for a model of %d", x.Cols, t.Map.InDim())
+	}
+	if t.Input.Normalize == "unit" {
+		if err := frontend.NormalizeRows(x); err != nil {
+			return nil, err
+		}
+	}
+	z := linalg.NewGeneral32(x.Rows, t.Map.OutDim())
+	t.Map.Apply(z, x)
+	s := linalg.NewGeneral32(x.Rows, t.Model.RLS.Classes)
+	t.Model.RLS.Scores(s, z)
+	out := make([][]Tag, x.Rows)
+	for i := range out {
+		out[i] = TopK(linalg.Row32(s, i), t.Model.Labels, k)
+	}
+	return out, nil
+}
+
+// TagImage decodes an encoded image (PNG, JPEG, GIF, PGM) and tags it.
+func (t *ImageTagger) TagImage(b []byte, k int) ([]Tag, error) {
+	px, err := frontend.DecodeImage(b, t.Input.Height, t.Input.Width)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := t.TagRows(blas32.General{Rows: 1, Cols: len(px), Stride: len(px), Data: px}, k)
+	if err != nil {
+		return nil, err
+	}
+	return tags[0], nil
+}
+
+// TopK returns the k best labels of one score row with confidences that
+// sum to at most one (see Confidence).
+func TopK(scores []float32, labels []string, k int) []Tag {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	k = min(max(k, 1), len(idx))
+	tags := make([]Tag, k)
+	for i := 0; i < k; i++ {
+		tags[i] = Tag{Label: labels[idx[i]], Score: Confidence(scores, idx[i])}
+	}
+	return tags
+}

@@ -1,0 +1,128 @@
+package rfstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// TaskWords is the Model.Task of isolated-word models: one fixed-size
+// vector per recording (frontend.WordVector), one label per word.
+const TaskWords = "words"
+
+// NewWordModel bundles a trained isolated-word recogniser.
+func NewWordModel(wc frontend.WordConfig, m features.Map, rls *classifier.RLS, labels []string) *Model {
+	in, _ := json.Marshal(wc)
+	return &Model{Task: TaskWords, Labels: labels, Input: in, Map: m.Recipe(), RLS: rls}
+}
+
+// WordConfig returns the word representation an isolated-word model
+// was trained on.
+func (m *Model) WordConfig() (frontend.WordConfig, error) {
+	var wc frontend.WordConfig
+	if m.Task != TaskWords {
+		return wc, fmt.Errorf("rfstream: model task %q is not %q", m.Task, TaskWords)
+	}
+	if err := json.Unmarshal(m.Input, &wc); err != nil {
+		return wc, fmt.Errorf("rfstream: word model input: %w", err)
+	}
+	if err := wc.Audio.Validate(); err != nil {
+		return wc, err
+	}
+	return wc, nil
+}
+
+// WordClassifier scores whole-word recordings with a word model.
+type WordClassifier struct {
+	Model  *Model
+	Config frontend.WordConfig
+	Map    features.Map
+}
+
+// NewWordClassifier prepares a word model for use.
+func NewWordClassifier(m *Model) (*WordClassifier, error) {
+	wc, err := m.WordConfig()
+	if err != nil {
+		return nil, err
+	}
+	fm, err := m.FeatureMap()
+	if err != nil {
+		return nil, err
+	}
+	if fm.InDim() != wc.Dim() {
+		return nil, fmt.Errorf("rfstream: word model's map takes %d inputs, its word vectors have %d", fm.InDim(), wc.Dim())
+	}
+	if m.RLS == nil {
+		return nil, fmt.Errorf("rfstream: word model has no read-out")
+	}
+	return &WordClassifier{Model: m, Config: wc, Map: fm}, nil
+}
+
+// Hypothesis is a recognised word with a confidence in [0, 1].
+type Hypothesis struct {
+	Label string  `json:"label"`
+	Conf  float64 `json:"conf"`
+}
+
+// Vector computes the word vector of a recording at any rate: the
+// frontend half of classification.
+func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
+	if a.Rate != c.Config.Audio.SampleRate {
+		var err error
+		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
+			return nil, err
+		}
+	}
+	return frontend.WordVector(c.Config, a.Samples)
+}
+
+// ScoreRows maps word vectors (rows) and returns their class scores: the
+// map-and-read-out half, batched.
+func (c *WordClassifier) ScoreRows(x blas32.General) blas32.General {
+	z := linalg.NewGeneral32(x.Rows, c.Map.OutDim())
+	c.Map.Apply(z, x)
+	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
+	c.Model.RLS.Scores(s, z)
+	return s
+}
+
+// Score returns the class scores of one word vector.
+func (c *WordClassifier) Score(v []float32) []float32 {
+	return c.ScoreRows(blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}).Data
+}
+
+// Classify recognises one word from samples at any rate.
+func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, error) {
+	v, err := c.Vector(a)
+	if err != nil {
+		return Hypothesis{}, nil, err
+	}
+	s := c.Score(v)
+	best := 0
+	for i, x := range s {
+		if x > s[best] {
+			best = i
+		}
+	}
+	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s, best)}, s, nil
+}
+
+// Confidence turns one row of one-vs-rest RLS scores into a number in
+// [0, 1]: a softmax over the scores at a temperature that makes a margin of
+// one target unit (the ±1 coding) worth a factor e⁴. It ranks hypotheses; it
+// is not a calibrated probability.
+func Confidence(scores []float32, best int) float64 {
+	const temp = 0.25
+	var sum float64
+	for _, s := range scores {
+		sum += math.Exp((float64(s) - float64(scores[best])) / temp)
+	}
+	return 1 / sum
+}
