@@ -167,6 +167,28 @@ func TestFitRLSChoosesLambdaAndLearns(t *testing.T) {
 	if e := classifier.ErrorRate(r.Predict(z), labels); e > 0.01 {
 		t.Fatalf("training error %.3f on separable clusters", e)
 	}
+	// Streaming prediction equals prediction from the whole feature matrix.
+	pz, ps := r.Predict(z), Predict(mp, r, x, 333)
+	for i := range pz {
+		if pz[i] != ps[i] {
+			t.Fatalf("row %d: streamed prediction %d, one-shot %d", i, ps[i], pz[i])
+		}
+	}
+	// The final model is the one-shot solve on every row (held-out rows
+	// included exactly once) at the reported λ.
+	acc := classifier.NewRLSAccumulator(64, 3)
+	if err := acc.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	d, err := acc.Solve(rep.Lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.W.Data {
+		if math.Abs(float64(d.W.Data[i]-r.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
+			t.Fatalf("weight %d: fit %v, one-shot on all rows %v", i, r.W.Data[i], d.W.Data[i])
+		}
+	}
 }
 
 func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -27,7 +28,8 @@ type RLSAccumulator struct {
 	gram         []float64 // dim×dim, upper triangle valid
 	zty          []float64 // dim×classes
 	block        []float32 // dim×dim SYRK scratch
-	solve        []float64 // dim×dim factorisation scratch, reused by Solve
+	y            []float32 // block rows × classes: ±1 targets
+	ztyBlock     []float32 // dim×classes: one block's ZᵀY
 }
 
 // NewRLSAccumulator returns an empty accumulator for dim features and
@@ -55,6 +57,18 @@ func (a *RLSAccumulator) Classes() int { return a.classes }
 // ErrNonFinite reports a NaN or infinite feature.
 var ErrNonFinite = errors.New("classifier: feature matrix has a NaN or infinite value")
 
+// nonFiniteError names the first row of z whose feature col is NaN or
+// infinite, or says the column overflowed when every value is finite.
+func nonFiniteError(z blas32.General, col int) error {
+	for i := 0; i < z.Rows; i++ {
+		v := float64(z.Data[i*z.Stride+col])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w (row %d, feature %d = %v)", ErrNonFinite, i, col, v)
+		}
+	}
+	return fmt.Errorf("%w: feature %d overflows float32 when squared", ErrNonFinite, col)
+}
+
 // Add accumulates the rows of z with their labels. Nothing is added when it
 // returns an error.
 func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
@@ -66,22 +80,6 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 			return fmt.Errorf("classifier: label %d of row %d outside 0..%d", l, i, a.classes-1)
 		}
 	}
-	colSum := make([]float64, a.dim)
-	classSum := make([]float64, a.dim*a.classes) // per class, sum of its rows
-	for i := 0; i < z.Rows; i++ {
-		row := z.Data[i*z.Stride : i*z.Stride+a.dim]
-		cs := classSum[labels[i]*a.dim : (labels[i]+1)*a.dim]
-		for k, v := range row {
-			f := float64(v)
-			colSum[k] += f
-			cs[k] += f
-		}
-	}
-	for _, s := range colSum {
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return ErrNonFinite
-		}
-	}
 	if z.Rows == 0 {
 		return nil
 	}
@@ -90,17 +88,36 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 	}
 	c := blas32.Symmetric{Uplo: blas.Upper, N: a.dim, Stride: a.dim, Data: a.block}
 	blas32.Syrk(blas.Trans, 1, z, 0, c)
+	// The diagonal of the block Gram is Σ z², which is NaN or infinite
+	// exactly when some feature is (or when one is too large to square in
+	// float32): the check costs dim reads instead of a pass over z.
+	for i := 0; i < a.dim; i++ {
+		if d := float64(a.block[i*a.dim+i]); math.IsNaN(d) || math.IsInf(d, 0) {
+			return nonFiniteError(z, i)
+		}
+	}
+	// ZᵀY by one small GEMM against the ±1 targets of this block.
+	if cap(a.y) < z.Rows*a.classes {
+		a.y = make([]float32, z.Rows*a.classes)
+		a.ztyBlock = make([]float32, a.dim*a.classes)
+	}
+	y := blas32.General{Rows: z.Rows, Cols: a.classes, Stride: a.classes, Data: a.y[:z.Rows*a.classes]}
+	for i := range y.Data {
+		y.Data[i] = -1
+	}
+	for i, l := range labels {
+		y.Data[i*a.classes+l] = 1
+	}
+	zty := blas32.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: a.ztyBlock}
+	blas32.Gemm(blas.Trans, blas.NoTrans, 1, z, y, 0, zty)
+	for i, v := range zty.Data {
+		a.zty[i] += float64(v)
+	}
 	for i := 0; i < a.dim; i++ {
 		g := a.gram[i*a.dim+i : (i+1)*a.dim]
 		b := a.block[i*a.dim+i : (i+1)*a.dim]
 		for j := range g {
 			g[j] += float64(b[j])
-		}
-	}
-	// Σ z·y_c = Σ_{label c} z − Σ_{others} z = 2·classSum_c − colSum.
-	for k := 0; k < a.dim; k++ {
-		for c := 0; c < a.classes; c++ {
-			a.zty[k*a.classes+c] += 2*classSum[c*a.dim+k] - colSum[k]
 		}
 	}
 	a.n += z.Rows
@@ -146,8 +163,13 @@ func (a *RLSAccumulator) MeanDiagonal() float64 {
 	return s / float64(a.dim)
 }
 
-// Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY. It is not safe to
-// call concurrently on one accumulator.
+// Solve returns the RLS weights α = (ZᵀZ + λI)⁻¹ ZᵀY.
+//
+// The Gram lives in the upper triangle; Solve factors ZᵀZ + λI in the
+// unused lower triangle instead of in a copy, which saves a dim×dim float64
+// matrix (800 MB at dim = 10000) and leaves the accumulator ready for the
+// next λ or more rows. So Solve is not safe to call concurrently with Add,
+// Merge or another Solve on the same accumulator.
 func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if a.n == 0 {
 		return nil, errors.New("classifier: no training rows")
@@ -155,27 +177,48 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 	if !(lambda >= 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("classifier: λ = %v", lambda)
 	}
-	// One scratch matrix serves every Solve: a λ search at m = 10⁴ would
-	// otherwise leave several 800 MB copies for the collector.
-	if a.solve == nil {
-		a.solve = make([]float64, len(a.gram))
+	n := a.dim
+	diag := make([]float64, n)
+	for i := range diag {
+		diag[i] = a.gram[i*n+i]
 	}
-	g := blas64.General{Rows: a.dim, Cols: a.dim, Stride: a.dim, Data: a.solve}
-	copy(g.Data, a.gram)
-	for i := 0; i < a.dim; i++ {
-		g.Data[i*a.dim+i] += lambda
+	defer func() { // the factor overwrote the diagonal: put ZᵀZ's back
+		for i, v := range diag {
+			a.gram[i*n+i] = v
+		}
+	}()
+	mirrorUpperToLower(a.gram, n)
+	for i := 0; i < n; i++ {
+		a.gram[i*n+i] += lambda
 	}
-	b := blas64.General{Rows: a.dim, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
+	b := blas64.General{Rows: n, Cols: a.classes, Stride: a.classes, Data: make([]float64, len(a.zty))}
 	copy(b.Data, a.zty)
 	a.block = nil // the SYRK scratch is only needed while adding
-	if err := linalg.CholeskySolve(g, b); err != nil {
-		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, err)
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: a.gram}); !ok {
+		return nil, fmt.Errorf("classifier: RLS with λ=%g: %w (increase λ)", lambda, linalg.ErrNotPositiveDefinite)
 	}
-	w := linalg.NewGeneral32(a.dim, a.classes)
+	lapack64.Potrs(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: a.gram}, b)
+	w := linalg.NewGeneral32(n, a.classes)
 	for i, v := range b.Data {
 		w.Data[i] = float32(v)
 	}
-	return &RLS{Dim: a.dim, Classes: a.classes, Lambda: lambda, W: w}, nil
+	return &RLS{Dim: n, Classes: a.classes, Lambda: lambda, W: w}, nil
+}
+
+// mirrorUpperToLower copies the strict upper triangle of the n×n row-major
+// matrix g onto its strict lower triangle, in tiles so that both the rows
+// read and the columns written stay in cache.
+func mirrorUpperToLower(g []float64, n int) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := j0; j < min(j0+tile, i); j++ {
+					g[i*n+j] = g[j*n+i]
+				}
+			}
+		}
+	}
 }
 
 // RLS is a trained one-vs-rest linear read-out: scores = z·W.

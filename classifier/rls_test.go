@@ -1,11 +1,14 @@
 package classifier
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -120,9 +123,21 @@ func TestBlockwiseGramEqualsOneShot(t *testing.T) {
 			}
 		}
 	}
-	for i := range one.zty {
-		if math.Abs(one.zty[i]-blocks.zty[i]) > 1e-9*float64(n) {
-			t.Fatalf("ZᵀY differs at %d", i)
+	// ZᵀY against the definition with ±1 targets.
+	for k := 0; k < d; k++ {
+		for c := 0; c < 3; c++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				y := -1.0
+				if labels[i] == c {
+					y = 1
+				}
+				s += float64(z.Data[i*d+k]) * y
+			}
+			a, b := one.zty[k*3+c], blocks.zty[k*3+c]
+			if math.Abs(a-s) > 1e-5*float64(n) || math.Abs(b-s) > 1e-5*float64(n) {
+				t.Fatalf("ZᵀY(%d,%d): one-shot %v, blocks %v, exact %v", k, c, a, b, s)
+			}
 		}
 	}
 	// Merging two halves equals accumulating the whole.
@@ -146,8 +161,16 @@ func TestBlockwiseGramEqualsOneShot(t *testing.T) {
 func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	acc := NewRLSAccumulator(2, 2)
 	z := blas32.General{Rows: 2, Cols: 2, Stride: 2, Data: []float32{1, 2, float32(math.NaN()), 0}}
-	if err := acc.Add(z, []int{0, 1}); err == nil {
-		t.Fatal("NaN accepted")
+	if err := acc.Add(z, []int{0, 1}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1, feature 0") {
+		t.Fatalf("NaN: error %v, want ErrNonFinite naming row 1, feature 0", err)
+	}
+	inf := blas32.General{Rows: 2, Cols: 2, Stride: 2, Data: []float32{1, float32(math.Inf(-1)), 0, 0}}
+	if err := acc.Add(inf, []int{0, 1}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 0, feature 1") {
+		t.Fatalf("-Inf: error %v, want ErrNonFinite naming row 0, feature 1", err)
+	}
+	huge := blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1e30, 1}}
+	if err := acc.Add(huge, []int{0}); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "overflows") {
+		t.Fatalf("1e30: error %v, want an overflow error", err)
 	}
 	if err := acc.Add(blas32.General{Rows: 1, Cols: 2, Stride: 2, Data: []float32{1, 1}}, []int{2}); err == nil {
 		t.Fatal("label out of range accepted")
@@ -158,6 +181,11 @@ func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	if acc.N() != 0 {
 		t.Fatalf("failed adds left %d rows", acc.N())
 	}
+	for i, v := range append(acc.gram, acc.zty...) {
+		if v != 0 {
+			t.Fatalf("failed adds changed the statistics (entry %d = %v)", i, v)
+		}
+	}
 	if _, err := acc.Solve(1); err == nil {
 		t.Fatal("solve with no rows succeeded")
 	}
@@ -167,5 +195,73 @@ func TestBadInputIsAnErrorAndAddsNothing(t *testing.T) {
 	}
 	if _, err := acc.Solve(math.NaN()); err == nil {
 		t.Fatal("NaN λ accepted")
+	}
+}
+
+// TestSolveLeavesStatisticsIntact: Solve factors in the Gram's spare lower
+// triangle, so after any number of solves (including a failed one) the
+// Gram is unchanged bit for bit, and each solve equals a solve of a fresh
+// copy of ZᵀZ + λI by linalg.CholeskySolve.
+func TestSolveLeavesStatisticsIntact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n, d, c = 400, 130, 4 // d spans several 64-wide tiles, not a multiple
+	z := gaussianRows(n, d, r)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = r.IntN(c)
+	}
+	acc := NewRLSAccumulator(d, c)
+	if err := acc.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	before := acc.Gram()
+	check := func(lambda float64) {
+		t.Helper()
+		got, err := acc.Solve(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := acc.Gram()
+		for i := range g.Data {
+			if g.Data[i] != before.Data[i] {
+				t.Fatalf("λ=%g: Gram entry %d changed from %v to %v", lambda, i, before.Data[i], g.Data[i])
+			}
+		}
+		for i := 0; i < d; i++ {
+			g.Data[i*d+i] += lambda
+		}
+		b := blas64.General{Rows: d, Cols: c, Stride: c, Data: append([]float64(nil), acc.zty...)}
+		if err := linalg.CholeskySolve(g, b); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range b.Data {
+			if math.Abs(float64(got.W.Data[i])-v) > 1e-5*(1+math.Abs(v)) {
+				t.Fatalf("λ=%g: W[%d] = %v, reference %v", lambda, i, got.W.Data[i], v)
+			}
+		}
+	}
+	check(1)
+	check(1e-3)
+	if _, err := acc.Solve(-0.0); err != nil { // n > d: ZᵀZ itself is positive definite
+		t.Fatalf("λ=0 on a full-rank Gram: %v", err)
+	}
+	check(10)
+
+	// A rank-deficient Gram fails to factor with λ=0; the statistics survive.
+	small := NewRLSAccumulator(d, c)
+	if err := small.Add(linalg.Rows32(z, 0, 10), labels[:10]); err != nil {
+		t.Fatal(err)
+	}
+	g0 := small.Gram()
+	if _, err := small.Solve(0); !errors.Is(err, linalg.ErrNotPositiveDefinite) {
+		t.Fatalf("rank-10 Gram with λ=0: error %v", err)
+	}
+	for i, v := range small.Gram().Data {
+		if v != g0.Data[i] {
+			t.Fatalf("failed Solve changed Gram entry %d", i)
+		}
+	}
+	if _, err := small.Solve(1); err != nil {
+		t.Fatalf("solve after a failed one: %v", err)
 	}
 }

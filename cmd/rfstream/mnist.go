@@ -208,9 +208,8 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	}
 	if test != nil {
 		start = time.Now()
-		z := rfstream.Features(fm, test.X, 0)
+		run.pred = rfstream.Predict(fm, rls, test.X, 0)
 		sec := time.Since(start).Seconds()
-		run.pred = rls.Predict(z)
 		run.result.TestN = test.N
 		run.result.TestError = classifier.ErrorRate(run.pred, test.Labels)
 		if sec > 0 {
@@ -340,9 +339,8 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 		return nil, fmt.Errorf("model expects %d pixels, test images have %d", fm.InDim(), test.X.Cols)
 	}
 	start := time.Now()
-	z := rfstream.Features(fm, test.X, 0)
+	pred := rfstream.Predict(fm, model.RLS, test.X, 0)
 	sec := time.Since(start).Seconds()
-	pred := model.RLS.Predict(z)
 	return &mnistRun{model: model, test: test, pred: pred, result: evalResult{
 		Task: "mnist", Map: model.Map.Kind, M: fm.OutDim(), Seed: model.Map.Seed, Lambda: model.RLS.Lambda,
 		TestN: test.N, TestError: classifier.ErrorRate(pred, test.Labels),
