@@ -1,0 +1,356 @@
+// Package invariant implements group-invariant random features by CDF
+// pooling (Mroueh, Voinea and Poggio, "Learning with group invariant
+// features: a kernel perspective"): the empirical distribution of an input's
+// projections onto the group-transformed copies g_i·t_j of m random
+// templates, read at 2n+1 thresholds.
+//
+// The transformed templates are computed once, when the map is built; an
+// input is never transformed. A batch of inputs is projected onto all m·|G|
+// stored templates in one matrix product, and each template's |G|
+// projections are then counted into n-bin histograms whose running sums are
+// the features.
+//
+// In expectation over templates the inner product of two feature vectors is
+// the group-invariant kernel K_s(x, z) ≈ s − d_G(x, z), where d_G is the mean
+// distance between the orbits of x and z divided by √(2πd) (Theorem 1); the
+// discrete thresholds add s/(2n) on average. HaarGram computes the exact
+// Haar-integration kernel for finite groups as a reference.
+package invariant
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
+)
+
+// Kind is the recipe kind of the invariant map.
+const Kind = "invariant"
+
+// Template sources.
+const (
+	Gaussian = "gaussian" // N(0, I/d), rejected unless ‖t‖² < 1+ε
+	Sphere   = "sphere"   // uniform on the unit sphere
+	Data     = "data"     // rows of training data (stored in the recipe)
+)
+
+// Params are the recipe parameters of the invariant map.
+type Params struct {
+	// M is the number of templates.
+	M int `json:"m"`
+	// N is the number of bins on each side of zero: the thresholds are
+	// s·k/n for k = −n … n.
+	N int `json:"n"`
+	// G is the number of group elements sampled from the Haar measure (or
+	// the local subset); 0 uses every element of a finite group.
+	G int `json:"g"`
+	// Group is the group acting on the templates.
+	Group transforms.Spec `json:"group"`
+	// Templates is the template source: gaussian (default), sphere or data.
+	Templates string `json:"templates,omitempty"`
+	// Epsilon is the rejection bound of Gaussian templates and sets the
+	// default threshold range s = 1+ε (default 0.5).
+	Epsilon float64 `json:"epsilon,omitempty"`
+	// S is the threshold range [−s, s]; 0 means 1+ε, right for unit inputs.
+	// Inputs of norm up to R need R(1+ε).
+	S float64 `json:"s,omitempty"`
+	// GridBits, when positive, rounds template entries to multiples of
+	// 2^−GridBits. Projections of inputs with few small-integer entries
+	// (one-hot sequences) are then exact in float32 whatever the summation
+	// order, so a finite group used whole gives bit-identical features on
+	// every point of an orbit.
+	GridBits int `json:"grid_bits,omitempty"`
+	// TemplateData holds data templates (m rows of In float32, little
+	// endian), since they cannot be regenerated from the seed.
+	TemplateData []byte `json:"template_data,omitempty"`
+	// Sources records the training rows the data templates came from.
+	Sources []int `json:"sources,omitempty"`
+}
+
+// Map is the CDF-pooled group-invariant feature map. It is safe for
+// concurrent use.
+type Map struct {
+	in    int
+	seed  uint64
+	p     Params
+	group transforms.Group
+	elems []transforms.Element
+	s     float64
+	// t holds the transformed templates, template-major: row j·|G|+i is
+	// g_i·t_j, so one template's projections are contiguous.
+	t blas32.General
+}
+
+func init() {
+	features.Register(Kind, func(r features.Recipe) (features.Map, error) {
+		var p Params
+		if err := features.UnmarshalParams(r, &p); err != nil {
+			return nil, err
+		}
+		return New(r.In, p, r.Seed)
+	})
+}
+
+// New builds the map: templates from stream 0 of seed, group elements from
+// stream 1. Data templates must already be in p.TemplateData (see
+// NewFromData).
+func New(in int, p Params, seed uint64) (*Map, error) {
+	if p.Templates == "" {
+		p.Templates = Gaussian
+	}
+	if p.Epsilon == 0 {
+		p.Epsilon = 0.5
+	}
+	if in < 1 || p.M < 1 || p.N < 1 || p.G < 0 || !(p.Epsilon > 0) || !(p.S >= 0) || math.IsInf(p.S, 0) || p.GridBits < 0 || p.GridBits > 30 {
+		return nil, fmt.Errorf("invariant: need in, m, n ≥ 1, g ≥ 0, ε > 0, finite s ≥ 0, 0 ≤ grid_bits ≤ 30; have in=%d m=%d n=%d g=%d ε=%v s=%v grid_bits=%d",
+			in, p.M, p.N, p.G, p.Epsilon, p.S, p.GridBits)
+	}
+	g, err := transforms.Build(p.Group)
+	if err != nil {
+		return nil, fmt.Errorf("invariant: %w", err)
+	}
+	if g.Dim() != in {
+		return nil, fmt.Errorf("invariant: group %s acts on length %d, inputs have %d", p.Group.Kind, g.Dim(), in)
+	}
+	mp := &Map{in: in, seed: seed, p: p, group: g, s: p.S}
+	if mp.s == 0 {
+		mp.s = 1 + p.Epsilon
+	}
+	if p.G == 0 {
+		all, ok := g.Elements()
+		if !ok {
+			return nil, fmt.Errorf("invariant: group %s is continuous: give the number of elements to sample (g > 0)", p.Group.Kind)
+		}
+		mp.elems = all
+	} else {
+		mp.elems = g.Sample(features.NewRand(seed, 1), p.G)
+	}
+	tmpl, err := templates(in, p, seed)
+	if err != nil {
+		return nil, err
+	}
+	if p.GridBits > 0 {
+		q := math.Ldexp(1, p.GridBits)
+		for i, v := range tmpl.Data {
+			tmpl.Data[i] = float32(math.Round(float64(v)*q) / q)
+		}
+	}
+	ng := len(mp.elems)
+	mp.t = linalg.NewGeneral32(p.M*ng, in)
+	for j := 0; j < p.M; j++ {
+		src := linalg.Row32(tmpl, j)
+		for i, e := range mp.elems {
+			g.Apply(linalg.Row32(mp.t, j*ng+i), src, e)
+		}
+	}
+	return mp, nil
+}
+
+// templates draws (or decodes) the m templates as rows.
+func templates(in int, p Params, seed uint64) (blas32.General, error) {
+	t := linalg.NewGeneral32(p.M, in)
+	r := features.NewRand(seed, 0)
+	switch p.Templates {
+	case Gaussian:
+		// t ~ N(0, I/d), redrawn while ‖t‖² ≥ 1+ε so projections of unit
+		// inputs stay inside [−s, s].
+		sd := 1 / math.Sqrt(float64(in))
+		for j := 0; j < p.M; j++ {
+			row := linalg.Row32(t, j)
+			for tries := 0; ; tries++ {
+				if tries == 1000 {
+					return t, fmt.Errorf("invariant: no Gaussian template with ‖t‖² < 1+ε in 1000 draws (ε=%v, d=%d)", p.Epsilon, in)
+				}
+				features.FillNormal32(r, row)
+				var n2 float64
+				for k := range row {
+					row[k] *= float32(sd)
+					n2 += float64(row[k]) * float64(row[k])
+				}
+				if n2 < 1+p.Epsilon {
+					break
+				}
+			}
+		}
+	case Sphere:
+		for j := 0; j < p.M; j++ {
+			row := linalg.Row32(t, j)
+			features.FillNormal32(r, row)
+			normalize(row)
+		}
+	case Data:
+		if len(p.TemplateData) != 4*p.M*in {
+			return t, fmt.Errorf("invariant: data templates need %d bytes (m=%d rows of %d float32), recipe has %d", 4*p.M*in, p.M, in, len(p.TemplateData))
+		}
+		for i := range t.Data {
+			v := math.Float32frombits(binary.LittleEndian.Uint32(p.TemplateData[4*i:]))
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return t, fmt.Errorf("invariant: data template value %d is %v", i, v)
+			}
+			t.Data[i] = v
+		}
+	default:
+		return t, fmt.Errorf("invariant: unknown template source %q (gaussian, sphere, data)", p.Templates)
+	}
+	return t, nil
+}
+
+func normalize(v []float32) {
+	var n2 float64
+	for _, x := range v {
+		n2 += float64(x) * float64(x)
+	}
+	if n2 == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(n2))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// NewFromData builds a map whose templates are m rows of x chosen by the
+// seed (without replacement) and scaled to unit length. The rows are stored
+// in the recipe, so the map rebuilds without the data.
+func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
+	if p.M < 1 || p.M > x.Rows {
+		return nil, fmt.Errorf("invariant: %d data templates from %d rows", p.M, x.Rows)
+	}
+	p.Templates = Data
+	r := features.NewRand(seed, 0)
+	// A partial Fisher–Yates shuffle picks m distinct rows.
+	idx := make([]int, x.Rows)
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < p.M; i++ {
+		j := i + transforms.Intn(r, x.Rows-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	p.Sources = append([]int(nil), idx[:p.M]...)
+	p.TemplateData = make([]byte, 4*p.M*x.Cols)
+	row := make([]float32, x.Cols)
+	for j, src := range p.Sources {
+		copy(row, linalg.Row32(x, src))
+		normalize(row)
+		for k, v := range row {
+			binary.LittleEndian.PutUint32(p.TemplateData[4*(j*x.Cols+k):], math.Float32bits(v))
+		}
+	}
+	return New(x.Cols, p, seed)
+}
+
+func (m *Map) InDim() int  { return m.in }
+func (m *Map) OutDim() int { return m.p.M * (2*m.p.N + 1) }
+
+// Recipe returns the recipe; data templates are inside it.
+func (m *Map) Recipe() features.Recipe {
+	return features.Recipe{Kind: Kind, In: m.in, Seed: m.seed, Params: features.MarshalParams(m.p)}
+}
+
+// Params returns the map's parameters.
+func (m *Map) Params() Params { return m.p }
+
+// S is the threshold range.
+func (m *Map) S() float64 { return m.s }
+
+// Group returns the group and the elements the templates were transformed by.
+func (m *Map) Group() (transforms.Group, []transforms.Element) { return m.group, m.elems }
+
+// Transformed returns the stored transformed templates, (m·|G|)×in,
+// template-major.
+func (m *Map) Transformed() blas32.General { return m.t }
+
+// blockRows bounds the rows projected at once, so the projection matrix of a
+// block stays near 16 MB whatever the batch size.
+func (m *Map) blockRows() int {
+	return max(16, min(1024, (4<<20)/max(1, m.t.Rows)))
+}
+
+// Apply computes the features of every row of x.
+func (m *Map) Apply(dst, x blas32.General) {
+	features.CheckShapes(m, dst, x)
+	if x.Rows == 0 {
+		return
+	}
+	block := m.blockRows()
+	proj := linalg.NewGeneral32(min(block, x.Rows), m.t.Rows)
+	for b0 := 0; b0 < x.Rows; b0 += block {
+		b1 := min(b0+block, x.Rows)
+		pr := linalg.Rows32(proj, 0, b1-b0)
+		linalg.MulABt32(pr, linalg.Rows32(x, b0, b1), m.t)
+		m.pool(linalg.Rows32(dst, b0, b1), pr)
+	}
+}
+
+// pool turns projections into CDF features, splitting rows among the CPUs.
+func (m *Map) pool(dst, proj blas32.General) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, dst.Rows/8))
+	if workers == 1 {
+		m.poolRows(dst, proj, 0, dst.Rows)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (dst.Rows + workers - 1) / workers
+	for r0 := 0; r0 < dst.Rows; r0 += per {
+		wg.Add(1)
+		go func(r0, r1 int) {
+			defer wg.Done()
+			m.poolRows(dst, proj, r0, r1)
+		}(r0, min(r0+per, dst.Rows))
+	}
+	wg.Wait()
+}
+
+// poolRows counts, for rows [r0, r1) and every template, how many of its |G|
+// projections v satisfy v ≤ s·k/n for each k. A projection's first
+// threshold is k = ⌈n·v/s⌉, so one histogram over those indices and a
+// running sum give all 2n+1 counts in O(|G| + n).
+func (m *Map) poolRows(dst, proj blas32.General, r0, r1 int) {
+	n := m.p.N
+	ng := len(m.elems)
+	nb := 2*n + 1
+	hist := make([]int32, nb+1)
+	scale := float32(float64(n) / m.s)
+	offset := float32(n)
+	top := float32(2 * n)
+	w := float32(math.Sqrt(m.s/float64(n*m.p.M)) / float64(ng))
+	for r := r0; r < r1; r++ {
+		prow := linalg.Row32(proj, r)
+		drow := linalg.Row32(dst, r)
+		for j := 0; j < m.p.M; j++ {
+			clear(hist)
+			for _, v := range prow[j*ng : (j+1)*ng] {
+				u := v*scale + offset // threshold index + n, as a real number
+				var c int
+				switch {
+				case u != u: // NaN input: counted nowhere
+					c = nb
+				case u <= 0:
+					c = 0
+				case u > top:
+					c = nb // above every threshold: never counted
+				default:
+					c = int(u)
+					if float32(c) < u {
+						c++
+					}
+				}
+				hist[c]++
+			}
+			out := drow[j*nb : (j+1)*nb]
+			var run int32
+			for k := range out {
+				run += hist[k]
+				out[k] = float32(run) * w
+			}
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package invariant
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
+)
+
+// oneHot encodes a sequence over an alphabet of size a as concatenated
+// one-hot blocks.
+func oneHot(seq []int, a int) []float32 {
+	v := make([]float32, len(seq)*a)
+	for i, c := range seq {
+		v[i*a+c] = 1
+	}
+	return v
+}
+
+func rows(vs ...[]float32) blas32.General {
+	x := linalg.NewGeneral32(len(vs), len(vs[0]))
+	for i, v := range vs {
+		copy(linalg.Row32(x, i), v)
+	}
+	return x
+}
+
+func apply(m features.Map, x blas32.General) blas32.General {
+	z := linalg.NewGeneral32(x.Rows, m.OutDim())
+	m.Apply(z, x)
+	return z
+}
+
+func dist(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		d := float64(a[i]) - float64(b[i])
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+func permGroup(t *testing.T, positions, block int) *transforms.PermutationGroup {
+	g, err := transforms.NewPermutationGroup(positions, block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestWholeFiniteGroupIsExactlyInvariant: with all 120 permutations of 5
+// positions, Φ(g·x) = Φ(x) bit for bit for every g and every sequence.
+func TestWholeFiniteGroupIsExactlyInvariant(t *testing.T) {
+	g := permGroup(t, 5, 8)
+	// One-hot inputs have norm √5, so s = √5·(1+ε).
+	m, err := New(40, Params{M: 25, N: 10, Group: g.Spec(), GridBits: 12, S: math.Sqrt(5) * 1.5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := g.Elements()
+	r := rand.New(rand.NewPCG(1, 2))
+	moved := make([]float32, 40)
+	for trial := 0; trial < 20; trial++ {
+		seq := make([]int, 5)
+		for i := range seq {
+			seq[i] = r.IntN(8)
+		}
+		x := oneHot(seq, 8)
+		orbit := make([][]float32, len(all))
+		for i, e := range all {
+			g.Apply(moved, x, e)
+			orbit[i] = append([]float32(nil), moved...)
+		}
+		z := apply(m, rows(orbit...))
+		base := linalg.Row32(z, 0)
+		for i := range all {
+			if !reflect.DeepEqual(linalg.Row32(z, i), base) {
+				t.Fatalf("Φ(%v·x) ≠ Φ(x) for x = %v", all[i], seq)
+			}
+		}
+		// A sequence outside the orbit (one symbol changed) must map
+		// elsewhere, or the check above would prove nothing.
+		other := append([]int(nil), seq...)
+		other[0] = (other[0] + 1) % 8
+		if d := dist(linalg.Row32(apply(m, rows(oneHot(other, 8))), 0), base); d < 1e-3 {
+			t.Fatalf("sequences %v and %v (different orbits) have features %.2g apart", seq, other, d)
+		}
+	}
+}
+
+// TestPoolingMatchesDefinition checks the histogram counting against the
+// definition: feature (j, k) = √(s/(n·m))·(1/|G|)·#{i : ⟨g_i·t_j, x⟩ ≤ s·k/n}.
+func TestPoolingMatchesDefinition(t *testing.T) {
+	g := permGroup(t, 4, 3)
+	for _, p := range []Params{
+		{M: 7, N: 5, G: 0, Group: g.Spec()},
+		{M: 3, N: 1, G: 9, Group: g.Spec(), Templates: Sphere, S: 0.3}, // many projections beyond ±s
+	} {
+		m, err := New(12, p, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		x := linalg.NewGeneral32(50, 12)
+		for i := range x.Data {
+			x.Data[i] = float32(r.NormFloat64() / 3)
+		}
+		z := apply(m, x)
+		_, elems := m.Group()
+		ng, nb := len(elems), 2*p.N+1
+		w := math.Sqrt(m.S()/float64(p.N*p.M)) / float64(ng)
+		for row := 0; row < x.Rows; row++ {
+			xr := linalg.Row32(x, row)
+			for j := 0; j < p.M; j++ {
+				for k := -p.N; k <= p.N; k++ {
+					tau := float32(m.S() * float64(k) / float64(p.N))
+					count := 0
+					for i := 0; i < ng; i++ {
+						var v float32
+						for c, tv := range linalg.Row32(m.Transformed(), j*ng+i) {
+							v += tv * xr[c]
+						}
+						if v <= tau {
+							count++
+						}
+					}
+					got := float64(linalg.Row32(z, row)[j*nb+k+p.N])
+					if math.Abs(got-w*float64(count)) > 1e-6 && math.Abs(got-w*float64(count)) > w*1.01 {
+						t.Fatalf("row %d template %d k=%d: feature %v, definition %v", row, j, k, got, w*float64(count))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelTracksOrbitDistance checks Theorem 1 on random unit vectors in
+// d = 40 under all permutations of 5 blocks of 8: the empirical kernel
+// ⟨Φ(x), Φ(z)⟩ equals s − d_G(x, z) + s/(2n) (the last term is the mean
+// discretisation bias of 2n+1 thresholds) within 0.004, while d_G itself
+// varies over the pairs by more than ten times that.
+func TestKernelTracksOrbitDistance(t *testing.T) {
+	g := permGroup(t, 5, 8)
+	const n = 40
+	m, err := New(40, Params{M: 2000, N: n, Group: g.Spec(), Epsilon: 0.5}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.S()
+	r := rand.New(rand.NewPCG(5, 6))
+	unit := func() []float32 {
+		v := make([]float32, 40)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		normalize(v)
+		return v
+	}
+	var pts [][]float32
+	// A vector with five equal blocks is fixed by every permutation, so
+	// d_G(x, x) = 0; points blended with noise move away from it.
+	x := unit()
+	for b := 1; b < 5; b++ {
+		copy(x[8*b:8*b+8], x[:8])
+	}
+	normalize(x)
+	pts = append(pts, x)
+	for _, a := range []float64{0.1, 0.3, 1, 3} {
+		w := unit()
+		z := make([]float32, 40)
+		for i := range z {
+			z[i] = x[i] + float32(a)*w[i]
+		}
+		normalize(z)
+		pts = append(pts, z)
+	}
+	moved := make([]float32, 40)
+	g.Apply(moved, x, transforms.Perm{2, 0, 4, 1, 3})
+	pts = append(pts, moved, unit())
+	phi := apply(m, rows(pts...))
+	dmin, dmax, worst := math.Inf(1), math.Inf(-1), 0.0
+	for i := range pts {
+		for j := i; j < len(pts); j++ {
+			dg, err := OrbitDistance(g, pts[i], pts[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dmin, dmax = math.Min(dmin, dg), math.Max(dmax, dg)
+			var k float64
+			for c, v := range linalg.Row32(phi, i) {
+				k += float64(v) * float64(linalg.Row32(phi, j)[c])
+			}
+			want := s - dg + s/(2*n)
+			worst = math.Max(worst, math.Abs(k-want))
+			if math.Abs(k-want) > 0.004 {
+				t.Errorf("pair (%d,%d): ⟨Φx,Φz⟩ = %.4f, s − d_G + s/2n = %.4f (d_G = %.4f)", i, j, k, want, dg)
+			}
+		}
+	}
+	t.Logf("d_G in [%.4f, %.4f]; largest kernel error %.4f", dmin, dmax, worst)
+	if dmax-dmin < 0.05 {
+		t.Fatalf("d_G spans only [%.3f, %.3f]: the check cannot tell kernels apart", dmin, dmax)
+	}
+}
+
+// TestRecipeRebuilds: a map rebuilt from its recipe, data templates
+// included, computes the same features.
+func TestRecipeRebuilds(t *testing.T) {
+	g := permGroup(t, 3, 4)
+	r := rand.New(rand.NewPCG(8, 9))
+	data := linalg.NewGeneral32(30, 12)
+	for i := range data.Data {
+		data.Data[i] = float32(r.Float64())
+	}
+	a, err := NewFromData(data, Params{M: 5, N: 4, G: 4, Group: g.Spec()}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(12, Params{M: 5, N: 4, G: 0, Group: g.Spec(), Templates: Sphere}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Map{a, b} {
+		rec, err := features.Build(m.Recipe())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(apply(rec, data).Data, apply(m, data).Data) {
+			t.Errorf("%s templates: rebuilt map computes different features", m.Params().Templates)
+		}
+	}
+	// Data templates are unit-length copies of the chosen rows.
+	src := linalg.Row32(data, a.Params().Sources[0])
+	tm := linalg.Row32(a.Transformed(), 0) // template 0 under the first sampled element
+	var n2 float64
+	for _, v := range tm {
+		n2 += float64(v) * float64(v)
+	}
+	if math.Abs(n2-1) > 1e-5 || len(a.Params().Sources) != 5 || len(src) != 12 {
+		t.Errorf("data template norm² %v", n2)
+	}
+	bad := []Params{
+		{M: 0, N: 4, Group: g.Spec()},
+		{M: 2, N: 4, Group: g.Spec(), Templates: "nope"},
+		{M: 2, N: 4, Group: g.Spec(), Templates: Data},
+		{M: 2, N: 4, Group: transforms.Spec{Kind: "rotation", Params: []byte(`{"width":3,"height":4,"max_degrees":20}`)}},
+	}
+	for _, p := range bad {
+		if _, err := New(12, p, 1); err == nil {
+			t.Errorf("params %+v accepted", p)
+		}
+	}
+}
