@@ -21,6 +21,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 func init() {
@@ -44,6 +45,13 @@ func (f *wordSetFlags) register(fs *flag.FlagSet) {
 // loadWordVectors reads every recording, resamples it to the word
 // config's rate and computes its word vector, on all cores.
 func loadWordVectors(recs []datasets.Recording, wc frontend.WordConfig) (blas32.General, error) {
+	return loadWordVectorsWarped(recs, wc, nil)
+}
+
+// waveWarp transforms a recording before its word vector is computed.
+type waveWarp func(samples []float32, rate int) ([]float32, error)
+
+func loadWordVectorsWarped(recs []datasets.Recording, wc frontend.WordConfig, warp waveWarp) (blas32.General, error) {
 	x := linalg.NewGeneral32(len(recs), wc.Dim())
 	errs := make([]error, len(recs))
 	var wg sync.WaitGroup
@@ -53,7 +61,7 @@ func loadWordVectors(recs []datasets.Recording, wc frontend.WordConfig) (blas32.
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				v, err := wordVectorOfFile(recs[i].Path, wc)
+				v, err := wordVectorOfFile(recs[i].Path, wc, warp)
 				if err != nil {
 					errs[i] = err
 					continue
@@ -70,7 +78,7 @@ func loadWordVectors(recs []datasets.Recording, wc frontend.WordConfig) (blas32.
 	return x, errors.Join(errs...)
 }
 
-func wordVectorOfFile(path string, wc frontend.WordConfig) ([]float32, error) {
+func wordVectorOfFile(path string, wc frontend.WordConfig, warp waveWarp) ([]float32, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -79,6 +87,11 @@ func wordVectorOfFile(path string, wc frontend.WordConfig) ([]float32, error) {
 	a, err := frontend.ReadWAV(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if warp != nil {
+		if a.Samples, err = warp(a.Samples, a.Rate); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return wordVectorOfAudio(a, wc)
 }
@@ -120,6 +133,21 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.Float64Var(&wc.RangeDB, "range-db", wc.RangeDB, "word vector: clamp log-mel values this far below the peak (0: off)")
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
+}
+
+// condition is a test-time distortion for the mismatch evaluation.
+type condition struct {
+	name string
+	warp waveWarp
+}
+
+// mismatchConditions shift pitch by ±400 cents and play at 0.7× and 1.4×
+// speed, with the waveform transforms; training stays clean.
+var mismatchConditions = []condition{
+	{"pitch +400c", func(x []float32, r int) ([]float32, error) { return transforms.PitchShift(x, r, 400) }},
+	{"pitch -400c", func(x []float32, r int) ([]float32, error) { return transforms.PitchShift(x, r, -400) }},
+	{"tempo 0.7x", func(x []float32, r int) ([]float32, error) { return transforms.TempoWarp(x, r, 0.7) }},
+	{"tempo 1.4x", func(x []float32, r int) ([]float32, error) { return transforms.TempoWarp(x, r, 1.4) }},
 }
 
 // digitSplit is one train/test division of the recordings.
@@ -174,12 +202,14 @@ type digitsResult struct {
 	AccuracyStd  float64            `json:"accuracy_std"`
 	TestError    float64            `json:"test_error"`
 	PerSplit     map[string]float64 `json:"per_split,omitempty"`
+	Conditions   map[string]float64 `json:"conditions,omitempty"` // accuracy per test condition (clean, mismatch)
 	TrainSeconds float64            `json:"train_seconds"`
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval digits", "[flags]", stderr)
+	var res digitsResult
 	var mf mapFlags
 	var wf wordSetFlags
 	mf.register(fs, "maxout", 2000)
@@ -189,21 +219,37 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	confusion := fs.String("confusion", "", "also draw the confusion matrix (all splits pooled, first seed) to this base name")
+	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
+	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
+	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo})}
+	mf.group = &spec
+	conds := []condition{{name: "clean"}}
+	if *mismatch {
+		conds = append(conds, mismatchConditions...)
+	}
+	res.Conditions = map[string]float64{}
 	splits, err := wf.splits(*split)
 	if err != nil {
 		return err
 	}
-	res := digitsResult{Task: "digits", Split: *split, Map: mf.kind, Seeds: *seeds, PerSplit: map[string]float64{}}
+	res.Task, res.Split, res.Map, res.Seeds, res.PerSplit = "digits", *split, mf.kind, *seeds, map[string]float64{}
 	if mf.kind == "maxout" {
 		res.Q = mf.q
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "split\ttrain\ttest\tmap\taccuracy (mean ± std over seeds)\ttrain s")
+	fmt.Fprint(tw, "split\ttrain\ttest\tmap\t")
+	for _, c := range conds {
+		fmt.Fprintf(tw, "%s\t", c.name)
+	}
+	fmt.Fprintln(tw, "train s")
+	condAcc := map[string][]float64{}
 	var accs []float64
 	var trainSec float64
 	var allTrue, allPred []int
@@ -224,11 +270,15 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		xte, err := cachedWordVectors(sp.test, wc, cache)
-		if err != nil {
-			return err
+		xtes := make([]blas32.General, len(conds))
+		for i, c := range conds {
+			if xtes[i], err = cachedWordVectorsWarped(sp.test, wc, cache, c); err != nil {
+				return err
+			}
 		}
+		xte := xtes[0]
 		var splitAcc []float64
+		perCond := make([][]float64, len(conds))
 		for s := 0; s < *seeds; s++ {
 			mfs := mf
 			mfs.seed = mf.seed + uint64(s)
@@ -252,11 +302,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			if s == 0 {
 				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
 			}
+			perCond[0] = append(perCond[0], splitAcc[len(splitAcc)-1])
+			for i := 1; i < len(conds); i++ {
+				p := rls.Predict(rfstream.Features(fm, xtes[i], 0))
+				perCond[i] = append(perCond[i], 1-classifier.ErrorRate(p, yte))
+			}
 		}
-		mean, std := meanStd(splitAcc)
+		mean, _ := meanStd(splitAcc)
 		res.PerSplit[sp.name] = mean
 		accs = append(accs, splitAcc...)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.2f%% ± %.2f\t%.1f\n", sp.name, len(sp.train), len(sp.test), mf.label(features.NewIdentity(res.M)), 100*mean, 100*std, trainSec)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t", sp.name, len(sp.train), len(sp.test), mf.label(features.NewIdentity(res.M)))
+		for i, c := range conds {
+			m, sd := meanStd(perCond[i])
+			condAcc[c.name] = append(condAcc[c.name], m)
+			fmt.Fprintf(tw, "%.2f%% ± %.2f\t", 100*m, 100*sd)
+		}
+		fmt.Fprintf(tw, "%.1f\n", trainSec)
+	}
+	for _, c := range conds {
+		res.Conditions[c.name], _ = meanStd(condAcc[c.name])
 	}
 	res.Accuracy, res.AccuracyStd = meanStd(accs)
 	if len(splits) > 1 {
@@ -267,7 +331,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		}
 		sort.Float64s(per)
 		res.Accuracy, res.AccuracyStd = meanStd(per)
-		fmt.Fprintf(tw, "mean over %d splits\t\t\t\t%.2f%% ± %.2f\t\n", len(splits), 100*res.Accuracy, 100*res.AccuracyStd)
+		fmt.Fprintf(tw, "mean over %d splits\t\t\t\t", len(splits))
+		for _, c := range conds {
+			fmt.Fprintf(tw, "%.2f%%\t", 100*res.Conditions[c.name])
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	if *confusion != "" {
@@ -289,26 +357,39 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 
 // cachedWordVectors computes word vectors once per file across splits.
 func cachedWordVectors(recs []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32) (blas32.General, error) {
+	return cachedWordVectorsWarped(recs, wc, cache, condition{name: "clean"})
+}
+
+func cachedWordVectorsWarped(recs []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32, c condition) (blas32.General, error) {
+	key := func(r datasets.Recording) string { return c.name + "\x00" + r.Path }
 	var missing []datasets.Recording
 	for _, r := range recs {
-		if _, ok := cache[r.Path]; !ok {
+		if _, ok := cache[key(r)]; !ok {
 			missing = append(missing, r)
 		}
 	}
 	if len(missing) > 0 {
-		x, err := loadWordVectors(missing, wc)
+		x, err := loadWordVectorsWarped(missing, wc, c.warp)
 		if err != nil {
 			return blas32.General{}, err
 		}
 		for i, r := range missing {
-			cache[r.Path] = linalg.Row32(x, i)
+			cache[key(r)] = linalg.Row32(x, i)
 		}
 	}
 	x := linalg.NewGeneral32(len(recs), wc.Dim())
 	for i, r := range recs {
-		copy(linalg.Row32(x, i), cache[r.Path])
+		copy(linalg.Row32(x, i), cache[key(r)])
 	}
 	return x, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func trainDigits(args []string, stdout, stderr io.Writer) error {

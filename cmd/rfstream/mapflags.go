@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 // mapFlags are the flags that choose a feature map, shared by every task.
@@ -15,6 +17,10 @@ type mapFlags struct {
 	pool  int
 	sigma float64
 	seed  uint64
+	// invariant map: bins per side, sampled group elements, and the group,
+	// which the task sets because only it knows what its inputs are.
+	bins, g int
+	group   *transforms.Spec
 }
 
 func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
@@ -24,6 +30,8 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.IntVar(&f.pool, "pool", 0, "maxout: draw units' projections from a shared pool of this many (0: private)")
 	fs.Float64Var(&f.sigma, "sigma", 0, "fourier: Gaussian kernel bandwidth (0: the median distance heuristic, about 1 for unit-length inputs)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
+	fs.IntVar(&f.bins, "bins", 5, "invariant: bins on each side of zero (2n+1 thresholds); features = m·(2n+1)")
+	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
 }
 
 // recipe returns the recipe the flags describe for inputs of length in.
@@ -40,6 +48,11 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 			sigma = 1
 		}
 		r.Params = features.MarshalParams(features.FourierParams{M: f.m, Sigma: sigma})
+	case invariant.Kind:
+		if f.group == nil {
+			return r, fmt.Errorf("--map invariant: this task defines no transformation group")
+		}
+		r.Params = features.MarshalParams(invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group})
 	case "identity", "raw":
 		r.Kind = "identity"
 	default:
@@ -55,6 +68,8 @@ func (f *mapFlags) label(m features.Map) string {
 		return fmt.Sprintf("maxout m=%d q=%d", f.m, f.q)
 	case features.FourierKind:
 		return fmt.Sprintf("fourier m=%d", f.m)
+	case invariant.Kind:
+		return fmt.Sprintf("invariant m=%d n=%d |G|=%d", f.m, f.bins, f.g)
 	}
 	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
 }

@@ -1,0 +1,150 @@
+package transforms
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+func tone(f float64, rate int, sec float64) []float32 {
+	x := make([]float32, int(float64(rate)*sec))
+	for i := range x {
+		x[i] = float32(0.5 * math.Sin(2*math.Pi*f*float64(i)/float64(rate)))
+	}
+	return x
+}
+
+// peakHz returns the frequency of the largest spectral peak of x, refined
+// by parabolic interpolation.
+func peakHz(x []float32, rate int) float64 {
+	n := 1
+	for n < len(x) {
+		n *= 2
+	}
+	in := make([]float64, n)
+	for i, v := range x {
+		in[i] = float64(v) * (0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(len(x))))
+	}
+	c := fourier.NewFFT(n).Coefficients(nil, in)
+	mag := make([]float64, len(c))
+	best := 1
+	for k := range c {
+		mag[k] = math.Hypot(real(c[k]), imag(c[k]))
+		if k > 0 && mag[k] > mag[best] {
+			best = k
+		}
+	}
+	a, b, g := mag[best-1], mag[best], mag[best+1]
+	off := 0.5 * (a - g) / (a - 2*b + g)
+	return (float64(best) + off) * float64(rate) / float64(n)
+}
+
+func TestTempoWarpChangesDurationKeepsPitch(t *testing.T) {
+	x := tone(440, 8000, 1)
+	for _, f := range []float64{0.7, 1.4, 0.5, 2} {
+		y, err := TempoWarp(x, 8000, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int(math.Round(8000 / f)); len(y) != want {
+			t.Errorf("tempo %v: %d samples, want %d", f, len(y), want)
+		}
+		if p := peakHz(y[400:len(y)-400], 8000); math.Abs(p-440) > 4 {
+			t.Errorf("tempo %v moved the pitch to %.1f Hz", f, p)
+		}
+	}
+	if _, err := TempoWarp(x, 8000, 10); err == nil {
+		t.Fatal("tempo factor 10 accepted")
+	}
+}
+
+func TestPitchShiftMovesPitchAndComesBack(t *testing.T) {
+	x := tone(440, 8000, 1)
+	up, err := PitchShift(x, 8000, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up) != len(x) {
+		t.Fatalf("pitch shift changed the length: %d → %d", len(x), len(up))
+	}
+	want := 440 * math.Pow(2, 400.0/1200)
+	if p := peakHz(up[400:len(up)-400], 8000); math.Abs(p-want) > 5 {
+		t.Fatalf("+400 cents: peak %.1f Hz, want %.1f", p, want)
+	}
+	back, _ := PitchShift(up, 8000, -400)
+	if p := peakHz(back[400:len(back)-400], 8000); math.Abs(p-440) > 4 {
+		t.Fatalf("+400 then -400 cents: peak %.1f Hz, want 440", p)
+	}
+	// The round trip keeps the signal's energy in the interior.
+	var e0, e1 float64
+	for i := 800; i < len(x)-800; i++ {
+		e0 += float64(x[i]) * float64(x[i])
+		e1 += float64(back[i]) * float64(back[i])
+	}
+	if r := e1 / e0; r < 0.8 || r > 1.2 {
+		t.Fatalf("round trip energy ratio %.2f", r)
+	}
+}
+
+func spectro(t *testing.T) *SpectroGroup {
+	g, err := NewSpectroGroup(SpectroParams{Frames: 32, Mels: 40, LowHz: 20, HighHz: 4000, Cents: 400, Tempo: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestSpectroWarpIdentityInverseAndShift(t *testing.T) {
+	g := spectro(t)
+	src := make([]float32, g.Dim())
+	for i := range src {
+		src[i] = float32(math.Sin(float64(i%40)/3) + math.Cos(float64(i/40)/5))
+	}
+	dst := make([]float32, g.Dim())
+	g.Apply(dst, src, g.Identity())
+	for i := range src {
+		if math.Abs(float64(dst[i]-src[i])) > 1e-5 {
+			t.Fatalf("identity changed element %d", i)
+		}
+	}
+	// g then g⁻¹ returns the interior (away from the clamped edges).
+	w := Warp{Cents: 200, Tempo: 1.25}
+	tmp := make([]float32, g.Dim())
+	g.Apply(tmp, src, w)
+	g.Apply(dst, tmp, g.Inverse(w))
+	var worst float64
+	for tt := 8; tt < 24; tt++ {
+		for k := 8; k < 30; k++ {
+			worst = math.Max(worst, math.Abs(float64(dst[tt*40+k]-src[tt*40+k])))
+		}
+	}
+	if worst > 0.1 {
+		t.Fatalf("warp then inverse differs by %.3f in the interior", worst)
+	}
+	// A one-band patch moves up when the pitch goes up.
+	one := make([]float32, g.Dim())
+	for tt := 0; tt < 32; tt++ {
+		one[tt*40+20] = 1
+	}
+	g.Apply(dst, one, Warp{Cents: 400, Tempo: 1})
+	best := 0
+	for k := 0; k < 40; k++ {
+		if dst[16*40+k] > dst[16*40+best] {
+			best = k
+		}
+	}
+	if best <= 20 {
+		t.Fatalf("+400 cents left the energy in band %d (from 20)", best)
+	}
+	rebuilt, err := Build(g.Spec())
+	if err != nil || rebuilt.Dim() != g.Dim() {
+		t.Fatalf("spec does not rebuild: %v", err)
+	}
+	for _, e := range g.Sample(newRand(3), 200) {
+		w := e.(Warp)
+		if math.Abs(w.Cents) > 400 || w.Tempo < 0.5 || w.Tempo > 2 {
+			t.Fatalf("sampled %v outside the local subset", w)
+		}
+	}
+}
