@@ -91,15 +91,31 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, mapping a flag error to errUsage (already printed).
+// parseFlags parses args, mapping a flag error to errUsage (already
+// printed). Flags may come after positional arguments (rfstream tag FILE
+// --limit 3), as people type them; "--" ends flag parsing.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return errUsage
 		}
-		return errUsage
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
+	// Leave the positional arguments where fs.Args() finds them.
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 // dataDir is the git-ignored cache for fetched data and default models:
