@@ -11,10 +11,10 @@ package features
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/internal/registry"
 )
 
 // Map is a random feature map applied to a batch of inputs at once.
@@ -43,41 +43,20 @@ type Recipe struct {
 // Builder rebuilds a map from its recipe.
 type Builder func(Recipe) (Map, error)
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Builder{}
-)
+var kinds = registry.New[Builder]("features: map kind")
 
 // Register makes a kind buildable by Build. Packages that define maps call it
 // from init; registering a kind twice panics, as it is a programming error.
-func Register(kind string, b Builder) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[kind]; dup {
-		panic("features: kind registered twice: " + kind)
-	}
-	registry[kind] = b
-}
+func Register(kind string, b Builder) { kinds.Register(kind, b) }
 
 // Kinds lists the registered kinds in sorted order.
-func Kinds() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	ks := make([]string, 0, len(registry))
-	for k := range registry {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func Kinds() []string { return kinds.Kinds() }
 
 // Build rebuilds the map a recipe describes.
 func Build(r Recipe) (Map, error) {
-	registryMu.RLock()
-	b, ok := registry[r.Kind]
-	registryMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("features: unknown map kind %q (known: %v)", r.Kind, Kinds())
+	b, err := kinds.Lookup(r.Kind)
+	if err != nil {
+		return nil, err
 	}
 	if r.In <= 0 {
 		return nil, fmt.Errorf("features: %s recipe has input dimension %d", r.Kind, r.In)
@@ -86,21 +65,12 @@ func Build(r Recipe) (Map, error) {
 }
 
 // MarshalParams encodes kind-specific parameters for a Recipe.
-func MarshalParams(p any) json.RawMessage {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(fmt.Sprintf("features: parameters %T do not encode: %v", p, err))
-	}
-	return b
-}
+func MarshalParams(p any) json.RawMessage { return registry.Marshal(p) }
 
 // UnmarshalParams decodes a recipe's parameters strictly: an unknown field is
 // an error, so a model file from a newer version is refused, not misread.
 func UnmarshalParams(r Recipe, p any) error {
-	if len(r.Params) == 0 {
-		return nil
-	}
-	if err := strictUnmarshal(r.Params, p); err != nil {
+	if err := registry.UnmarshalStrict(r.Params, p); err != nil {
 		return fmt.Errorf("features: %s parameters: %w", r.Kind, err)
 	}
 	return nil

@@ -16,12 +16,11 @@
 package transforms
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"sort"
-	"sync"
+
+	"github.com/rfstream/rfstream/internal/registry"
 )
 
 // Element is one element of a group. Each group defines its own small
@@ -63,63 +62,31 @@ type Spec struct {
 // Builder rebuilds a group from its Spec.
 type Builder func(Spec) (Group, error)
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Builder{}
-)
+var kinds = registry.New[Builder]("transforms: group kind")
 
 // Register makes a group kind buildable. Files defining groups call it from
 // init; registering a kind twice panics.
-func Register(kind string, b Builder) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[kind]; dup {
-		panic("transforms: group kind registered twice: " + kind)
-	}
-	registry[kind] = b
-}
+func Register(kind string, b Builder) { kinds.Register(kind, b) }
 
 // Kinds lists the registered group kinds in sorted order.
-func Kinds() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	ks := make([]string, 0, len(registry))
-	for k := range registry {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func Kinds() []string { return kinds.Kinds() }
 
 // Build rebuilds the group a Spec describes.
 func Build(s Spec) (Group, error) {
-	registryMu.RLock()
-	b, ok := registry[s.Kind]
-	registryMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("transforms: unknown group kind %q (known: %v)", s.Kind, Kinds())
+	b, err := kinds.Lookup(s.Kind)
+	if err != nil {
+		return nil, err
 	}
 	return b(s)
 }
 
 // marshalParams encodes a group's parameters for its Spec.
-func marshalParams(p any) json.RawMessage {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(fmt.Sprintf("transforms: parameters %T do not encode: %v", p, err))
-	}
-	return b
-}
+func marshalParams(p any) json.RawMessage { return registry.Marshal(p) }
 
 // UnmarshalParams decodes a Spec's parameters strictly: unknown fields are an
 // error, so a spec from a newer version is refused rather than misread.
 func UnmarshalParams(s Spec, p any) error {
-	if len(s.Params) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(s.Params))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
+	if err := registry.UnmarshalStrict(s.Params, p); err != nil {
 		return fmt.Errorf("transforms: %s parameters: %w", s.Kind, err)
 	}
 	return nil
