@@ -33,8 +33,10 @@ data: build
 demo: build
 	$(BIN) demo
 
+# make bench: every Go benchmark once, then the ratio tables against NumPy on the same machine.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	$(MAKE) bench-maps bench-rls
 
 # Each area adds its own targets in mk/*.mk (eval-*, bench-*, fuzz-*).
 -include mk/*.mk

@@ -10,12 +10,11 @@ machine penalises neither side more than the other. Both sides count n*m^2 flops
 for one n x m block (one triangle of the Gram).
 """
 import os
-import re
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from gobench import best_seconds, go_gflops
 
 SHAPES = [(4096, 1000), (4096, 5000)]
 
@@ -23,26 +22,7 @@ SHAPES = [(4096, 1000), (4096, 5000)]
 def numpy_best(n, m, dtype, reps):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((n, m)).astype(dtype)
-    x.T @ x  # warm up threads and caches
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        x.T @ x
-        best = min(best, time.perf_counter() - t)
-    return n * m * m / best / 1e9
-
-
-def go_round(binary):
-    out = subprocess.run(
-        [binary, "-test.run", "^$", "-test.bench", "^(BenchmarkGramUpdate|BenchmarkSyrk)$",
-         "-test.benchtime", "3x"],
-        check=True, capture_output=True, text=True).stdout
-    res = {}
-    for line in out.splitlines():
-        mt = re.match(r"Benchmark(\S+?)-\d+\s+\d+\s+\d+ ns/op\s+([\d.]+) GFLOP/s", line)
-        if mt:
-            res[mt.group(1)] = float(mt.group(2))
-    return res
+    return n * m * m / best_seconds(lambda: x.T @ x, reps) / 1e9
 
 
 def main():
@@ -52,7 +32,7 @@ def main():
     go, npy = {}, {}
     for r in range(rounds):
         print(f"round {r + 1}/{rounds} ...", file=sys.stderr, flush=True)
-        for k, v in go_round(binary).items():
+        for k, v in go_gflops(binary, "^(BenchmarkGramUpdate|BenchmarkSyrk)$").items():
             go[k] = max(go.get(k, 0), v)
         for n, m in SHAPES:
             for name, dt in (("f32", np.float32), ("f64", np.float64)):

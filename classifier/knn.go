@@ -3,8 +3,6 @@ package classifier
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -74,7 +72,7 @@ func (n *KNN) Predict(q blas32.General) []int {
 		db := linalg.Rows32(d, 0, b1-b0)
 		linalg.MulABt32(db, qb, n.x)
 		qn := sqNorms(qb)
-		parallelRows(b1-b0, func(r0, r1 int) {
+		linalg.ParallelRows(b1-b0, 4, func(r0, r1 int) {
 			idx := make([]int, n.K)
 			dist := make([]float32, n.K)
 			votes := make([]int, n.Classes)
@@ -125,23 +123,4 @@ func (n *KNN) vote(dots []float32, qn float32, idx []int, dist []float32, votes 
 		}
 	}
 	return best
-}
-
-// parallelRows splits [0, n) among the CPUs.
-func parallelRows(n int, f func(r0, r1 int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/4))
-	if workers <= 1 {
-		f(0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for r0 := 0; r0 < n; r0 += per {
-		wg.Add(1)
-		go func(r0, r1 int) {
-			defer wg.Done()
-			f(r0, r1)
-		}(r0, min(r0+per, n))
-	}
-	wg.Wait()
 }

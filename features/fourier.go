@@ -72,11 +72,15 @@ func (f *Fourier) Apply(dst, x blas32.General) {
 		return
 	}
 	linalg.MulABt32(dst, x, f.w)
+	// The cosines cost as much as the product (which OpenBLAS already
+	// spreads over the cores), so they are spread over the cores too.
 	scale := math.Sqrt(2 / float64(f.p.M))
-	for i := 0; i < dst.Rows; i++ {
-		row := dst.Data[i*dst.Stride : i*dst.Stride+f.p.M]
-		for k, v := range row {
-			row[k] = float32(scale * math.Cos(float64(v)+float64(f.b[k])))
+	linalg.ParallelRows(dst.Rows, 16, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			row := dst.Data[i*dst.Stride : i*dst.Stride+f.p.M]
+			for k, v := range row {
+				row[k] = float32(scale * math.Cos(float64(v)+float64(f.b[k])))
+			}
 		}
-	}
+	})
 }

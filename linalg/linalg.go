@@ -3,6 +3,8 @@ package linalg
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -67,4 +69,26 @@ func CholeskySolve(a, b blas64.General) error {
 	}
 	lapack64.Potrs(t, b)
 	return nil
+}
+
+// ParallelRows splits the rows [0, n) into one contiguous range per CPU and
+// calls f on each range concurrently, giving each at least minRows rows so
+// small batches are not split into goroutines that cost more than they
+// save. It returns when every call has.
+func ParallelRows(n, minRows int, f func(r0, r1 int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/max(1, minRows)))
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for r0 := 0; r0 < n; r0 += per {
+		wg.Add(1)
+		go func(r0, r1 int) {
+			defer wg.Done()
+			f(r0, r1)
+		}(r0, min(r0+per, n))
+	}
+	wg.Wait()
 }

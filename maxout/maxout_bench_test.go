@@ -1,0 +1,61 @@
+package maxout
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// benchMapShapes are the (rows, input dimension, units, projections per
+// unit) of the feature-map benchmarks: MNIST-shaped inputs at the sizes of
+// Table 1. bench/maps.py times NumPy on the same shapes.
+var benchMapShapes = [][4]int{{8192, 784, 1000, 4}, {8192, 784, 5000, 4}}
+
+// mapFlops counts the projection GEMM only (2·n·d·m·q); the max over the q
+// candidates is the part a fused implementation hides behind it, so a
+// figure close to the bare GEMM's means the reduction costs little.
+func mapFlops(n, d, m, q int) float64 { return 2 * float64(n) * float64(d) * float64(m) * float64(q) }
+
+func benchRows(n, d int) blas32.General {
+	r := rand.New(rand.NewPCG(1, 2))
+	x := linalg.NewGeneral32(n, d)
+	for i := range x.Data {
+		x.Data[i] = float32(r.NormFloat64())
+	}
+	return x
+}
+
+// BenchmarkApply times the whole map (GEMM fused with the max) and, beside
+// it, the bare float32 GEMM of the same rows against all m·q projections:
+// the ratio of the two is what the max-reduction costs.
+func BenchmarkApply(b *testing.B) {
+	for _, sh := range benchMapShapes {
+		n, d, m, q := sh[0], sh[1], sh[2], sh[3]
+		x := benchRows(n, d)
+		mp, err := New(d, Params{M: m, Q: q}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("maxout/n=%d/m=%d/q=%d", n, m, q), func(b *testing.B) {
+			dst := linalg.NewGeneral32(n, m)
+			mp.Apply(dst, x)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				mp.Apply(dst, x)
+			}
+			b.ReportMetric(mapFlops(n, d, m, q)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run(fmt.Sprintf("gemm/n=%d/m=%d/q=%d", n, m, q), func(b *testing.B) {
+			prod := linalg.NewGeneral32(n, m*q)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				linalg.MulABt32(prod, x, mp.w)
+			}
+			b.ReportMetric(mapFlops(n, d, m, q)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
