@@ -1,0 +1,59 @@
+package decode
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The digit loop: 11 words × 5 states + 3-state silence, on noisy frames of
+// digit strings. frames/s is per core (the decoder is single-threaded).
+func benchFrames(b *testing.B) (*Graph, []Unit, Unit) {
+	g, words, sil := digitLoop(b, 5)
+	return g, words, sil
+}
+
+func BenchmarkViterbiDigitLoop(b *testing.B) {
+	for _, beam := range []float64{0, 10} {
+		name := "exact"
+		if beam > 0 {
+			name = "beam10"
+		}
+		b.Run(name, func(b *testing.B) {
+			g, words, sil := benchFrames(b)
+			rng := rand.New(rand.NewPCG(1, 1))
+			m, _ := digitString(rng, g, words, sil, 7, 1)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Viterbi(g, m, Options{Beam: beam}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*m.Rows)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
+}
+
+func BenchmarkDecoderPushDigitLoop(b *testing.B) {
+	g, words, sil := benchFrames(b)
+	rng := rand.New(rand.NewPCG(2, 2))
+	m, _ := digitString(rng, g, words, sil, 7, 1)
+	d, err := NewDecoder(g, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		// 10-frame chunks (100 ms), as a live stream delivers them.
+		for i := 0; i < m.Rows; i += 10 {
+			if err := d.Push(rows(m, i, min(m.Rows, i+10))); err != nil {
+				b.Fatal(err)
+			}
+			_ = d.Partial()
+		}
+		if _, err := d.Final(); err != nil {
+			b.Fatal(err)
+		}
+		d.Reset()
+	}
+	b.ReportMetric(float64(b.N*m.Rows)/b.Elapsed().Seconds(), "frames/s")
+}
