@@ -140,6 +140,35 @@ func TestLinearSilenceOptions(t *testing.T) {
 	}
 }
 
+func TestConcatAlignsAWordFromPhones(t *testing.T) {
+	phones := mustUnits(t, []string{"w", "ah", "n"}, 3, 0.6, 0)
+	phones[1].SelfLoop = 0.8
+	one, err := Concat("one", phones...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.States() != 9 || one.Classes[4] != 4 || one.selfLoop(4) != 0.8 || one.selfLoop(8) != 0.6 {
+		t.Fatalf("concatenated %+v", one)
+	}
+	if _, err := Concat("none"); err == nil {
+		t.Fatal("a word of no phones accepted")
+	}
+	// Aligning the word equals aligning its phones, state for state.
+	rng := rand.New(rand.NewPCG(4, 4))
+	m := randScores(rng, 14, 9)
+	aw, err := Align([]Unit{one}, nil, m, LinearConfig{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := Align(phones, nil, m, LinearConfig{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(aw.Classes, ap.Classes) || !near(aw.LogProb, ap.LogProb, 1e-12) {
+		t.Fatalf("word %v %v, phones %v %v", aw.Classes, aw.LogProb, ap.Classes, ap.LogProb)
+	}
+}
+
 func TestUniformSplitAndBootstrap(t *testing.T) {
 	got, err := UniformSplit(10, []int{7, 8, 9})
 	if err != nil || !reflect.DeepEqual(got, []int{7, 7, 7, 7, 8, 8, 8, 9, 9, 9}) {

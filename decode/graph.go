@@ -21,6 +21,7 @@ type Graph struct {
 	arcFrom  []int32
 	arcLogP  []float64
 	arcEnter []bool
+	arcProb  []float64 // exp(arcLogP), for the forward pass
 	start    []float64 // log weight of starting in a state, -Inf if it cannot
 	final    []float64 // log weight of ending in a state, -Inf if it cannot
 	classes  int
@@ -197,10 +198,12 @@ func (b *Builder) Build() (*Graph, error) {
 	g.arcFrom = make([]int32, len(arcs))
 	g.arcLogP = make([]float64, len(arcs))
 	g.arcEnter = make([]bool, len(arcs))
+	g.arcProb = make([]float64, len(arcs))
 	for i, a := range arcs {
 		g.arcFrom[i] = int32(a.from)
 		g.arcLogP[i] = a.logP
 		g.arcEnter[i] = a.enter
+		g.arcProb[i] = math.Exp(a.logP)
 		g.inStart[a.to+1]++
 	}
 	for s := 0; s < n; s++ {

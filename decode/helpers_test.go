@@ -54,18 +54,15 @@ func bruteBest(g *Graph, m blas32.General) float64 {
 }
 
 // bruteUnitPosterior is P(unit at frame t = u | frames 0…t) by summing over
-// every path prefix.
+// every path prefix (in the log domain, so tiny weights do not underflow).
 func bruteUnitPosterior(g *Graph, m blas32.General, t int) []float64 {
 	out := outArcs(g)
 	em := func(t, s int) float64 { return float64(m.Data[t*m.Stride+g.StateClass(s)]) }
-	mass := make([]float64, len(g.Units))
-	total := 0.0
+	var logs [][2]float64 // (unit, log probability) per path prefix
 	var walk func(k, s int, logp float64)
 	walk = func(k, s int, logp float64) {
 		if k == t {
-			p := math.Exp(logp)
-			mass[g.StateUnit(s)] += p
-			total += p
+			logs = append(logs, [2]float64{float64(g.StateUnit(s)), logp})
 			return
 		}
 		for _, a := range out[s] {
@@ -76,6 +73,17 @@ func bruteUnitPosterior(g *Graph, m blas32.General, t int) []float64 {
 		if !math.IsInf(g.start[s], -1) {
 			walk(0, s, g.start[s]+em(0, s))
 		}
+	}
+	top := math.Inf(-1)
+	for _, l := range logs {
+		top = max(top, l[1])
+	}
+	mass := make([]float64, len(g.Units))
+	total := 0.0
+	for _, l := range logs {
+		p := math.Exp(l[1] - top)
+		mass[int(l[0])] += p
+		total += p
 	}
 	for u := range mass {
 		mass[u] /= total

@@ -200,11 +200,11 @@ func (d *Decoder) path(st int) (stable, tail []segment) {
 type Partial struct {
 	// Stable words are agreed on by every surviving path: later frames
 	// cannot change them, and the final result starts with them.
-	Stable []Word
+	Stable []Word `json:"stable"`
 	// Tail is the rest of the current best path; later frames may revise
 	// it. Its last word may still be growing (End is the current frame).
-	Tail   []Word
-	Frames int
+	Tail   []Word `json:"tail"`
+	Frames int    `json:"frames"`
 }
 
 // Words is the whole current hypothesis, Stable then Tail.

@@ -84,6 +84,26 @@ func SilenceUnit(name string, k int, selfLoop float64, firstClass int) (Unit, er
 	return us[0], nil
 }
 
+// Concat joins units into one, state after state, keeping each state's
+// class and self-loop: a word from its phones' HMMs, for aligning or
+// decoding words with phone-state classifiers.
+func Concat(name string, parts ...Unit) (Unit, error) {
+	w := Unit{Name: name}
+	for _, p := range parts {
+		if err := p.validate(); err != nil {
+			return Unit{}, err
+		}
+		w.Classes = append(w.Classes, p.Classes...)
+		for i := range p.Classes {
+			w.SelfLoops = append(w.SelfLoops, p.selfLoop(i))
+		}
+	}
+	if len(w.Classes) == 0 {
+		return Unit{}, fmt.Errorf("decode: %q is made of no states", name)
+	}
+	return w, nil
+}
+
 // NumClasses is one more than the largest class any of the units uses: the
 // number of classifier outputs they need.
 func NumClasses(units ...Unit) int {

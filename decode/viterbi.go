@@ -44,35 +44,37 @@ func (o Options) normalised() (Options, error) {
 // Word is one unit instance on a decoded path: a word, a phone, or (in
 // Result.Segments only) a silence.
 type Word struct {
-	Label string
+	Label string `json:"label"`
 	// Unit indexes Graph.Units.
-	Unit int
+	Unit int `json:"unit"`
 	// Start and End are frame indices, End exclusive; StartTime and EndTime
 	// are the same in seconds (frame index × hop).
-	Start, End         int
-	StartTime, EndTime float64
+	Start     int     `json:"start_frame"`
+	End       int     `json:"end_frame"`
+	StartTime float64 `json:"start"`
+	EndTime   float64 `json:"end"`
 	// Confidence is the mean, over the frames of the segment, of the
 	// posterior probability of being in this unit given the frames so far
 	// (the normalised forward probability summed over the unit's states).
 	// It lies in [0, 1] and needs no second pass, so the incremental
 	// decoder computes exactly the same value as the batch one.
-	Confidence float64
-	Silence    bool
+	Confidence float64 `json:"conf"`
+	Silence    bool    `json:"silence,omitempty"`
 }
 
 // Result is a decoded utterance.
 type Result struct {
 	// Words are the non-silence segments in order.
-	Words []Word
+	Words []Word `json:"words"`
 	// Segments are all unit instances in order, silences included.
-	Segments []Word
+	Segments []Word `json:"segments"`
 	// States is the best state path, one graph state per frame (batch
 	// decoding only; the incremental decoder keeps no per-frame history).
-	States []int
+	States []int `json:"states,omitempty"`
 	// LogProb is the score of the best path: transitions, final weight and
 	// acoustic-scaled log-likelihoods.
-	LogProb float64
-	Frames  int
+	LogProb float64 `json:"log_prob"`
+	Frames  int     `json:"frames"`
 }
 
 // Labels returns the labels of words, for scoring.
@@ -114,11 +116,13 @@ type search struct {
 	emis  []float64 // scaled log-likelihood per class, current frame
 	score []float64 // Viterbi score per state, current frame
 	prev  []float64
-	bp    []int32   // arc chosen into each state, -1 for a start or a dead state
-	fwd   []float64 // normalised log forward probability per state
-	fprev []float64
-	mass  []float64 // posterior per unit, current frame
-	t     int       // frames consumed
+	bp    []int32 // arc chosen into each state, -1 for a start or a dead state
+	// alpha is the forward probability per state given the frames so far,
+	// normalised to sum to one (so it is the filtered state posterior).
+	alpha, aprev []float64
+	expEmis      []float64
+	mass         []float64 // posterior per unit, current frame
+	t            int       // frames consumed
 }
 
 func newSearch(g *Graph, opt Options) *search {
@@ -127,9 +131,10 @@ func newSearch(g *Graph, opt Options) *search {
 		g: g, opt: opt,
 		emis:  make([]float64, g.NumClasses()),
 		score: make([]float64, n), prev: make([]float64, n),
-		bp:  make([]int32, n),
-		fwd: make([]float64, n), fprev: make([]float64, n),
-		mass: make([]float64, len(g.Units)),
+		bp:    make([]int32, n),
+		alpha: make([]float64, n), aprev: make([]float64, n),
+		expEmis: make([]float64, g.NumClasses()),
+		mass:    make([]float64, len(g.Units)),
 	}
 }
 
@@ -140,21 +145,19 @@ func (s *search) advance(row []float32) {
 		s.emis[c] = s.opt.AcousticScale * float64(row[c])
 	}
 	s.prev, s.score = s.score, s.prev
-	s.fprev, s.fwd = s.fwd, s.fprev
+	s.aprev, s.alpha = s.alpha, s.aprev
 	negInf := math.Inf(-1)
 	best := negInf
 	if s.t == 0 {
 		for st := range s.score {
 			s.score[st] = g.start[st] + s.emis[g.class[st]]
-			s.fwd[st] = s.score[st]
 			s.bp[st] = -1
 			best = max(best, s.score[st])
 		}
 	} else {
 		for st := range s.score {
 			v, arc := negInf, int32(-1)
-			a0, a1 := g.inStart[st], g.inStart[st+1]
-			for a := a0; a < a1; a++ {
+			for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
 				if x := s.prev[g.arcFrom[a]] + g.arcLogP[a]; x > v {
 					v, arc = x, a
 				}
@@ -162,56 +165,109 @@ func (s *search) advance(row []float32) {
 			s.bp[st] = arc
 			if arc < 0 {
 				s.score[st] = negInf
-				s.fwd[st] = negInf
 				continue
 			}
 			s.score[st] = v + s.emis[g.class[st]]
 			best = max(best, s.score[st])
-			// Forward: log Σ over the same arcs, anchored at the best arc's
-			// forward term so the exponentials stay ≤ 1.
-			m := negInf
-			for a := a0; a < a1; a++ {
-				m = max(m, s.fprev[g.arcFrom[a]]+g.arcLogP[a])
-			}
-			if math.IsInf(m, -1) {
-				s.fwd[st] = negInf
-				continue
-			}
-			sum := 0.0
-			for a := a0; a < a1; a++ {
-				sum += math.Exp(s.fprev[g.arcFrom[a]] + g.arcLogP[a] - m)
-			}
-			s.fwd[st] = m + math.Log(sum) + s.emis[g.class[st]]
 		}
 	}
 	if thr := best - s.opt.Beam; !math.IsInf(thr, -1) {
 		for st, v := range s.score {
 			if v < thr {
-				s.score[st], s.fwd[st], s.bp[st] = negInf, negInf, -1
+				s.score[st], s.bp[st] = negInf, -1
 			}
 		}
 	}
-	// Normalise the forward vector and sum it per unit.
-	m := negInf
-	for _, v := range s.fwd {
-		m = max(m, v)
+	s.forward()
+	s.t++
+}
+
+// forward advances the normalised forward probabilities over the states
+// Viterbi keeps alive (all of them without a beam) and sums them per unit.
+// It works in the linear domain, with the emissions taken relative to the
+// best live one so the sums stay in range; should they still underflow it
+// redoes the frame in the log domain.
+func (s *search) forward() {
+	g := s.g
+	emax := math.Inf(-1)
+	for st, v := range s.score {
+		if !math.IsInf(v, -1) {
+			emax = max(emax, s.emis[g.class[st]])
+		}
 	}
-	sum := 0.0
-	for _, v := range s.fwd {
-		sum += math.Exp(v - m)
+	total := 0.0
+	if s.t > 0 && !math.IsInf(emax, -1) {
+		for c, e := range s.emis {
+			s.expEmis[c] = math.Exp(e - emax)
+		}
+		for st, v := range s.score {
+			if math.IsInf(v, -1) {
+				s.alpha[st] = 0
+				continue
+			}
+			sum := 0.0
+			for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
+				sum += s.aprev[g.arcFrom[a]] * g.arcProb[a]
+			}
+			s.alpha[st] = sum * s.expEmis[g.class[st]]
+			total += s.alpha[st]
+		}
 	}
-	norm := m + math.Log(sum)
+	// 1e-250 leaves room for every live term to stay a normal number.
+	if !(total > 1e-250) || math.IsInf(total, 1) {
+		total = s.logForward()
+	}
 	clear(s.mass)
-	if !math.IsInf(norm, 0) && !math.IsNaN(norm) {
-		for st := range s.fwd {
-			s.fwd[st] -= norm
-			s.mass[g.unitOf[st]] += math.Exp(s.fwd[st])
+	if total > 0 {
+		inv := 1 / total
+		for st := range s.alpha {
+			s.alpha[st] *= inv
+			s.mass[g.unitOf[st]] += s.alpha[st]
 		}
 	}
 	for u, v := range s.mass {
 		s.mass[u] = min(v, 1)
 	}
-	s.t++
+}
+
+// logForward computes the unnormalised alpha of the current frame in the
+// log domain (for the first frame and underflow) and returns its sum.
+func (s *search) logForward() float64 {
+	g := s.g
+	negInf := math.Inf(-1)
+	m := negInf
+	for st, v := range s.score {
+		la := negInf
+		if !math.IsInf(v, -1) {
+			if s.t == 0 {
+				la = g.start[st] + s.emis[g.class[st]]
+			} else {
+				top := negInf
+				for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
+					top = max(top, math.Log(s.aprev[g.arcFrom[a]])+g.arcLogP[a])
+				}
+				if !math.IsInf(top, -1) {
+					sum := 0.0
+					for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
+						sum += math.Exp(math.Log(s.aprev[g.arcFrom[a]]) + g.arcLogP[a] - top)
+					}
+					la = top + math.Log(sum) + s.emis[g.class[st]]
+				}
+			}
+		}
+		s.alpha[st] = la // a log for now
+		m = max(m, la)
+	}
+	total := 0.0
+	for st, la := range s.alpha {
+		if math.IsInf(m, -1) {
+			s.alpha[st] = 0
+			continue
+		}
+		s.alpha[st] = math.Exp(la - m)
+		total += s.alpha[st]
+	}
+	return total
 }
 
 // bestFinal picks the best state to end in (lowest index on ties).

@@ -97,6 +97,51 @@ func TestConfidenceIsForwardPosterior(t *testing.T) {
 	}
 }
 
+// Transition weights of e^-745 and below underflow to zero in the linear
+// domain; the forward pass must notice and still give exact posteriors.
+func TestConfidenceSurvivesUnderflow(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 8))
+		units := mustUnits(t, []string{"x", "y"}, 1, 0.5, 0)
+		b := NewBuilder(units)
+		for s := 0; s < 4; s++ {
+			b.AddState(s%2, s%2)
+		}
+		for from := range 4 {
+			for to := range 4 {
+				if rng.IntN(3) > 0 || from == to {
+					b.AddArc(from, to, -760-20*rng.Float64(), from%2 != to%2 || rng.IntN(2) == 0)
+				}
+			}
+		}
+		b.SetStart(0, 0)
+		b.SetStart(1, -800)
+		b.SetFinal(2, 0)
+		b.SetFinal(3, 0)
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := randScores(rng, 5, 2)
+		r, err := Viterbi(g, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := bruteBest(g, m); !near(r.LogProb, want, 1e-12) {
+			t.Fatalf("seed %d: Viterbi %v, brute force %v", seed, r.LogProb, want)
+		}
+		for _, w := range r.Segments {
+			sum := 0.0
+			for k := w.Start; k < w.End; k++ {
+				sum += bruteUnitPosterior(g, m, k)[w.Unit]
+			}
+			if want := sum / float64(w.End-w.Start); !near(w.Confidence, want, 1e-9) {
+				t.Fatalf("seed %d: segment %+v confidence %v, brute force %v", seed, w, w.Confidence, want)
+			}
+		}
+	}
+}
+
 func TestSegmentsFollowStatePath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	words := mustUnits(t, []string{"a", "b", "c"}, 3, 0.6, 0)
