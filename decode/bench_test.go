@@ -57,3 +57,32 @@ func BenchmarkDecoderPushDigitLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*m.Rows)/b.Elapsed().Seconds(), "frames/s")
 }
+
+// A phone loop: 40 phones × 3 states + 3-state silence (1 681 loop arcs).
+func BenchmarkViterbiPhoneLoop(b *testing.B) {
+	names := make([]string, 40)
+	for i := range names {
+		names[i] = string(rune('A'+i/26)) + string(rune('a'+i%26))
+	}
+	phones := mustUnits(b, names, 3, 0.6, 0)
+	sil := mustSil(b, 3, 0.6, NumClasses(phones...))
+	g, err := WordLoop(phones, &sil, LoopConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var seq []Unit
+	var durs [][]int
+	for range 60 {
+		seq = append(seq, phones[rng.IntN(len(phones))])
+		durs = append(durs, []int{1 + rng.IntN(4), 1 + rng.IntN(4), 1 + rng.IntN(4)})
+	}
+	m := synthetic(rng, g.NumClasses(), seq, durs, 3, 1)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Viterbi(g, m, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*m.Rows)/b.Elapsed().Seconds(), "frames/s")
+}
