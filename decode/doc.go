@@ -18,7 +18,8 @@
 //     classifier output Classes[i] and has self-loop probability SelfLoop.
 //     Chains builds k-state units on consecutive classes (a word of k
 //     states, a phone of 3); SilenceUnit a silence model; NumClasses counts
-//     the classifier outputs units need. Several states may share a class.
+//     the classifier outputs units need; Concat joins units (a word from its
+//     phones). Several states may share a class.
 //   - WordLoop(words, &sil, LoopConfig): any sequence of words with optional
 //     silence between them and at the ends, a word-insertion penalty and an
 //     LM scale. Decoding a phone loop is a WordLoop over phone units.
@@ -45,6 +46,9 @@
 //     stream is the live tokens plus unstable links: converged traceback is
 //     moved to the stable list and cut.
 //   - Options.Beam prunes states more than Beam below the best; 0 is exact.
+//   - Times start at frame 0 of the scores (after Decoder.Reset, of the new
+//     utterance); a caller adds its own offset (stream position, half a
+//     window) if it wants one. ErrNoPath means no path ends in a final state.
 //
 // # Alignment and bootstrap
 //
