@@ -7,11 +7,6 @@ import (
 
 // The digit loop: 11 words × 5 states + 3-state silence, on noisy frames of
 // digit strings. frames/s is per core (the decoder is single-threaded).
-func benchFrames(b *testing.B) (*Graph, []Unit, Unit) {
-	g, words, sil := digitLoop(b, 5)
-	return g, words, sil
-}
-
 func BenchmarkViterbiDigitLoop(b *testing.B) {
 	for _, beam := range []float64{0, 10} {
 		name := "exact"
@@ -19,7 +14,7 @@ func BenchmarkViterbiDigitLoop(b *testing.B) {
 			name = "beam10"
 		}
 		b.Run(name, func(b *testing.B) {
-			g, words, sil := benchFrames(b)
+			g, words, sil := digitLoop(b, 5)
 			rng := rand.New(rand.NewPCG(1, 1))
 			m, _ := digitString(rng, g, words, sil, 7, 1)
 			b.ResetTimer()
@@ -34,7 +29,7 @@ func BenchmarkViterbiDigitLoop(b *testing.B) {
 }
 
 func BenchmarkDecoderPushDigitLoop(b *testing.B) {
-	g, words, sil := benchFrames(b)
+	g, words, sil := digitLoop(b, 5)
 	rng := rand.New(rand.NewPCG(2, 2))
 	m, _ := digitString(rng, g, words, sil, 7, 1)
 	d, err := NewDecoder(g, Options{})

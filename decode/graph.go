@@ -111,13 +111,13 @@ func (b *Builder) AddUnit(u int) Span {
 	for i, c := range unit.Classes {
 		s := b.AddState(u, c)
 		p := unit.selfLoop(i)
-		b.AddArc(s, s, logProb(p), false)
+		b.AddArc(s, s, math.Log(p), false)
 		if i > 0 {
-			b.AddArc(s-1, s, logProb(1-unit.selfLoop(i-1)), false)
+			b.AddArc(s-1, s, math.Log(1-unit.selfLoop(i-1)), false)
 		}
 	}
 	last := len(b.states) - 1
-	return Span{First: first, Last: last, Exit: logProb(1 - unit.selfLoop(len(unit.Classes)-1))}
+	return Span{First: first, Last: last, Exit: math.Log(1 - unit.selfLoop(len(unit.Classes)-1))}
 }
 
 // AddArc adds a transition with log weight logP. enter marks an arc that

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"fmt"
-	"math"
 )
 
 // Unit is one left-to-right HMM: a word, a phone or silence. State i emits
@@ -116,4 +115,3 @@ func NumClasses(units ...Unit) int {
 	return n
 }
 
-func logProb(p float64) float64 { return math.Log(p) }

@@ -295,3 +295,35 @@ func TestBadInputGivesErrors(t *testing.T) {
 		}
 	}
 }
+
+// The number of words on the best path can only fall as the word penalty
+// grows more negative (the best path maximises score + penalty × words, so
+// its word count is monotone in the penalty).
+func TestWordPenaltyIsMonotone(t *testing.T) {
+	words := mustUnits(t, []string{"a", "b", "c"}, 2, 0.5, 0)
+	sil := mustSil(t, 1, 0.5, NumClasses(words...))
+	for seed := uint64(0); seed < 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 14))
+		m := randScores(rng, 60, NumClasses(words...)+1)
+		last := math.MaxInt
+		var counts []int
+		for _, pen := range []float64{4, 2, 0, -2, -4, -8, -16} {
+			g, err := WordLoop(words, &sil, LoopConfig{WordPenalty: pen})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Viterbi(g, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Words) > last {
+				t.Fatalf("seed %d: word counts %v rise at penalty %v", seed, append(counts, len(r.Words)), pen)
+			}
+			last = len(r.Words)
+			counts = append(counts, last)
+		}
+		if counts[0] == counts[len(counts)-1] {
+			t.Fatalf("seed %d: penalty has no effect: %v", seed, counts)
+		}
+	}
+}
