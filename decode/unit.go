@@ -114,4 +114,3 @@ func NumClasses(units ...Unit) int {
 	}
 	return n
 }
-
