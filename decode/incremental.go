@@ -54,6 +54,8 @@ func (l *link) level() int32 {
 	return l.depth
 }
 
+const harvestEvery = 64
+
 // NewDecoder starts decoding a stream over g.
 func NewDecoder(g *Graph, opt Options) (*Decoder, error) {
 	opt, err := opt.normalised()
@@ -87,9 +89,11 @@ func (d *Decoder) Push(loglik blas32.General) error {
 	}
 	for i := 0; i < loglik.Rows; i++ {
 		d.advance(loglik.Data[i*loglik.Stride : i*loglik.Stride+loglik.Cols])
-	}
-	if loglik.Rows > 0 {
-		d.harvest()
+		// Harvest at the end of the chunk, and every harvestEvery frames
+		// within a long one, so a whole file pushed at once stays bounded too.
+		if i == loglik.Rows-1 || (i+1)%harvestEvery == 0 {
+			d.harvest()
+		}
 	}
 	return nil
 }
