@@ -25,6 +25,26 @@ type Graph struct {
 	start    []float64 // log weight of starting in a state, -Inf if it cannot
 	final    []float64 // log weight of ending in a state, -Inf if it cannot
 	classes  int
+
+	// junction, set by WordLoop, lets a search step pass the all-to-all
+	// arcs from unit ends to unit starts through one shared maximum (and
+	// sum): O(units) per frame instead of O(units²). Those arcs stay in the
+	// arc arrays for traceback and reference; localEnd[s] is where they
+	// begin among the arcs into s (inStart[s+1] when there are none).
+	junction *junction
+	localEnd []int32
+}
+
+// junction describes a word loop: leaving unit u's last state (log weight
+// exit[u]) and entering unit v's first state (entry[v]) is the arc
+// arc[u·U+v]; a silence unit is entered from non-silence units only.
+type junction struct {
+	last          []int32
+	exit, exitP   []float64
+	entry, entryP []float64
+	silence       []bool
+	entryOf       []int32 // per state: the unit it is the first state of, or -1
+	arc           []int32
 }
 
 // NumStates is the number of emitting states.
@@ -209,6 +229,7 @@ func (b *Builder) Build() (*Graph, error) {
 	for s := 0; s < n; s++ {
 		g.inStart[s+1] += g.inStart[s]
 	}
+	g.localEnd = append([]int32(nil), g.inStart[1:]...)
 	return g, nil
 }
 
@@ -280,7 +301,39 @@ func WordLoop(words []Unit, sil *Unit, cfg LoopConfig) (*Graph, error) {
 			b.AddArc(spans[u].Last, spans[v].First, spans[u].Exit+entry[v], true)
 		}
 	}
-	return b.Build()
+	g, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	nu := len(units)
+	j := &junction{
+		last: make([]int32, nu), exit: make([]float64, nu), exitP: make([]float64, nu),
+		entry: entry, entryP: make([]float64, nu), silence: make([]bool, nu),
+		entryOf: make([]int32, g.NumStates()), arc: make([]int32, nu*nu),
+	}
+	for s := range j.entryOf {
+		j.entryOf[s] = -1
+	}
+	for i := range j.arc {
+		j.arc[i] = -1
+	}
+	for u, sp := range spans {
+		j.last[u], j.exit[u], j.exitP[u] = int32(sp.Last), sp.Exit, math.Exp(sp.Exit)
+		j.entryP[u], j.silence[u] = math.Exp(entry[u]), units[u].Silence
+		j.entryOf[sp.First] = int32(u)
+	}
+	// The loop arcs into a unit's first state come after its self-loop (they
+	// were added later and Build keeps the order): they are its enter arcs.
+	for v, sp := range spans {
+		s := sp.First
+		g.localEnd[s] = g.inStart[s+1]
+		for a := g.inStart[s+1] - 1; a >= g.inStart[s] && g.arcEnter[a]; a-- {
+			g.localEnd[s] = a
+			j.arc[int(g.unitOf[g.arcFrom[a]])*nu+v] = a
+		}
+	}
+	g.junction = j
+	return g, nil
 }
 
 // LinearConfig shapes a forced-alignment graph.

@@ -155,11 +155,36 @@ func (s *search) advance(row []float32) {
 			best = max(best, s.score[st])
 		}
 	} else {
+		j := g.junction
+		// The best way out of any unit, and out of a non-silence one.
+		jAll, jWord, uAll, uWord := negInf, negInf, -1, -1
+		if j != nil {
+			for u, last := range j.last {
+				x := s.prev[last] + j.exit[u]
+				if x > jAll {
+					jAll, uAll = x, u
+				}
+				if !j.silence[u] && x > jWord {
+					jWord, uWord = x, u
+				}
+			}
+		}
 		for st := range s.score {
 			v, arc := negInf, int32(-1)
-			for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
+			for a := g.inStart[st]; a < g.localEnd[st]; a++ {
 				if x := s.prev[g.arcFrom[a]] + g.arcLogP[a]; x > v {
 					v, arc = x, a
+				}
+			}
+			if j != nil {
+				if e := j.entryOf[st]; e >= 0 {
+					jv, u := jAll, uAll
+					if j.silence[e] {
+						jv, u = jWord, uWord
+					}
+					if x := jv + j.entry[e]; u >= 0 && x > v {
+						v, arc = x, j.arc[u*len(j.last)+int(e)]
+					}
 				}
 			}
 			s.bp[st] = arc
@@ -200,14 +225,34 @@ func (s *search) forward() {
 		for c, e := range s.emis {
 			s.expEmis[c] = math.Exp(e - emax)
 		}
+		j := g.junction
+		sAll, sWord := 0.0, 0.0
+		if j != nil {
+			for u, last := range j.last {
+				x := s.aprev[last] * j.exitP[u]
+				sAll += x
+				if !j.silence[u] {
+					sWord += x
+				}
+			}
+		}
 		for st, v := range s.score {
 			if math.IsInf(v, -1) {
 				s.alpha[st] = 0
 				continue
 			}
 			sum := 0.0
-			for a := g.inStart[st]; a < g.inStart[st+1]; a++ {
+			for a := g.inStart[st]; a < g.localEnd[st]; a++ {
 				sum += s.aprev[g.arcFrom[a]] * g.arcProb[a]
+			}
+			if j != nil {
+				if e := j.entryOf[st]; e >= 0 {
+					if j.silence[e] {
+						sum += sWord * j.entryP[e]
+					} else {
+						sum += sAll * j.entryP[e]
+					}
+				}
 			}
 			s.alpha[st] = sum * s.expEmis[g.class[st]]
 			total += s.alpha[st]

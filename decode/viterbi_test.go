@@ -327,3 +327,34 @@ func TestWordPenaltyIsMonotone(t *testing.T) {
 		}
 	}
 }
+
+// The word loop's junction shortcut decodes exactly like plain arc-by-arc
+// search over the same graph.
+func TestJunctionEqualsArcSearch(t *testing.T) {
+	g, words, sil := digitLoop(t, 3)
+	plain := *g
+	plain.junction = nil
+	plain.localEnd = append([]int32(nil), g.inStart[1:]...)
+	for seed := uint64(0); seed < 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 15))
+		m, _ := digitString(rng, g, words, sil, 6, 0.5+2*rng.Float64())
+		for _, beam := range []float64{0, 8} {
+			a, err := Viterbi(g, m, Options{Beam: beam})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Viterbi(&plain, m, Options{Beam: beam})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(a.LogProb, b.LogProb, 1e-12) || !reflect.DeepEqual(a.States, b.States) || len(a.Segments) != len(b.Segments) {
+				t.Fatalf("seed %d beam %v: junction %v %v, arcs %v %v", seed, beam, a.LogProb, Labels(a.Words), b.LogProb, Labels(b.Words))
+			}
+			for i := range a.Segments {
+				if !near(a.Segments[i].Confidence, b.Segments[i].Confidence, 1e-9) {
+					t.Fatalf("seed %d: confidence %v vs %v", seed, a.Segments[i].Confidence, b.Segments[i].Confidence)
+				}
+			}
+		}
+	}
+}
