@@ -113,10 +113,11 @@ func wordsPrefix(prefix, words []Word) bool {
 func TestStablePrefixNeverChanges(t *testing.T) {
 	g, words, sil := digitLoop(t, 5)
 	stableSeen := 0
-	for seed := uint64(0); seed < 30; seed++ {
+	for seed := uint64(0); seed < 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 5))
 		m, _ := digitString(rng, g, words, sil, 3+rng.IntN(5), 0.5+2*rng.Float64())
-		d, err := NewDecoder(g, Options{})
+		beam := []float64{0, 8}[seed%2]
+		d, err := NewDecoder(g, Options{Beam: beam})
 		if err != nil {
 			t.Fatal(err)
 		}
