@@ -217,7 +217,7 @@ func (p Partial) Words() []Word { return append(append([]Word(nil), p.Stable...)
 // Partial reports the current best hypothesis (the best live state, final or
 // not) split into its stable prefix and its unstable tail.
 func (d *Decoder) Partial() Partial {
-	p := Partial{Frames: d.s.t}
+	p := Partial{Frames: d.s.t, Stable: []Word{}, Tail: []Word{}}
 	for _, sg := range d.stable {
 		if w := d.g.word(sg, d.opt.Hop); !w.Silence {
 			p.Stable = append(p.Stable, w)

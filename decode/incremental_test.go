@@ -1,8 +1,10 @@
 package decode
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -231,5 +233,27 @@ func TestConvergedTracebackIsCut(t *testing.T) {
 	}
 	if len(d.Partial().Stable) < total-5 {
 		t.Fatalf("only %d of %d words stable", len(d.Partial().Stable), total)
+	}
+}
+
+func TestJSONShapes(t *testing.T) {
+	g, _, sil := digitLoop(t, 5)
+	m := synthetic(rand.New(rand.NewPCG(1, 1)), g.NumClasses(), []Unit{sil}, [][]int{{3, 3, 3}}, 4, 0.1)
+	d, _ := NewDecoder(g, Options{})
+	if err := d.Push(m); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := json.Marshal(d.Partial())
+	if string(p) != `{"stable":[],"tail":[],"frames":9}` {
+		t.Fatalf("partial of silence: %s", p)
+	}
+	r, err := d.Final()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(r)
+	want := `{"words":[],"segments":[{"label":"\u003csil\u003e","unit":11,"start_frame":0,"end_frame":9,"start":0,"end":0.09,"conf":0.99`
+	if !strings.HasPrefix(string(out), want) {
+		t.Fatalf("result JSON %s", out)
 	}
 }

@@ -359,7 +359,8 @@ func (g *Graph) word(sg segment, hop float64) Word {
 }
 
 func (g *Graph) result(segs []segment, hop float64) *Result {
-	r := &Result{Segments: make([]Word, len(segs))}
+	// Non-nil slices, so JSON shows [] rather than null.
+	r := &Result{Segments: make([]Word, len(segs)), Words: []Word{}}
 	for i, sg := range segs {
 		r.Segments[i] = g.word(sg, hop)
 		if !r.Segments[i].Silence {
