@@ -109,6 +109,17 @@ func TestErrorCounts(t *testing.T) {
 	}
 }
 
+func TestErrorRateEdges(t *testing.T) {
+	var c ErrorCounts
+	if c.ErrorRate() != 0 || c.SER() != 0 {
+		t.Fatal("empty counts give a nonzero rate")
+	}
+	c.Add(nil, []string{"x"})
+	if c.ErrorRate() != 1 || c.SER() != 1 {
+		t.Fatalf("an insertion against an empty reference: rate %v SER %v", c.ErrorRate(), c.SER())
+	}
+}
+
 func TestPhoneMap(t *testing.T) {
 	src := "# TIMIT-style\naa aa aa\nao aa aa\nq\nix ix ih  # folded\npau  h#\n\n"
 	m, err := ParsePhoneMap(strings.NewReader(src))

@@ -279,6 +279,22 @@ func TestBadInputGivesErrors(t *testing.T) {
 			_, err := b.Build()
 			return err
 		}},
+		{"state of a missing unit", func() error {
+			b := NewBuilder(words)
+			s := b.AddState(3, 0)
+			b.SetStart(s, 0)
+			b.SetFinal(s, 0)
+			_, err := b.Build()
+			return err
+		}},
+		{"self-loop list of the wrong length", func() error {
+			_, err := WordLoop([]Unit{{Name: "a", Classes: []int{0, 1}, SelfLoops: []float64{0.5}}}, nil, LoopConfig{})
+			return err
+		}},
+		{"NaN word penalty", func() error {
+			_, err := WordLoop(words, nil, LoopConfig{WordPenalty: math.NaN()})
+			return err
+		}},
 		{"unit change without enter", func() error {
 			b := NewBuilder(mustUnits(t, []string{"a", "b"}, 1, 0.5, 0))
 			s0, s1 := b.AddState(0, 0), b.AddState(1, 1)
