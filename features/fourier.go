@@ -79,7 +79,7 @@ func (f *Fourier) Apply(dst, x blas32.General) {
 		for i := r0; i < r1; i++ {
 			row := dst.Data[i*dst.Stride : i*dst.Stride+f.p.M]
 			for k, v := range row {
-				row[k] = float32(scale * math.Cos(float64(v)+float64(f.b[k])))
+				row[k] = float32(scale * cosReduced(float64(v)+float64(f.b[k])))
 			}
 		}
 	})
