@@ -42,7 +42,7 @@ func chromiumPath() string {
 
 // browserCase is what the page is fed and what it must show.
 type browserCase struct {
-	wordModel, imageModel string // model files for serve
+	wordModel, imageModel string    // model files for serve
 	speech                []float32 // 8 kHz audio: silence, one word, silence
 	word                  string    // what the model says offline for speech
 	image                 []byte    // PNG
