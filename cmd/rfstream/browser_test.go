@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -335,6 +336,10 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if err != nil {
 		fail("reading the confidence", err)
 	}
+	partials, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("body"), "data-partials"))
+	if err != nil {
+		fail("reading the partial count", err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("stop"))); err != nil {
 		fail("stopping", err)
 	}
@@ -353,7 +358,10 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if err != nil {
 		fail("reading the tag", err)
 	}
-	t.Logf("page shows word %q (confidence %s), image tag %q", word.Value, conf.Value, tag.Value)
+	t.Logf("page shows word %q (confidence %s) after %s partial results, image tag %q", word.Value, conf.Value, partials.Value, tag.Value)
+	if n, _ := strconv.Atoi(partials.Value); n < 1 {
+		t.Errorf("no partial result reached the page before the word closed (data-partials=%q)", partials.Value)
+	}
 	if word.Value != c.word {
 		t.Errorf("the page shows %q for the recording; offline the model says %q", word.Value, c.word)
 	}

@@ -11,6 +11,8 @@ function setStatus(s) { $('status').textContent = s; }
 
 function showResult(r) {
   if (r.error) { $('audio-error').textContent = r.error; }
+  // How many partial hypotheses arrived: shown nowhere, read by tests.
+  if (!r.final && !r.error) document.body.dataset.partials = +(document.body.dataset.partials || 0) + 1;
   const words = r.words || [];
   const closed = r.final ? words : words.slice(0, -1);
   $('partial').textContent = r.final ? '\u00a0' : (words.length ? words[words.length - 1].word : '\u00a0');
