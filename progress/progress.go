@@ -154,16 +154,16 @@ func (b *Bar) draw(t time.Time, final bool) {
 	}
 	if !b.tty {
 		if final {
-			fmt.Fprintf(b.w, "%s: %d/%d %s done in %s (%.1f %s/s)\n", b.label, b.done, b.total, b.unit, fmtDuration(t.Sub(b.start)), rate, b.unit)
+			fmt.Fprintf(b.w, "%s: %d/%d %s done in %s (%s)\n", b.label, b.done, b.total, b.unit, fmtDuration(t.Sub(b.start)), fmtRate(rate, b.unit))
 		} else {
-			fmt.Fprintf(b.w, "%s: %d/%d %s (%.0f%%), %.1f %s/s, ETA %s\n", b.label, b.done, b.total, b.unit, 100*frac, rate, b.unit, eta)
+			fmt.Fprintf(b.w, "%s: %d/%d %s (%.0f%%), %s, ETA %s\n", b.label, b.done, b.total, b.unit, 100*frac, fmtRate(rate, b.unit), eta)
 		}
 		return
 	}
 	const width = 30
 	filled := int(frac * width)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
-	line := fmt.Sprintf("\r%s %s %3.0f%% %d/%d %s %.1f/s ETA %s\x1b[K", b.label, bar, 100*frac, b.done, b.total, b.unit, rate, eta)
+	line := fmt.Sprintf("\r%s %s %3.0f%% %d/%d %s %s ETA %s\x1b[K", b.label, bar, 100*frac, b.done, b.total, b.unit, fmtRate(rate, b.unit), eta)
 	if final {
 		line = fmt.Sprintf("\r%s %s %3.0f%% %d/%d %s in %s\x1b[K\n", b.label, bar, 100*frac, b.done, b.total, b.unit, fmtDuration(t.Sub(b.start)))
 	}
@@ -187,6 +187,15 @@ func (b *Bar) drawUnknown(t time.Time, final bool) {
 	default:
 		fmt.Fprintf(b.w, "\r%s: %s%s\x1b[K", b.label, el, count)
 	}
+}
+
+// fmtRate shows a rate as units per second, or as seconds per unit when
+// each unit takes longer than a second (a grid of long runs).
+func fmtRate(rate float64, unit string) string {
+	if rate > 0 && rate < 1 {
+		return fmt.Sprintf("%s/%s", fmtDuration(time.Duration(float64(time.Second)/rate)), strings.TrimSuffix(unit, "s"))
+	}
+	return fmt.Sprintf("%.1f %s/s", rate, unit)
 }
 
 func fmtDuration(d time.Duration) string {

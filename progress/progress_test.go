@@ -58,6 +58,17 @@ func TestTerminalBarRedraws(t *testing.T) {
 	}
 }
 
+func TestFmtRate(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want string
+	}{{934.94, "934.9 rows/s"}, {0.03125, "32.0s/row"}, {0, "0.0 rows/s"}, {1.0 / 95, "1m35s/row"}} {
+		if got := fmtRate(c.rate, "rows"); got != c.want {
+			t.Errorf("fmtRate(%v) = %q, want %q", c.rate, got, c.want)
+		}
+	}
+}
+
 func TestFmtDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		1500 * time.Millisecond: "1.5s",
