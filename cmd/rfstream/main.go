@@ -60,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	workLog = stderr
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "rfstream: unknown command %q\n", args[0])

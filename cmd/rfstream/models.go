@@ -114,7 +114,7 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), rfstream.FitOptions{Seed: o.seed})
+	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), rfstream.FitOptions{Seed: o.seed, Progress: log})
 	if err != nil {
 		return nil, err
 	}

@@ -17,14 +17,37 @@ func init() {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
+	sv, err := startServe(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	fmt.Fprintln(stderr, "stopping: draining in-flight messages")
+	return sv.Close(stdout)
+}
+
+// serving is a running `rfstream serve`: its NATS session, its stages and,
+// with --http, the web page.
+type serving struct {
+	sess   *session
+	stages *streaming.Stages
+	page   *webPage // nil without --http
+}
+
+// startServe parses serve's flags and starts everything; runServe waits
+// for a signal, tests call Close.
+func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	fs := newFlagSet("serve", "[flags]", stderr)
 	var nf natsFlags
 	nf.register(fs, true)
 	model := fs.String("model", "", "word model (default: the digit model in the data cache, trained on first use)")
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
+	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	names := strings.Split(*stages, ",")
 	p := streaming.Pipeline{Name: nf.pipeline}
@@ -34,37 +57,54 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			if p.Words == nil {
 				w, err := digitModel(*model, stderr)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				p.Words = w
 			}
 		case streaming.StageTagger:
 			t, err := imageModel(*imgModel, stderr)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			p.Images = t
 		default:
-			return fmt.Errorf("unknown stage %q (known: %s)", n, strings.Join(streaming.AllStages, ", "))
+			return nil, fmt.Errorf("unknown stage %q (known: %s)", n, strings.Join(streaming.AllStages, ", "))
 		}
 	}
 	sess, err := nf.connect("rfstream serve", true, stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer sess.Close()
 	st, err := streaming.Start(sess.nc, p, names...)
 	if err != nil {
-		return err
+		sess.Close()
+		return nil, err
 	}
+	sv := &serving{sess: sess, stages: st}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	<-sig
-	fmt.Fprintln(stderr, "stopping: draining in-flight messages")
-	err = st.Close()
-	s := st.Stats()
+	if *httpAddr != "" {
+		rate := 0
+		if p.Words != nil {
+			rate = p.Words.Config.Audio.SampleRate
+		}
+		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, stderr); err != nil {
+			sv.Close(io.Discard)
+			return nil, err
+		}
+		fmt.Fprintf(stdout, "web page on %s\n", sv.page.URL)
+	}
+	return sv, nil
+}
+
+// Close stops the page, drains the stages and reports their counters.
+func (sv *serving) Close(stdout io.Writer) error {
+	if sv.page != nil {
+		sv.page.Close()
+	}
+	err := sv.stages.Close()
+	s := sv.stages.Stats()
 	fmt.Fprintf(stdout, "handled %d messages: %d errors, %d duplicates, %d lost\n", s.Messages, s.Errors, s.Duplicates, s.Lost)
+	sv.sess.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return nil
 	}

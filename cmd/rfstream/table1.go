@@ -15,6 +15,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/maxout"
 	"github.com/rfstream/rfstream/plots"
+	"github.com/rfstream/rfstream/progress"
 )
 
 // paperTable1 is Table 1 of the random maxout paper: MNIST test error (%),
@@ -98,6 +99,19 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	defer csvf.Close()
 	cw := csv.NewWriter(csvf)
 	cw.Write([]string{"map", "q", "m", "seed", "test_error", "train_seconds", "lambda", "paper_error"})
+	runs := 0
+	for _, m := range mv {
+		if m <= 1000 {
+			runs += len(qv) * *seedsSmall
+		} else {
+			runs += len(qv)
+		}
+	}
+	if *rff > 0 {
+		runs++
+	}
+	grid := progress.New(stderr, "table1", int64(runs), "runs")
+	defer grid.Finish()
 	for _, m := range mv {
 		for _, q := range qv {
 			seeds := 1
@@ -121,7 +135,8 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 				cw.Write([]string{"maxout", fmt.Sprint(q), fmt.Sprint(m), fmt.Sprint(s), fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), paper})
 				cw.Flush()
 				b, _ := json.Marshal(run.result)
-				fmt.Fprintln(stderr, string(b))
+				grid.Logf("%s", b)
+				grid.Add(1)
 			}
 		}
 	}
@@ -131,6 +146,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		grid.Add(1)
 		rffErr, rffSec = 100*run.result.TestError, run.result.TrainSeconds
 		cw.Write([]string{"fourier", "", fmt.Sprint(*rff), "1", fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), ""})
 		cw.Flush()

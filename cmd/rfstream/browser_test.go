@@ -1,0 +1,374 @@
+//go:build browser
+
+// The browser test drives Debian's Chromium against a real `rfstream serve
+// --http`: a fake microphone plays an FSDD recording into the page, which
+// must show the digit the model gives offline; an MNIST image picked in the
+// image panel must get the model's tag. Run it with `make test-browser`.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+func chromiumPath() string {
+	if p := os.Getenv("RFSTREAM_CHROMIUM"); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// browserCase is what the page is fed and what it must show.
+type browserCase struct {
+	wordModel, imageModel string    // model files for serve
+	speech                []float32 // 8 kHz audio: silence, one word, silence
+	word                  string    // what the model says offline for speech
+	image                 []byte    // PNG
+	tag                   string    // the model's top tag for image offline
+	what                  string
+}
+
+// realCase trains small models on FSDD and MNIST and picks an official
+// test recording and a test image the models get right offline.
+func realCase(t *testing.T, dir string) (*browserCase, error) {
+	fsdd := os.Getenv("RFSTREAM_FSDD")
+	if fsdd == "" {
+		fsdd = "../../../shared/fsdd/recordings"
+	}
+	recs, err := datasets.FSDD(fsdd)
+	if err != nil {
+		return nil, err
+	}
+	mnist := filepath.Join(dataDir(), "mnist")
+	if _, err := os.Stat(filepath.Join(mnist, "t10k-images-idx3-ubyte")); err != nil {
+		return nil, err
+	}
+	_, test := datasets.OfficialSplit(recs)
+	log := testLog{t}
+	wm, err := trainWordModel(wordTrainOptions{fsdd: fsdd, split: "official", m: 1000, q: 4, seed: 1}, log)
+	if err != nil {
+		return nil, err
+	}
+	words, err := rfstream.NewWordClassifier(wm)
+	if err != nil {
+		return nil, err
+	}
+	c := &browserCase{wordModel: filepath.Join(dir, "digits.rfm"), imageModel: filepath.Join(dir, "mnist.rfm"), what: "FSDD + MNIST"}
+	if err := rfstream.SaveModel(c.wordModel, wm); err != nil {
+		return nil, err
+	}
+	// A recording the model is sure of, so the browser's own resampling
+	// cannot tip it; the page must then agree with the offline answer.
+	for _, r := range test {
+		if r.Label != "7" {
+			continue
+		}
+		a, err := readWAVFile(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		a8, err := frontend.Resample(a, wm8k(words))
+		if err != nil {
+			return nil, err
+		}
+		padded := append(append(toymodels.Noise(8000, 1), a8.Samples...), toymodels.Noise(8000, 2)...)
+		got, err := offlineWords(words, padded)
+		if err != nil {
+			return nil, err
+		}
+		if len(got.Words) == 1 && got.Words[0].Word == r.Label && got.Words[0].Conf > 0.6 {
+			c.speech, c.word = padded, got.Words[0].Word
+			c.what += fmt.Sprintf(", recording %s", filepath.Base(r.Path))
+			break
+		}
+	}
+	if c.word == "" {
+		return nil, errors.New("no test recording of 7 the small model is sure of")
+	}
+
+	mf := mapFlags{kind: "maxout", m: 500, q: 4, seed: 1}
+	imf := imageFlags{perClass: 300, subsetSeed: 1}
+	run, err := fitImages(&mf, &imf, 0, true, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := rfstream.SaveModel(c.imageModel, run.model); err != nil {
+		return nil, err
+	}
+	tagger, err := rfstream.NewImageTagger(run.model)
+	if err != nil {
+		return nil, err
+	}
+	testSet, err := frontend.ReadIDXPair(filepath.Join(mnist, "t10k-images-idx3-ubyte"), filepath.Join(mnist, "t10k-labels-idx1-ubyte"))
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < 50 && c.tag == ""; i++ {
+		img := grayPNG(linalg.Row32(testSet.X, i), testSet.Width)
+		tags, err := tagger.TagImage(img, 3)
+		if err != nil {
+			return nil, err
+		}
+		if want := fmt.Sprint(testSet.Labels[i]); tags[0].Label == want && want != c.word {
+			c.image, c.tag = img, tags[0].Label
+			c.what += fmt.Sprintf(", MNIST test image %d", i)
+		}
+	}
+	if c.tag == "" {
+		return nil, errors.New("no MNIST test image the small model gets right")
+	}
+	return c, nil
+}
+
+// wm8k is the word model's sample rate.
+func wm8k(w *rfstream.WordClassifier) int { return w.Config.Audio.SampleRate }
+
+// toyCase uses the synthetic toy models when the data sets are missing:
+// the check stays real (the page must show what the model says offline).
+func toyCase(t *testing.T, dir string) (*browserCase, error) {
+	words, err := toymodels.Words()
+	if err != nil {
+		return nil, err
+	}
+	images, err := toymodels.Images()
+	if err != nil {
+		return nil, err
+	}
+	c := &browserCase{wordModel: filepath.Join(dir, "toy-words.rfm"), imageModel: filepath.Join(dir, "toy-images.rfm"), what: "toy models"}
+	if err := rfstream.SaveModel(c.wordModel, words.Model); err != nil {
+		return nil, err
+	}
+	if err := rfstream.SaveModel(c.imageModel, images.Model); err != nil {
+		return nil, err
+	}
+	c.speech = append(append(toymodels.Noise(8000, 1), toymodels.Glide(450, 1400, 0.4, 77)...), toymodels.Noise(8000, 2)...)
+	got, err := offlineWords(words, c.speech)
+	if err != nil || len(got.Words) != 1 {
+		return nil, fmt.Errorf("toy word offline: %+v %v", got, err)
+	}
+	c.word = got.Words[0].Word
+	c.image = grayPNG(toymodels.Bars(1, 3), 8)
+	tags, err := images.TagImage(c.image, 2)
+	if err != nil {
+		return nil, err
+	}
+	c.tag = tags[0].Label
+	return c, nil
+}
+
+// offlineWords runs the in-process recogniser over 8 kHz samples.
+func offlineWords(w *rfstream.WordClassifier, samples []float32) (rfstream.Result, error) {
+	sp, err := rfstream.NewWordSpotter(w, rfstream.DefaultSpotterConfig(), 8000)
+	if err != nil {
+		return rfstream.Result{}, err
+	}
+	rs := append(sp.Push(samples), sp.Flush()...)
+	return rs[len(rs)-1], nil
+}
+
+func grayPNG(px []float32, width int) []byte {
+	im := image.NewGray(image.Rect(0, 0, width, len(px)/width))
+	for i, v := range px {
+		im.SetGray(i%width, i/width, color.Gray{Y: uint8(min(255, max(0, v*255+0.5)))})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, im)
+	return b.Bytes()
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// artifactPath is where the screenshot goes: $RFSTREAM_ARTIFACTS or out/.
+func artifactPath(name string) string {
+	dir := os.Getenv("RFSTREAM_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "out")
+	}
+	os.MkdirAll(dir, 0o755)
+	return filepath.Join(dir, name)
+}
+
+func TestBrowserShowsDigitAndTag(t *testing.T) {
+	chrome := chromiumPath()
+	if _, err := os.Stat(chrome); err != nil {
+		t.Skipf("SKIP: no Chromium at %s (apt-get install chromium, or set RFSTREAM_CHROMIUM); the browser test did not run", chrome)
+	}
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("SKIP: sox is needed to make Chromium's fake microphone file")
+	}
+	dir := t.TempDir()
+	c, err := realCase(t, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Logf("FSDD or MNIST missing (%v): using the toy models", err)
+		c, err = toyCase(t, dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("case: %s; offline the model says %q and tags the image %q", c.what, c.word, c.tag)
+
+	// Chromium's fake capture device wants 16-bit PCM at a common rate.
+	raw := filepath.Join(dir, "speech-8k.wav")
+	var b bytes.Buffer
+	if err := frontend.EncodeWAV16(&b, &frontend.Audio{Rate: 8000, Samples: c.speech}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(raw, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(dir, "speech-48k.wav")
+	if out, err := exec.Command("sox", raw, "-r", "48000", "-b", "16", "-c", "1", wav).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v: %s", err, out)
+	}
+	pngPath := filepath.Join(dir, "digit.png")
+	if err := os.WriteFile(pngPath, c.image, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout bytes.Buffer
+	sv, err := startServe([]string{"--port", "0", "--http", "127.0.0.1:0", "--model", c.wordModel, "--image-model", c.imageModel}, &stdout, testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close(io.Discard)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium")),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", wav),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.WindowSize(1100, 700),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+	if err := chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			var parts []string
+			for _, a := range e.Args {
+				parts = append(parts, string(a.Value))
+			}
+			t.Logf("console.%s: %s", e.Type, strings.Join(parts, " "))
+		case *runtime.EventExceptionThrown:
+			t.Logf("page exception: %s", e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	screenshot := func() {
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Logf("screenshot: %v", err)
+			return
+		}
+		p := artifactPath("browser-test.png")
+		if err := os.WriteFile(p, shot, 0o644); err != nil {
+			t.Logf("screenshot: %v", err)
+			return
+		}
+		abs, _ := filepath.Abs(p)
+		t.Logf("screenshot: %s", abs)
+	}
+	defer screenshot()
+
+	fail := func(step string, err error) {
+		errText, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("audio-error")))
+		t.Fatalf("%s: %v (page error: %q)", step, err, errText)
+	}
+	// The fake microphone loops the file: wait for the first word to close.
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(sv.page.URL),
+		chromedp.WaitVisible(chromedp.ID("start")),
+		chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.CSS("#words .word")),
+	)
+	if err != nil {
+		fail("speaking into the page", err)
+	}
+	word, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#words .word"), "data-word"))
+	if err != nil {
+		fail("reading the word", err)
+	}
+	conf, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#words .word"), "data-conf"))
+	if err != nil {
+		fail("reading the confidence", err)
+	}
+	partials, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("body"), "data-partials"))
+	if err != nil {
+		fail("reading the partial count", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("stop"))); err != nil {
+		fail("stopping", err)
+	}
+	// After Stop the page sends "end" and shows "done" at the end-of-stream result.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('status').textContent === 'done'`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		fail("waiting for the end-of-stream result", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.ID("file"), []string{pngPath}),
+		chromedp.WaitVisible(chromedp.CSS("#results .tag")),
+	)
+	if err != nil {
+		fail("tagging", err)
+	}
+	tag, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#results .tag"), "data-label"))
+	if err != nil {
+		fail("reading the tag", err)
+	}
+	t.Logf("page shows word %q (confidence %s) after %s partial results, image tag %q", word.Value, conf.Value, partials.Value, tag.Value)
+	if n, _ := strconv.Atoi(partials.Value); n < 1 {
+		t.Errorf("no partial result reached the page before the word closed (data-partials=%q)", partials.Value)
+	}
+	if word.Value != c.word {
+		t.Errorf("the page shows %q for the recording; offline the model says %q", word.Value, c.word)
+	}
+	if !conf.Exists || conf.Value == "" {
+		t.Errorf("no confidence shown for the word")
+	}
+	if tag.Value != c.tag {
+		t.Errorf("the page tags the image %q; offline the model says %q", tag.Value, c.tag)
+	}
+}

@@ -1,0 +1,127 @@
+// The page: microphone → worklet → WebSocket → pipeline, results back;
+// image files → POST /api/tag → top-k tags.
+'use strict';
+const $ = (id) => document.getElementById(id);
+let cfg = { rate: 8000 };
+fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; });
+
+let rec = null; // the current recording: {ctx, stream, node, ws}
+
+function setStatus(s) { $('status').textContent = s; }
+
+function showResult(r) {
+  if (r.error) { $('audio-error').textContent = r.error; }
+  // How many partial hypotheses arrived: shown nowhere, read by tests.
+  if (!r.final && !r.error) document.body.dataset.partials = +(document.body.dataset.partials || 0) + 1;
+  const words = r.words || [];
+  const closed = r.final ? words : words.slice(0, -1);
+  $('partial').textContent = r.final ? '\u00a0' : (words.length ? words[words.length - 1].word : '\u00a0');
+  const box = $('words');
+  box.textContent = '';
+  for (const w of closed) {
+    const el = document.createElement('span');
+    el.className = 'word';
+    el.dataset.word = w.word;
+    el.dataset.conf = w.conf.toFixed(3);
+    el.title = `${w.start.toFixed(2)}–${w.end.toFixed(2)} s`;
+    el.append(w.word);
+    const c = document.createElement('small');
+    c.textContent = w.conf.toFixed(2);
+    el.append(c);
+    box.append(el);
+  }
+  if (r.eos) setStatus('done');
+}
+
+async function start() {
+  $('start').disabled = true;
+  $('audio-error').textContent = '';
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
+    const ctx = new AudioContext();
+    await ctx.audioWorklet.addModule('worklet.js');
+    const node = new AudioWorkletNode(ctx, 'pcm-resampler', { processorOptions: { rate: cfg.rate } });
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${proto}//${location.host}/ws/audio?rate=${cfg.rate}`);
+    const early = [];
+    ws.binaryType = 'arraybuffer';
+    ws.onopen = () => { early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); };
+    ws.onmessage = (e) => showResult(JSON.parse(e.data));
+    ws.onclose = (e) => { if (e.code !== 1000) $('audio-error').textContent = `connection closed: ${e.reason || e.code}`; };
+    node.port.onmessage = (e) => { if (ws.readyState === WebSocket.OPEN) ws.send(e.data); else early.push(e.data); };
+    const src = ctx.createMediaStreamSource(stream);
+    src.connect(node);
+    node.connect(ctx.destination); // keeps the worklet pulled; it outputs silence
+    rec = { ctx, stream, node, ws };
+    $('stop').disabled = false;
+  } catch (err) {
+    $('audio-error').textContent = `microphone: ${err.message || err}`;
+    $('start').disabled = false;
+  }
+}
+
+async function stop() {
+  if (!rec) return;
+  const { ctx, stream, node, ws } = rec;
+  rec = null;
+  $('stop').disabled = true;
+  node.port.postMessage('flush');
+  await new Promise((r) => setTimeout(r, 50)); // let the last chunk arrive
+  stream.getTracks().forEach((t) => t.stop());
+  await ctx.close();
+  if (ws.readyState === WebSocket.OPEN) ws.send('end');
+  setStatus('finishing');
+  $('start').disabled = false;
+}
+
+$('start').onclick = start;
+$('stop').onclick = stop;
+
+// Images: the server's frontend decodes PNG, JPEG and PGM alike; the
+// preview uses the browser's decoder, so PGM files show no thumbnail.
+async function tagFile(file) {
+  const card = document.createElement('div');
+  card.className = 'image';
+  const img = document.createElement('img');
+  img.alt = '';
+  if (!/\.pgm$/i.test(file.name)) img.src = URL.createObjectURL(file);
+  const info = document.createElement('div');
+  const name = document.createElement('div');
+  name.className = 'name';
+  name.textContent = file.name;
+  info.append(name);
+  card.append(img, info);
+  $('results').prepend(card);
+  try {
+    const r = await fetch('api/tag', { method: 'POST', body: file });
+    if (!r.ok) throw new Error(await r.text());
+    const t = await r.json();
+    if (t.error) throw new Error(t.error);
+    for (const tag of t.tags) {
+      const row = document.createElement('div');
+      row.className = 'tag';
+      row.dataset.label = tag.label;
+      const b = document.createElement('b');
+      b.textContent = tag.label;
+      const bar = document.createElement('div');
+      bar.className = 'bar';
+      bar.style.width = `${Math.round(120 * tag.score)}px`;
+      const s = document.createElement('span');
+      s.textContent = tag.score.toFixed(2);
+      row.append(b, bar, s);
+      info.append(row);
+    }
+  } catch (err) {
+    const e = document.createElement('div');
+    e.className = 'error';
+    e.textContent = err.message;
+    info.append(e);
+  }
+}
+
+$('file').onchange = (e) => { for (const f of e.target.files) tagFile(f); e.target.value = ''; };
+const drop = $('drop');
+drop.ondragover = (e) => { e.preventDefault(); drop.classList.add('over'); };
+drop.ondragleave = () => drop.classList.remove('over');
+drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove('over'); for (const f of e.dataTransfer.files) tagFile(f); };

@@ -1,0 +1,271 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/streaming"
+)
+
+// page starts an embedded pipeline with the toy models and the page's
+// handler in front of it.
+func page(t *testing.T) (*httptest.Server, *rfstream.WordClassifier, *rfstream.ImageTagger) {
+	t.Helper()
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := toymodels.Images()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("web test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	st, err := streaming.Start(nc, streaming.Pipeline{Name: "toy", Words: words, Images: images, TopK: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs, words, images
+}
+
+func wsURL(hs *httptest.Server, query string) string {
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + "/ws/audio" + query
+}
+
+// TestWebSocketEqualsInProcess streams audio the way the page does (s16le
+// chunks, then "end") and expects exactly the in-process recogniser's
+// results on the same 16-bit samples.
+func TestWebSocketEqualsInProcess(t *testing.T) {
+	hs, words, _ := page(t)
+	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
+	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(sp.Push(samples), sp.Flush()...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, wsURL(hs, "?rate=8000"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	for off := 0; off < len(pcm); off += 1600 { // 100 ms of 8 kHz s16
+		if err := c.Write(ctx, websocket.MessageBinary, pcm[off:min(off+1600, len(pcm))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Write(ctx, websocket.MessageText, []byte("end")); err != nil {
+		t.Fatal(err)
+	}
+	var got []rfstream.Result
+	for {
+		typ, data, err := c.Read(ctx)
+		if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after %d results: %v", len(got), err)
+		}
+		if typ != websocket.MessageText {
+			t.Fatalf("result of type %v", typ)
+		}
+		var r rfstream.Result
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results over the WebSocket, %d in process:\n%+v\n%+v", len(got), len(want), got, want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Text != w.Text || g.Final != w.Final || g.EOS != w.EOS || len(g.Words) != len(w.Words) {
+			t.Fatalf("result %d: %+v, in process %+v", i, g, w)
+		}
+		for j := range g.Words {
+			if g.Words[j].Word != w.Words[j].Word || g.Words[j].Start != w.Words[j].Start || math.Abs(g.Words[j].Conf-w.Words[j].Conf) > 1e-6 {
+				t.Fatalf("result %d word %d: %+v, in process %+v", i, j, g.Words[j], w.Words[j])
+			}
+		}
+	}
+	if last := got[len(got)-1]; !last.EOS || last.Text != "up down" {
+		t.Fatalf("last result %+v", last)
+	}
+}
+
+func TestBadAudioRequestsAreRefused(t *testing.T) {
+	hs, _, _ := page(t)
+	for _, q := range []string{"", "?rate=abc", "?rate=10", "?rate=9999999"} {
+		r, err := http.Get(hs.URL + "/ws/audio" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusBadRequest {
+			t.Fatalf("rate %q: status %d", q, r.StatusCode)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, bad := range []struct {
+		typ  websocket.MessageType
+		data []byte
+	}{{websocket.MessageBinary, []byte{1, 2, 3}}, {websocket.MessageText, []byte("hello")}} {
+		c, _, err := websocket.Dial(ctx, wsURL(hs, "?rate=8000"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(ctx, bad.typ, bad.data)
+		_, _, err = c.Read(ctx)
+		if websocket.CloseStatus(err) != websocket.StatusUnsupportedData {
+			t.Fatalf("%q: closed with %v", bad.data, err)
+		}
+		c.CloseNow()
+	}
+	// Another site's page may not open the microphone endpoint.
+	_, resp, err := websocket.Dial(ctx, wsURL(hs, "?rate=8000"), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://evil.example"}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin dial: %v %v", err, resp)
+	}
+}
+
+func pngOf(t *testing.T, px []float32, side int) []byte {
+	im := image.NewGray(image.Rect(0, 0, side, side))
+	for i, v := range px {
+		im.SetGray(i%side, i/side, color.Gray{Y: uint8(math.Round(float64(v) * 255))})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, im); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestTagEqualsInProcess(t *testing.T) {
+	hs, _, tagger := page(t)
+	for i := 0; i < 4; i++ {
+		img := pngOf(t, toymodels.Bars(i%2, 2*i), 8)
+		want, err := tagger.TagImage(img, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := http.Post(hs.URL+"/api/tag", "image/png", bytes.NewReader(img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got streaming.TagsMessage
+		err = json.NewDecoder(r.Body).Decode(&got)
+		r.Body.Close()
+		if err != nil || r.StatusCode != 200 {
+			t.Fatalf("status %d, %v", r.StatusCode, err)
+		}
+		if len(got.Tags) != 2 || got.Tags[0].Label != want[0].Label || got.Tags[0].Label != []string{"horizontal", "vertical"}[i%2] ||
+			math.Abs(got.Tags[0].Score-want[0].Score) > 1e-6 {
+			t.Fatalf("image %d: %+v, in process %+v", i, got, want)
+		}
+	}
+	// Bad images: an error message, never a crash.
+	for _, c := range []struct {
+		body   []byte
+		status int
+	}{{nil, 400}, {make([]byte, streaming.MaxImageBytes+1), 413}} {
+		r, err := http.Post(hs.URL+"/api/tag", "image/png", bytes.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != c.status {
+			t.Fatalf("%d-byte body: status %d, want %d", len(c.body), r.StatusCode, c.status)
+		}
+	}
+	r, err := http.Post(hs.URL+"/api/tag", "image/png", strings.NewReader("not an image"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got streaming.TagsMessage
+	json.NewDecoder(r.Body).Decode(&got)
+	r.Body.Close()
+	if got.Error == "" || len(got.Tags) != 0 {
+		t.Fatalf("garbage image tagged: %+v", got)
+	}
+}
+
+// TestAssetsAreServedAndSelfContained fetches every embedded file and
+// checks none of them loads anything from another host.
+func TestAssetsAreServedAndSelfContained(t *testing.T) {
+	hs, _, _ := page(t)
+	n := 0
+	err := fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		url := hs.URL + strings.TrimPrefix(p, "static")
+		if strings.HasSuffix(url, "/index.html") {
+			url = hs.URL + "/"
+		}
+		r, err := http.Get(url)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("%s: status %d, %d bytes", url, r.StatusCode, len(body))
+		}
+		for _, ext := range []string{"http://", "https://", "//cdn", "@import"} {
+			if bytes.Contains(body, []byte(ext)) {
+				t.Errorf("%s refers to %q: every asset must come from this server", p, ext)
+			}
+		}
+		return nil
+	})
+	if err != nil || n < 4 {
+		t.Fatalf("walked %d assets: %v", n, err)
+	}
+	r, err := http.Get(hs.URL + "/api/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ Rate int }
+	json.NewDecoder(r.Body).Decode(&cfg)
+	r.Body.Close()
+	if cfg.Rate != 8000 {
+		t.Fatalf("config rate %d", cfg.Rate)
+	}
+}
