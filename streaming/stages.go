@@ -74,10 +74,13 @@ func (p *Pipeline) defaults() {
 // Stats counts what the stages saw; all fields are totals since Start.
 type Stats struct {
 	Messages, Duplicates, Errors, Lost int64
+	// Vectors counts the messages this process's features stage scored
+	// (word vectors and end-of-stream markers).
+	Vectors int64
 }
 
 type counters struct {
-	messages, duplicates, errors, lost atomic.Int64
+	messages, duplicates, errors, lost, vectors atomic.Int64
 }
 
 // Stages is a running set of stage workers on one connection.
@@ -201,7 +204,7 @@ func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
 	return Stats{Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
-		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load()}
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load()}
 }
 
 // Close drains the subscriptions (messages already received are handled)
@@ -434,6 +437,7 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 // scoreVectors maps a batch of word vectors from any streams in one GEMM.
 func (s *Stages) scoreVectors(batch []*nats.Msg) {
 	dim := s.p.Words.Config.Dim()
+	s.stats.vectors.Add(int64(len(batch)))
 	var rows []int
 	for i, m := range batch {
 		if len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
