@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
@@ -51,6 +52,17 @@ type Pipeline struct {
 	// Batch is the most messages a stateless stage scores in one GEMM
 	// (default 64).
 	Batch int
+	// Durable stores the pipeline's subjects in JetStream and feeds the
+	// stateless stages from durable pull consumers with explicit acks
+	// (durable.go); the server must have JetStream enabled.
+	Durable bool
+	// AckWait is how long a durable worker may hold a message before it
+	// is redelivered to another (default DefaultAckWait).
+	AckWait time.Duration
+
+	// hold, when set (by tests), runs in a stateless stage after a batch
+	// is computed and before anything is published or acknowledged.
+	hold func()
 }
 
 func (p *Pipeline) defaults() {
@@ -65,6 +77,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Batch <= 0 {
 		p.Batch = 64
+	}
+	if p.AckWait <= 0 {
+		p.AckWait = DefaultAckWait
 	}
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
@@ -91,13 +106,22 @@ type Stages struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu       sync.Mutex // guards front, dec and ended
-	stats    counters
-	front    map[string]*frontStream
-	dec      map[string]*decStream
-	ended    map[string]endedStream
-	vectorCh chan *nats.Msg
-	imageCh  chan *nats.Msg
+	mu        sync.Mutex // guards front, dec, ended and decEnded
+	stats     counters
+	front     map[string]*frontStream
+	dec       map[string]*decStream
+	ended     map[string]endedStream
+	decEnded  map[string]time.Time
+	vectorCh  chan work
+	imageCh   chan work
+	consumers []jetstream.ConsumeContext
+}
+
+// work is one message for a stateless stage; ack, set for messages from a
+// durable consumer, is called once the stage has published its output.
+type work struct {
+	m   *nats.Msg
+	ack func()
 }
 
 // Start subscribes the named stages (all when none are named).
@@ -110,7 +134,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
-		dec: map[string]*decStream{}, ended: map[string]endedStream{}}
+		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
 	for _, n := range names {
 		var err error
 		switch n {
@@ -123,8 +147,8 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
 			case StageFeatures:
-				s.vectorCh = make(chan *nats.Msg, 4096)
-				err = s.sub(Wildcard(p.Name, KindVector), QueueFeatures, func(m *nats.Msg) { s.vectorCh <- m })
+				s.vectorCh = make(chan work, 4096)
+				err = s.stateless(KindVector, QueueFeatures, s.vectorCh)
 				s.loop(s.vectorCh, s.scoreVectors)
 			case StageDecoder:
 				err = s.sub(Wildcard(p.Name, KindScores), "", s.onScores)
@@ -134,8 +158,8 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = errors.New("streaming: stage tagger needs an image model")
 				break
 			}
-			s.imageCh = make(chan *nats.Msg, 4096)
-			err = s.sub(Wildcard(p.Name, KindImage), QueueTagger, func(m *nats.Msg) { s.imageCh <- m })
+			s.imageCh = make(chan work, 4096)
+			err = s.stateless(KindImage, QueueTagger, s.imageCh)
 			s.loop(s.imageCh, s.tagImages)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
@@ -173,13 +197,22 @@ func (s *Stages) sub(subject, queue string, h nats.MsgHandler) error {
 	return nil
 }
 
+// stateless feeds a stateless stage's channel: from a core queue group,
+// or from the durable consumer of the same name in a durable pipeline.
+func (s *Stages) stateless(kind, group string, ch chan work) error {
+	if s.p.Durable {
+		return s.consumeDurable(group, kind, ch)
+	}
+	return s.sub(Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
+}
+
 // loop runs a batching worker: it takes one message, then whatever else
 // is already waiting up to the batch size, and handles them together.
-func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
+func (s *Stages) loop(ch chan work, handle func([]work)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		batch := make([]*nats.Msg, 0, s.p.Batch)
+		batch := make([]work, 0, s.p.Batch)
 		for {
 			select {
 			case <-s.stop:
@@ -211,6 +244,9 @@ func (s *Stages) Stats() Stats {
 // and stops the workers.
 func (s *Stages) Close() error {
 	var errs []error
+	for _, cc := range s.consumers {
+		cc.Drain()
+	}
 	for _, sub := range s.subs {
 		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			errs = append(errs, err)
@@ -223,7 +259,13 @@ func (s *Stages) Close() error {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	for _, ch := range []chan *nats.Msg{s.vectorCh, s.imageCh} {
+	for _, cc := range s.consumers {
+		select {
+		case <-cc.Closed():
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
 		for ch != nil && len(ch) > 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -435,12 +477,12 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 }
 
 // scoreVectors maps a batch of word vectors from any streams in one GEMM.
-func (s *Stages) scoreVectors(batch []*nats.Msg) {
+func (s *Stages) scoreVectors(batch []work) {
 	dim := s.p.Words.Config.Dim()
 	s.stats.vectors.Add(int64(len(batch)))
 	var rows []int
-	for i, m := range batch {
-		if len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
+	for i, w := range batch {
+		if m := w.m; len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
 			rows = append(rows, i)
 		}
 	}
@@ -448,13 +490,17 @@ func (s *Stages) scoreVectors(batch []*nats.Msg) {
 	if len(rows) > 0 {
 		x := linalg.NewGeneral32(len(rows), dim)
 		for j, i := range rows {
-			v, _ := DecodeF32(batch[i].Data)
+			v, _ := DecodeF32(batch[i].m.Data)
 			copy(linalg.Row32(x, j), v)
 		}
 		scores = s.p.Words.ScoreRows(x)
 	}
+	if s.p.hold != nil {
+		s.p.hold()
+	}
 	j := 0
-	for i, m := range batch {
+	for i, w := range batch {
+		m := w.m
 		out := nats.NewMsg(Subject(s.p.Name, KindScores, StreamOf(m.Subject)))
 		for k, v := range m.Header {
 			out.Header[k] = v
@@ -467,6 +513,18 @@ func (s *Stages) scoreVectors(batch []*nats.Msg) {
 			out.Header.Set(HdrError, fmt.Sprintf("word vector of %d bytes, the model takes %d values", len(m.Data), dim))
 		}
 		s.nc.PublishMsg(out)
+	}
+	ackAll(batch)
+}
+
+// ackAll acknowledges a batch of durable messages after its outputs were
+// published on the same connection, so the server has the outputs before
+// the acks.
+func ackAll(batch []work) {
+	for _, w := range batch {
+		if w.ack != nil {
+			w.ack()
+		}
 	}
 }
 
@@ -481,6 +539,12 @@ type decStream struct {
 func (s *Stages) onScores(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
 	s.mu.Lock()
+	if _, done := s.decEnded[stream]; done {
+		// A redelivered copy after the stream's final result.
+		s.stats.duplicates.Add(1)
+		s.mu.Unlock()
+		return
+	}
 	st := s.dec[stream]
 	if st == nil {
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, tr: rfstream.Transcript{Labels: s.p.Words.Model.Labels}, count: -1}
@@ -497,7 +561,12 @@ func (s *Stages) onScores(m *nats.Msg) {
 		st.count = n
 	} else {
 		seq, err := headerInt(m, HdrSeq, -1)
-		if err != nil || seq < 0 || !st.add(seq, m) {
+		if err != nil || seq < 0 {
+			s.errorResult(stream, "scores message without a valid %s header refused", HdrSeq)
+			return
+		}
+		if !st.add(seq, m) {
+			s.stats.duplicates.Add(1)
 			return
 		}
 	}
@@ -521,6 +590,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 		s.publishResult(stream, st.tr.End())
 		s.mu.Lock()
 		delete(s.dec, stream)
+		s.decEnded[stream] = time.Now()
 		s.mu.Unlock()
 	}
 }
@@ -533,13 +603,14 @@ type TagsMessage struct {
 }
 
 // tagImages tags a batch of images from any streams with one GEMM.
-func (s *Stages) tagImages(batch []*nats.Msg) {
+func (s *Stages) tagImages(batch []work) {
 	t := s.p.Images
 	dim := t.Map.InDim()
 	x := linalg.NewGeneral32(len(batch), dim)
 	replies := make([]TagsMessage, len(batch))
 	var ok []int
-	for i, m := range batch {
+	for i, w := range batch {
+		m := w.m
 		seq, err := headerInt(m, HdrSeq, -1)
 		replies[i].Seq = seq
 		if err != nil || seq < 0 {
@@ -569,16 +640,20 @@ func (s *Stages) tagImages(batch []*nats.Msg) {
 		}
 	}
 	s.stats.messages.Add(int64(len(batch)))
-	for i, m := range batch {
+	if s.p.hold != nil {
+		s.p.hold()
+	}
+	for i, w := range batch {
 		if replies[i].Error != "" {
 			s.stats.errors.Add(1)
 		}
 		b, _ := json.Marshal(replies[i])
-		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(m.Subject)))
+		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(w.m.Subject)))
 		out.Data = b
 		out.Header.Set(HdrSeq, strconv.Itoa(replies[i].Seq))
 		s.nc.PublishMsg(out)
 	}
+	ackAll(batch)
 }
 
 // sweep drops the state of streams that went quiet.
@@ -608,6 +683,11 @@ func (s *Stages) sweep() {
 			for name, e := range s.ended {
 				if now.Sub(e.at) > 10*s.p.IdleTimeout {
 					delete(s.ended, name)
+				}
+			}
+			for name, at := range s.decEnded {
+				if now.Sub(at) > 10*s.p.IdleTimeout {
+					delete(s.decEnded, name)
 				}
 			}
 			s.mu.Unlock()

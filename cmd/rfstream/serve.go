@@ -27,7 +27,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	names := strings.Split(*stages, ",")
-	p := streaming.Pipeline{Name: nf.pipeline}
+	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable}
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
