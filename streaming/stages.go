@@ -106,7 +106,8 @@ type Stages struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu        sync.Mutex // guards front, dec, ended and decEnded
+	mu        sync.Mutex // guards front and ended (the frontend's state)
+	decMu     sync.Mutex // guards dec and decEnded (the decoder's state)
 	stats     counters
 	front     map[string]*frontStream
 	dec       map[string]*decStream
@@ -382,11 +383,22 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.stats.duplicates.Add(1)
 		return
 	}
+	if s.advance(stream, st, false) {
+		delete(s.front, stream)
+		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+	}
+}
+
+// advance handles a stream's held messages in sequence, with s.mu held.
+// A gap is waited for until more than Window later messages are held (or
+// at once with force); then it is reported lost and skipped. It reports
+// whether the stream ended.
+func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
 	for {
 		msg, ok := st.take()
 		if !ok {
-			if len(st.pending) <= s.p.Window {
-				return
+			if len(st.pending) == 0 || (!force && len(st.pending) <= s.p.Window) {
+				return false
 			}
 			from, to := st.skip()
 			s.stats.lost.Add(int64(to - from + 1))
@@ -394,11 +406,26 @@ func (s *Stages) onPCM(m *nats.Msg) {
 			continue
 		}
 		if s.frontMessage(stream, st, msg) {
-			delete(s.front, stream)
-			s.ended[stream] = endedStream{at: time.Now(), next: st.next}
-			return
+			return true
 		}
 	}
+}
+
+// endIdle ends a stream that went quiet without its end-of-stream message
+// (lost, or the client died), with s.mu held: it reports the fact, handles
+// what it holds skipping any gap, and closes the stream so the client still
+// gets one end-of-stream result.
+func (s *Stages) endIdle(stream string, st *frontStream) {
+	s.errorResult(stream, "stream idle for %v without end-of-stream; ending it with the audio that arrived", s.p.IdleTimeout)
+	if s.advance(stream, st, true) {
+		return
+	}
+	if st.seg == nil {
+		s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+			Error: fmt.Sprintf("stream never started: no message from %d on with an %s header arrived", st.next, HdrRate)})
+		return
+	}
+	s.endSegments(stream, st)
 }
 
 // frontMessage handles one in-order PCM message with s.mu held and
@@ -538,11 +565,11 @@ type decStream struct {
 
 func (s *Stages) onScores(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
-	s.mu.Lock()
+	s.decMu.Lock()
+	defer s.decMu.Unlock()
 	if _, done := s.decEnded[stream]; done {
 		// A redelivered copy after the stream's final result.
 		s.stats.duplicates.Add(1)
-		s.mu.Unlock()
 		return
 	}
 	st := s.dec[stream]
@@ -551,7 +578,6 @@ func (s *Stages) onScores(m *nats.Msg) {
 		s.dec[stream] = st
 	}
 	st.last = time.Now()
-	s.mu.Unlock()
 	if headerBool(m, HdrEOS) {
 		n, err := headerInt(m, HdrCount, -1)
 		if err != nil || n < 0 {
@@ -588,11 +614,23 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	if st.count >= 0 && st.next >= st.count {
 		s.publishResult(stream, st.tr.End())
-		s.mu.Lock()
 		delete(s.dec, stream)
 		s.decEnded[stream] = time.Now()
-		s.mu.Unlock()
 	}
+}
+
+// endDecoderIdle closes a stream whose scores stopped short of its
+// end-of-stream marker (segments lost between the stages), with s.decMu
+// held: an error result names what is missing, then the end-of-stream
+// result carries the words that were decoded.
+func (s *Stages) endDecoderIdle(stream string, st *decStream) {
+	missing := "the end-of-stream marker"
+	if st.count >= 0 {
+		missing = fmt.Sprintf("segments %d..%d", st.next, st.count-1)
+	}
+	s.stats.lost.Add(1)
+	s.errorResult(stream, "decoder idle for %v: %s never arrived; ending the stream", 2*s.p.IdleTimeout, missing)
+	s.publishResult(stream, st.tr.End())
 }
 
 // TagsMessage is the JSON payload of a tags subject.
@@ -659,25 +697,19 @@ func (s *Stages) tagImages(batch []work) {
 // sweep drops the state of streams that went quiet.
 func (s *Stages) sweep() {
 	defer s.wg.Done()
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(max(10*time.Millisecond, min(time.Second, s.p.IdleTimeout/4)))
 	defer tick.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-tick.C:
-			var idle []string
 			s.mu.Lock()
 			for name, st := range s.front {
 				if now.Sub(st.last) > s.p.IdleTimeout {
-					idle = append(idle, name)
+					s.endIdle(name, st)
 					delete(s.front, name)
 					s.ended[name] = endedStream{at: now, next: st.next}
-				}
-			}
-			for name, st := range s.dec {
-				if now.Sub(st.last) > s.p.IdleTimeout {
-					delete(s.dec, name)
 				}
 			}
 			for name, e := range s.ended {
@@ -685,15 +717,23 @@ func (s *Stages) sweep() {
 					delete(s.ended, name)
 				}
 			}
+			s.mu.Unlock()
+			// The decoder waits twice as long, so a stream the frontend
+			// ends for idleness gets its end-of-stream result through it.
+			s.decMu.Lock()
+			for name, st := range s.dec {
+				if now.Sub(st.last) > 2*s.p.IdleTimeout {
+					s.endDecoderIdle(name, st)
+					delete(s.dec, name)
+					s.decEnded[name] = now
+				}
+			}
 			for name, at := range s.decEnded {
 				if now.Sub(at) > 10*s.p.IdleTimeout {
 					delete(s.decEnded, name)
 				}
 			}
-			s.mu.Unlock()
-			for _, name := range idle {
-				s.errorResult(name, "stream idle for %v without end-of-stream; its state was dropped", s.p.IdleTimeout)
-			}
+			s.decMu.Unlock()
 		}
 	}
 }
