@@ -78,6 +78,22 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 	}
 	for seq, off := 0, 0; off < len(a.Samples) || seq == 0; seq++ {
 		end := min(off+chunk, len(a.Samples))
+		if o.RealTime {
+			// A live source has a chunk only once its last sample was
+			// captured: publish it at the stream time of its end.
+			due := start.Add(time.Duration(float64(end) / float64(a.Rate) * float64(time.Second)))
+			for wait := time.Until(due); wait > 0; wait = time.Until(due) {
+				select {
+				case <-ctx.Done():
+					return last, ctx.Err()
+				case m := <-results:
+					if err := handle(m); err != nil {
+						return last, err
+					}
+				case <-time.After(wait):
+				}
+			}
+		}
 		payload, err := EncodePCM(a.Samples[off:end], o.Encoding)
 		if err != nil {
 			return last, err
@@ -104,20 +120,6 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			o.OnEOS()
 		}
 		off = end
-		if o.RealTime {
-			due := start.Add(time.Duration(float64(off) / float64(a.Rate) * float64(time.Second)))
-			for wait := time.Until(due); wait > 0; wait = time.Until(due) {
-				select {
-				case <-ctx.Done():
-					return last, ctx.Err()
-				case m := <-results:
-					if err := handle(m); err != nil {
-						return last, err
-					}
-				case <-time.After(wait):
-				}
-			}
-		}
 	}
 	timer := time.NewTimer(o.Timeout)
 	defer timer.Stop()
