@@ -318,3 +318,54 @@ func FuzzPCMMessage(f *testing.F) {
 		st.onPCM(m)
 	})
 }
+
+// With ShedPartials a backlog skips stale partial words: the final words
+// and end-of-stream results stay exactly the in-process ones, and every
+// partial that does arrive is one the in-process recogniser gives too.
+func TestShedPartialsKeepsFinalResults(t *testing.T) {
+	var once sync.Once
+	// The features worker stalls on its first batch, so a backlog builds.
+	nc, st := pipelineWith(t, Pipeline{ShedPartials: true, hold: func() { once.Do(func() { time.Sleep(300 * time.Millisecond) }) }})
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	want := inProcess(t, a)
+	finals := func(rs []rfstream.Result) (f, p []rfstream.Result) {
+		for _, r := range rs {
+			if r.Final {
+				f = append(f, r)
+			} else {
+				p = append(p, r)
+			}
+		}
+		return f, p
+	}
+	wantFinal, wantPartial := finals(want)
+	var wg sync.WaitGroup
+	got := make([][]rfstream.Result, 6)
+	for i := range got {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			StreamAudio(context.Background(), nc, "toy", "shed"+strconv.Itoa(i), a, StreamOptions{Encoding: EncF32, ChunkMs: 100},
+				func(r rfstream.Result) { got[i] = append(got[i], r) })
+		}(i)
+	}
+	wg.Wait()
+	for i, g := range got {
+		f, p := finals(g)
+		if !sameResults(f, wantFinal) {
+			t.Fatalf("stream %d final results\n%+v\nwant\n%+v", i, f, wantFinal)
+		}
+		for _, r := range p {
+			found := false
+			for _, w := range wantPartial {
+				found = found || sameResults([]rfstream.Result{r}, []rfstream.Result{w})
+			}
+			if !found {
+				t.Fatalf("stream %d: partial %+v is not one of the in-process partials", i, r)
+			}
+		}
+	}
+	if st.Stats().Shed == 0 {
+		t.Fatal("a backlog of six streams shed no partial")
+	}
+}

@@ -59,6 +59,12 @@ type Pipeline struct {
 	// AckWait is how long a durable worker may hold a message before it
 	// is redelivered to another (default DefaultAckWait).
 	AckWait time.Duration
+	// ShedPartials lets the features stage skip a partial word whose
+	// stream has a later segment in the same batch: under a backlog the
+	// stale guess is not worth a GEMM row, and the final one comes sooner.
+	// Final words and end-of-stream results are never skipped, so only the
+	// number of partial results changes.
+	ShedPartials bool
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
@@ -92,10 +98,15 @@ type Stats struct {
 	// Vectors counts the messages this process's features stage scored
 	// (word vectors and end-of-stream markers).
 	Vectors int64
+	// Batches counts the batches the stateless stages handled: messages
+	// per batch tells how well GEMMs were filled.
+	Batches int64
+	// Shed counts partial words skipped by ShedPartials.
+	Shed int64
 }
 
 type counters struct {
-	messages, duplicates, errors, lost, vectors atomic.Int64
+	messages, duplicates, errors, lost, vectors, batches, shed atomic.Int64
 }
 
 // Stages is a running set of stage workers on one connection.
@@ -229,6 +240,7 @@ func (s *Stages) loop(ch chan work, handle func([]work)) {
 						break fill
 					}
 				}
+				s.stats.batches.Add(1)
 				handle(batch)
 			}
 		}
@@ -238,7 +250,7 @@ func (s *Stages) loop(ch chan work, handle func([]work)) {
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
 	return Stats{Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
-		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load()}
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load()}
 }
 
 // Close drains the subscriptions (messages already received are handled)
@@ -507,9 +519,10 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 func (s *Stages) scoreVectors(batch []work) {
 	dim := s.p.Words.Config.Dim()
 	s.stats.vectors.Add(int64(len(batch)))
+	stale := s.stalePartials(batch)
 	var rows []int
 	for i, w := range batch {
-		if m := w.m; len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
+		if m := w.m; len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" && !stale[i] {
 			rows = append(rows, i)
 		}
 	}
@@ -533,6 +546,8 @@ func (s *Stages) scoreVectors(batch []work) {
 			out.Header[k] = v
 		}
 		switch {
+		case stale[i]:
+			out.Header.Set(HdrSkipped, "1")
 		case j < len(rows) && rows[j] == i:
 			out.Data = EncodeF32(linalg.Row32(scores, j))
 			j++
@@ -542,6 +557,48 @@ func (s *Stages) scoreVectors(batch []work) {
 		s.nc.PublishMsg(out)
 	}
 	ackAll(batch)
+}
+
+// stalePartials marks, with ShedPartials, the partial words of a batch
+// whose stream has a later segment or its end-of-stream marker in the same
+// batch.
+func (s *Stages) stalePartials(batch []work) map[int]bool {
+	if !s.p.ShedPartials || len(batch) < 2 {
+		return nil
+	}
+	const eos = int(^uint(0) >> 1)
+	latest := map[string]int{}
+	seqs := make([]int, len(batch))
+	for i, w := range batch {
+		seq, err := headerInt(w.m, HdrSeq, -1)
+		if headerBool(w.m, HdrEOS) {
+			seq = eos
+		} else if err != nil {
+			seq = -1
+		}
+		seqs[i] = seq
+		if k := StreamOf(w.m.Subject); seq > latestOr(latest, k) {
+			latest[k] = seq
+		}
+	}
+	var stale map[int]bool
+	for i, w := range batch {
+		if seqs[i] >= 0 && seqs[i] != eos && w.m.Header.Get(HdrFinal) == "0" && latest[StreamOf(w.m.Subject)] > seqs[i] {
+			if stale == nil {
+				stale = map[int]bool{}
+			}
+			stale[i] = true
+		}
+	}
+	s.stats.shed.Add(int64(len(stale)))
+	return stale
+}
+
+func latestOr(m map[string]int, k string) int {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return -1
 }
 
 // ackAll acknowledges a batch of durable messages after its outputs were
@@ -600,6 +657,9 @@ func (s *Stages) onScores(m *nats.Msg) {
 		msg, ok := st.take()
 		if !ok {
 			break
+		}
+		if headerBool(msg, HdrSkipped) {
+			continue // a partial shed by the features stage: no result
 		}
 		seg := rfstream.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
 		scores, err := DecodeF32(msg.Data)

@@ -22,12 +22,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	nf.register(fs, true)
 	model := fs.String("model", "", "word model (default: the digit model in the data cache, trained on first use)")
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
+	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	names := strings.Split(*stages, ",")
-	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable}
+	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed}
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
