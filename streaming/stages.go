@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,6 +148,15 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
 		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
+	if p.Durable {
+		// Whatever stages run here, the store exists before clients publish.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _, err := EnsureStore(ctx, nc, p.Name)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range names {
 		var err error
 		switch n {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,8 +54,20 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	p99Target := fs.Float64("p99-ms", 150, "a level is held when p99 end-of-speech → final latency is at most this, with nothing lost or wrong")
 	nImages := fs.Int("images", 10000, "MNIST test images per throughput round")
 	rounds := fs.Int("rounds", 4, "throughput rounds (best of)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var levels []int
 	for _, f := range strings.Split(*levelsFlag, ",") {
