@@ -51,7 +51,8 @@ type Pipeline struct {
 	// before the gap is declared lost (default 64).
 	Window int
 	// Batch is the most messages a stateless stage scores in one GEMM
-	// (default 64).
+	// (default 64); with ShedPartials the features stage takes up to 8×
+	// as many and scores those not shed.
 	Batch int
 	// Durable stores the pipeline's subjects in JetStream and feeds the
 	// stateless stages from durable pull consumers with explicit acks
@@ -171,7 +172,13 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFeatures:
 				s.vectorCh = make(chan work, 4096)
 				err = s.stateless(KindVector, QueueFeatures, s.vectorCh)
-				s.loop(s.vectorCh, s.scoreVectors)
+				// Shedding looks at the whole backlog (up to 8 batches) at
+				// once, so each stream keeps at most its newest partial.
+				limit := p.Batch
+				if p.ShedPartials {
+					limit = 8 * p.Batch
+				}
+				s.loop(s.vectorCh, limit, s.scoreVectors)
 			case StageDecoder:
 				err = s.sub(Wildcard(p.Name, KindScores), "", s.onScores)
 			}
@@ -182,7 +189,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			}
 			s.imageCh = make(chan work, 4096)
 			err = s.stateless(KindImage, QueueTagger, s.imageCh)
-			s.loop(s.imageCh, s.tagImages)
+			s.loop(s.imageCh, p.Batch, s.tagImages)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}
@@ -229,12 +236,12 @@ func (s *Stages) stateless(kind, group string, ch chan work) error {
 }
 
 // loop runs a batching worker: it takes one message, then whatever else
-// is already waiting up to the batch size, and handles them together.
-func (s *Stages) loop(ch chan work, handle func([]work)) {
+// is already waiting up to limit messages, and handles them together.
+func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		batch := make([]work, 0, s.p.Batch)
+		batch := make([]work, 0, limit)
 		for {
 			select {
 			case <-s.stop:
@@ -242,7 +249,7 @@ func (s *Stages) loop(ch chan work, handle func([]work)) {
 			case m := <-ch:
 				batch = append(batch[:0], m)
 			fill:
-				for len(batch) < s.p.Batch {
+				for len(batch) < limit {
 					select {
 					case m := <-ch:
 						batch = append(batch, m)

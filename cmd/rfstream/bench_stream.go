@@ -54,6 +54,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	p99Target := fs.Float64("p99-ms", 150, "a level is held when p99 end-of-speech → final latency is at most this, with nothing lost or wrong")
 	nImages := fs.Int("images", 10000, "MNIST test images per throughput round")
 	rounds := fs.Int("rounds", 4, "throughput rounds (best of)")
+	shed := fs.Bool("shed-partials", true, "run the pipeline as serve does by default, shedding stale partial words under a backlog")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -99,7 +100,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	}
 	defer workers.Close()
 	const pipe = "bench"
-	st, err := streaming.Start(workers, streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: true})
+	st, err := streaming.Start(workers, streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed})
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,11 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "audio: %s\n", audioSource)
 	fmt.Fprintf(stdout, "each stream publishes 100 ms s16le chunks at real time, recording after recording, for %.0f s per level;\n", *seconds)
 	fmt.Fprintf(stdout, "latency = the recording's last chunk (end of speech, with Rfs-Eos) published → its final result received;\n")
-	fmt.Fprintf(stdout, "the pipeline runs as `serve` does, shedding stale partial words under a backlog (finals are never shed)\n\n")
+	if *shed {
+		fmt.Fprintf(stdout, "the pipeline runs as `serve` does, shedding stale partial words under a backlog (finals are never shed)\n\n")
+	} else {
+		fmt.Fprintf(stdout, "partial words are never shed (--shed-partials=false)\n\n")
+	}
 	fmt.Fprintf(stdout, "| streams | utterances | p50 ms | p99 ms | max ms | PCM msgs | lost | error results | wrong text | timeouts | held |\n")
 	fmt.Fprintf(stdout, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|\n")
 	best := 0
