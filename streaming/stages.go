@@ -50,9 +50,9 @@ type Pipeline struct {
 	// Window is how many messages past a gap are held for reordering
 	// before the gap is declared lost (default 64).
 	Window int
-	// Batch is the most messages a stateless stage scores in one GEMM
-	// (default 64); with ShedPartials the features stage takes up to 8×
-	// as many and scores those not shed.
+	// Batch is the most messages the features stage scores in one GEMM
+	// (default 64); with ShedPartials it takes up to 8× as many and scores
+	// those not shed. The tagger takes up to 8× as many.
 	Batch int
 	// Durable stores the pipeline's subjects in JetStream and feeds the
 	// stateless stages from durable pull consumers with explicit acks
@@ -71,6 +71,12 @@ type Pipeline struct {
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
 	hold func()
+}
+
+// TaggerBatch is the most images the tagger stage of p tags in one GEMM.
+func TaggerBatch(p Pipeline) int {
+	p.defaults()
+	return 8 * p.Batch
 }
 
 func (p *Pipeline) defaults() {
@@ -189,7 +195,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			}
 			s.imageCh = make(chan work, 4096)
 			err = s.stateless(KindImage, QueueTagger, s.imageCh)
-			s.loop(s.imageCh, p.Batch, s.tagImages)
+			// Images have no real-time deadline: a backlog is tagged in
+			// GEMMs of up to 8 batches, which is where throughput comes from.
+			s.loop(s.imageCh, TaggerBatch(p), s.tagImages)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}

@@ -101,7 +101,8 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	}
 	defer workers.Close()
 	const pipe = "bench"
-	st, err := streaming.Start(workers, streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed})
+	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed}
+	st, err := streaming.Start(workers, pl)
 	if err != nil {
 		return err
 	}
@@ -145,12 +146,12 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "\nimages: %s\n", imageSource)
-	inBatch, inAll, viaNATS, wrong, tagErrs, err := benchImages(clients[0], pipe, tagger, payloads, *chunk, *rounds)
+	inBatch, inAll, viaNATS, wrong, tagErrs, err := benchImages(clients[0], pipe, tagger, payloads, streaming.TaggerBatch(pl), *chunk, *rounds)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n| path | images/s (best of %d rounds of %d images) |\n|---|---:|\n", *rounds, min(*chunk, len(payloads)))
-	fmt.Fprintf(stdout, "| in-process, batches of 64 (the tagger stage's batch) | %.0f |\n", inBatch)
+	fmt.Fprintf(stdout, "| in-process, batches of %d (the tagger stage's largest batch) | %.0f |\n", streaming.TaggerBatch(pl), inBatch)
 	fmt.Fprintf(stdout, "| in-process, a whole round in one call | %.0f |\n", inAll)
 	fmt.Fprintf(stdout, "| NATS: client → embedded server → tagger stage → client | %.0f |\n", viaNATS)
 	fmt.Fprintf(stdout, "NATS tags that differ from in-process: %d; error replies: %d\n", wrong, tagErrs)
@@ -304,7 +305,7 @@ func quantile(sorted []float64, q float64) float64 {
 // from other work does not always hit the same path; each path reports
 // its best round. It also counts NATS top tags that differ from the
 // in-process ones, over every round.
-func benchImages(nc *nats.Conn, pipe string, t *rfstream.ImageTagger, all [][]byte, chunk, rounds int) (inBatch, inAll, viaNATS float64, wrong, errs int, err error) {
+func benchImages(nc *nats.Conn, pipe string, t *rfstream.ImageTagger, all [][]byte, batch, chunk, rounds int) (inBatch, inAll, viaNATS float64, wrong, errs int, err error) {
 	dim := t.Map.InDim()
 	chunk = max(1, min(chunk, len(all)))
 	tagIn := func(payloads [][]byte, batch int) ([][]rfstream.Tag, error) {
@@ -332,7 +333,7 @@ func benchImages(nc *nats.Conn, pipe string, t *rfstream.ImageTagger, all [][]by
 		var want [][]rfstream.Tag
 		var replies []streaming.TagsMessage
 		paths := []func() error{
-			func() (err error) { want, err = tagIn(payloads, 64); return err },
+			func() (err error) { want, err = tagIn(payloads, batch); return err },
 			func() (err error) { _, err = tagIn(payloads, len(payloads)); return err },
 			func() (err error) {
 				replies, err = streaming.TagImages(context.Background(), nc, pipe, "img"+strconv.Itoa(r), payloads, true, 5*time.Minute)
