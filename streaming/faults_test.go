@@ -165,7 +165,7 @@ func TestBadInterStageMessagesGetErrorResults(t *testing.T) {
 // started, and one whose segments stop short at the decoder are all ended
 // after the idle timeout with an error result and an end-of-stream result.
 func TestIdleStreamsAreEndedWithAnErrorAndAFinalResult(t *testing.T) {
-	nc, st := pipelineWith(t, Pipeline{IdleTimeout: 150 * time.Millisecond})
+	nc, st := pipelineWith(t, Pipeline{IdleTimeout: 300 * time.Millisecond})
 	a := toymodels.UpDown()
 	ch := resultsOf(t, nc, "noeos")
 	var got []rfstream.Result

@@ -420,6 +420,9 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.stats.duplicates.Add(1)
 		return
 	}
+	// Idle time counts from the end of the work, so a stage starved of CPU
+	// does not take its own slowness for a silent client.
+	defer func() { st.last = time.Now() }()
 	if s.advance(stream, st, false) {
 		delete(s.front, stream)
 		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
@@ -660,6 +663,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 		s.dec[stream] = st
 	}
 	st.last = time.Now()
+	defer func() { st.last = time.Now() }()
 	if headerBool(m, HdrEOS) {
 		n, err := headerInt(m, HdrCount, -1)
 		if err != nil || n < 0 {
