@@ -65,7 +65,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stderr, "stopping: draining in-flight messages")
 	err = st.Close()
 	s := st.Stats()
-	fmt.Fprintf(stdout, "handled %d messages: %d errors, %d duplicates, %d lost\n", s.Messages, s.Errors, s.Duplicates, s.Lost)
+	fmt.Fprintf(stdout, "handled %d audio and image messages and %d word vectors (%d partials shed): %d errors, %d duplicates, %d lost\n",
+		s.Messages, s.Vectors, s.Shed, s.Errors, s.Duplicates, s.Lost)
 	if errors.Is(err, os.ErrClosed) {
 		return nil
 	}
