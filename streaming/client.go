@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
@@ -19,6 +20,13 @@ type StreamOptions struct {
 	RealTime bool    // pace messages at the audio's own speed
 	Encoding string  // EncS16 (default) or EncF32
 	Timeout  time.Duration
+	// Durable publishes through JetStream and waits for each message to be
+	// stored (a durable pipeline must be serving); the message id
+	// <stream>/<seq> lets the server drop a retried copy.
+	Durable bool
+	// OnEOS, when set, is called right after the end-of-stream message is
+	// published (the benchmark's latency clock).
+	OnEOS func()
 }
 
 // StreamAudio publishes a recording to a pipeline as stream name, chunk by
@@ -36,6 +44,13 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
+	}
+	var js jetstream.JetStream
+	if o.Durable {
+		var err error
+		if js, err = jetstream.New(nc); err != nil {
+			return rfstream.Result{}, err
+		}
 	}
 	results := make(chan *nats.Msg, 256)
 	sub, err := nc.ChanSubscribe(Subject(pipeline, KindResult, stream), results)
@@ -63,24 +78,10 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 	}
 	for seq, off := 0, 0; off < len(a.Samples) || seq == 0; seq++ {
 		end := min(off+chunk, len(a.Samples))
-		payload, err := EncodePCM(a.Samples[off:end], o.Encoding)
-		if err != nil {
-			return last, err
-		}
-		m := nats.NewMsg(Subject(pipeline, KindPCM, stream))
-		m.Data = payload
-		m.Header.Set(HdrSeq, strconv.Itoa(seq))
-		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
-		m.Header.Set(HdrEncoding, o.Encoding)
-		if end == len(a.Samples) {
-			m.Header.Set(HdrEOS, "1")
-		}
-		if err := nc.PublishMsg(m); err != nil {
-			return last, err
-		}
-		off = end
 		if o.RealTime {
-			due := start.Add(time.Duration(float64(off) / float64(a.Rate) * float64(time.Second)))
+			// A live source has a chunk only once its last sample was
+			// captured: publish it at the stream time of its end.
+			due := start.Add(time.Duration(float64(end) / float64(a.Rate) * float64(time.Second)))
 			for wait := time.Until(due); wait > 0; wait = time.Until(due) {
 				select {
 				case <-ctx.Done():
@@ -93,6 +94,32 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 				}
 			}
 		}
+		payload, err := EncodePCM(a.Samples[off:end], o.Encoding)
+		if err != nil {
+			return last, err
+		}
+		m := nats.NewMsg(Subject(pipeline, KindPCM, stream))
+		m.Data = payload
+		m.Header.Set(HdrSeq, strconv.Itoa(seq))
+		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
+		m.Header.Set(HdrEncoding, o.Encoding)
+		if end == len(a.Samples) {
+			m.Header.Set(HdrEOS, "1")
+		}
+		if js != nil {
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err = js.PublishMsg(pctx, m, jetstream.WithMsgID(stream+"/"+strconv.Itoa(seq)))
+			cancel()
+			if err != nil {
+				return last, fmt.Errorf("streaming: durable publish of message %d (is a --durable pipeline %q serving?): %w", seq, pipeline, err)
+			}
+		} else if err := nc.PublishMsg(m); err != nil {
+			return last, err
+		}
+		if end == len(a.Samples) && o.OnEOS != nil {
+			o.OnEOS()
+		}
+		off = end
 	}
 	timer := time.NewTimer(o.Timeout)
 	defer timer.Stop()

@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
@@ -48,9 +50,33 @@ type Pipeline struct {
 	// Window is how many messages past a gap are held for reordering
 	// before the gap is declared lost (default 64).
 	Window int
-	// Batch is the most messages a stateless stage scores in one GEMM
-	// (default 64).
+	// Batch is the most messages the features stage scores in one GEMM
+	// (default 64); with ShedPartials it takes up to 8× as many and scores
+	// those not shed. The tagger takes up to 8× as many.
 	Batch int
+	// Durable stores the pipeline's subjects in JetStream and feeds the
+	// stateless stages from durable pull consumers with explicit acks
+	// (durable.go); the server must have JetStream enabled.
+	Durable bool
+	// AckWait is how long a durable worker may hold a message before it
+	// is redelivered to another (default DefaultAckWait).
+	AckWait time.Duration
+	// ShedPartials lets the features stage skip a partial word whose
+	// stream has a later segment in the same batch: under a backlog the
+	// stale guess is not worth a GEMM row, and the final one comes sooner.
+	// Final words and end-of-stream results are never skipped, so only the
+	// number of partial results changes.
+	ShedPartials bool
+
+	// hold, when set (by tests), runs in a stateless stage after a batch
+	// is computed and before anything is published or acknowledged.
+	hold func()
+}
+
+// TaggerBatch is the most images the tagger stage of p tags in one GEMM.
+func TaggerBatch(p Pipeline) int {
+	p.defaults()
+	return 8 * p.Batch
 }
 
 func (p *Pipeline) defaults() {
@@ -66,6 +92,9 @@ func (p *Pipeline) defaults() {
 	if p.Batch <= 0 {
 		p.Batch = 64
 	}
+	if p.AckWait <= 0 {
+		p.AckWait = DefaultAckWait
+	}
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
 	}
@@ -74,10 +103,18 @@ func (p *Pipeline) defaults() {
 // Stats counts what the stages saw; all fields are totals since Start.
 type Stats struct {
 	Messages, Duplicates, Errors, Lost int64
+	// Vectors counts the messages this process's features stage scored
+	// (word vectors and end-of-stream markers).
+	Vectors int64
+	// Batches counts the batches the stateless stages handled: messages
+	// per batch tells how well GEMMs were filled.
+	Batches int64
+	// Shed counts partial words skipped by ShedPartials.
+	Shed int64
 }
 
 type counters struct {
-	messages, duplicates, errors, lost atomic.Int64
+	messages, duplicates, errors, lost, vectors, batches, shed atomic.Int64
 }
 
 // Stages is a running set of stage workers on one connection.
@@ -88,13 +125,23 @@ type Stages struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu       sync.Mutex // guards front, dec and ended
-	stats    counters
-	front    map[string]*frontStream
-	dec      map[string]*decStream
-	ended    map[string]endedStream
-	vectorCh chan *nats.Msg
-	imageCh  chan *nats.Msg
+	mu        sync.Mutex // guards front and ended (the frontend's state)
+	decMu     sync.Mutex // guards dec and decEnded (the decoder's state)
+	stats     counters
+	front     map[string]*frontStream
+	dec       map[string]*decStream
+	ended     map[string]endedStream
+	decEnded  map[string]time.Time
+	vectorCh  chan work
+	imageCh   chan work
+	consumers []jetstream.ConsumeContext
+}
+
+// work is one message for a stateless stage; ack, set for messages from a
+// durable consumer, is called once the stage has published its output.
+type work struct {
+	m   *nats.Msg
+	ack func()
 }
 
 // Start subscribes the named stages (all when none are named).
@@ -107,7 +154,16 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
-		dec: map[string]*decStream{}, ended: map[string]endedStream{}}
+		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
+	if p.Durable {
+		// Whatever stages run here, the store exists before clients publish.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _, err := EnsureStore(ctx, nc, p.Name)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range names {
 		var err error
 		switch n {
@@ -120,9 +176,15 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
 			case StageFeatures:
-				s.vectorCh = make(chan *nats.Msg, 4096)
-				err = s.sub(Wildcard(p.Name, KindVector), QueueFeatures, func(m *nats.Msg) { s.vectorCh <- m })
-				s.loop(s.vectorCh, s.scoreVectors)
+				s.vectorCh = make(chan work, 4096)
+				err = s.stateless(KindVector, QueueFeatures, s.vectorCh)
+				// Shedding looks at the whole backlog (up to 8 batches) at
+				// once, so each stream keeps at most its newest partial.
+				limit := p.Batch
+				if p.ShedPartials {
+					limit = 8 * p.Batch
+				}
+				s.loop(s.vectorCh, limit, s.scoreVectors)
 			case StageDecoder:
 				err = s.sub(Wildcard(p.Name, KindScores), "", s.onScores)
 			}
@@ -131,9 +193,11 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = errors.New("streaming: stage tagger needs an image model")
 				break
 			}
-			s.imageCh = make(chan *nats.Msg, 4096)
-			err = s.sub(Wildcard(p.Name, KindImage), QueueTagger, func(m *nats.Msg) { s.imageCh <- m })
-			s.loop(s.imageCh, s.tagImages)
+			s.imageCh = make(chan work, 4096)
+			err = s.stateless(KindImage, QueueTagger, s.imageCh)
+			// Images have no real-time deadline: a backlog is tagged in
+			// GEMMs of up to 8 batches, which is where throughput comes from.
+			s.loop(s.imageCh, TaggerBatch(p), s.tagImages)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}
@@ -170,13 +234,22 @@ func (s *Stages) sub(subject, queue string, h nats.MsgHandler) error {
 	return nil
 }
 
+// stateless feeds a stateless stage's channel: from a core queue group,
+// or from the durable consumer of the same name in a durable pipeline.
+func (s *Stages) stateless(kind, group string, ch chan work) error {
+	if s.p.Durable {
+		return s.consumeDurable(group, kind, ch)
+	}
+	return s.sub(Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
+}
+
 // loop runs a batching worker: it takes one message, then whatever else
-// is already waiting up to the batch size, and handles them together.
-func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
+// is already waiting up to limit messages, and handles them together.
+func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		batch := make([]*nats.Msg, 0, s.p.Batch)
+		batch := make([]work, 0, limit)
 		for {
 			select {
 			case <-s.stop:
@@ -184,7 +257,7 @@ func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
 			case m := <-ch:
 				batch = append(batch[:0], m)
 			fill:
-				for len(batch) < s.p.Batch {
+				for len(batch) < limit {
 					select {
 					case m := <-ch:
 						batch = append(batch, m)
@@ -192,6 +265,7 @@ func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
 						break fill
 					}
 				}
+				s.stats.batches.Add(1)
 				handle(batch)
 			}
 		}
@@ -201,13 +275,16 @@ func (s *Stages) loop(ch chan *nats.Msg, handle func([]*nats.Msg)) {
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
 	return Stats{Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
-		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load()}
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load()}
 }
 
 // Close drains the subscriptions (messages already received are handled)
 // and stops the workers.
 func (s *Stages) Close() error {
 	var errs []error
+	for _, cc := range s.consumers {
+		cc.Drain()
+	}
 	for _, sub := range s.subs {
 		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			errs = append(errs, err)
@@ -220,7 +297,13 @@ func (s *Stages) Close() error {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	for _, ch := range []chan *nats.Msg{s.vectorCh, s.imageCh} {
+	for _, cc := range s.consumers {
+		select {
+		case <-cc.Closed():
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
 		for ch != nil && len(ch) > 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -337,11 +420,25 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.stats.duplicates.Add(1)
 		return
 	}
+	// Idle time counts from the end of the work, so a stage starved of CPU
+	// does not take its own slowness for a silent client.
+	defer func() { st.last = time.Now() }()
+	if s.advance(stream, st, false) {
+		delete(s.front, stream)
+		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+	}
+}
+
+// advance handles a stream's held messages in sequence, with s.mu held.
+// A gap is waited for until more than Window later messages are held (or
+// at once with force); then it is reported lost and skipped. It reports
+// whether the stream ended.
+func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
 	for {
 		msg, ok := st.take()
 		if !ok {
-			if len(st.pending) <= s.p.Window {
-				return
+			if len(st.pending) == 0 || (!force && len(st.pending) <= s.p.Window) {
+				return false
 			}
 			from, to := st.skip()
 			s.stats.lost.Add(int64(to - from + 1))
@@ -349,11 +446,26 @@ func (s *Stages) onPCM(m *nats.Msg) {
 			continue
 		}
 		if s.frontMessage(stream, st, msg) {
-			delete(s.front, stream)
-			s.ended[stream] = endedStream{at: time.Now(), next: st.next}
-			return
+			return true
 		}
 	}
+}
+
+// endIdle ends a stream that went quiet without its end-of-stream message
+// (lost, or the client died), with s.mu held: it reports the fact, handles
+// what it holds skipping any gap, and closes the stream so the client still
+// gets one end-of-stream result.
+func (s *Stages) endIdle(stream string, st *frontStream) {
+	s.errorResult(stream, "stream idle for %v without end-of-stream; ending it with the audio that arrived", s.p.IdleTimeout)
+	if s.advance(stream, st, true) {
+		return
+	}
+	if st.seg == nil {
+		s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+			Error: fmt.Sprintf("stream never started: no message from %d on with an %s header arrived", st.next, HdrRate)})
+		return
+	}
+	s.endSegments(stream, st)
 }
 
 // frontMessage handles one in-order PCM message with s.mu held and
@@ -432,11 +544,13 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 }
 
 // scoreVectors maps a batch of word vectors from any streams in one GEMM.
-func (s *Stages) scoreVectors(batch []*nats.Msg) {
+func (s *Stages) scoreVectors(batch []work) {
 	dim := s.p.Words.Config.Dim()
+	s.stats.vectors.Add(int64(len(batch)))
+	stale := s.stalePartials(batch)
 	var rows []int
-	for i, m := range batch {
-		if len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" {
+	for i, w := range batch {
+		if m := w.m; len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" && !stale[i] {
 			rows = append(rows, i)
 		}
 	}
@@ -444,18 +558,24 @@ func (s *Stages) scoreVectors(batch []*nats.Msg) {
 	if len(rows) > 0 {
 		x := linalg.NewGeneral32(len(rows), dim)
 		for j, i := range rows {
-			v, _ := DecodeF32(batch[i].Data)
+			v, _ := DecodeF32(batch[i].m.Data)
 			copy(linalg.Row32(x, j), v)
 		}
 		scores = s.p.Words.ScoreRows(x)
 	}
+	if s.p.hold != nil {
+		s.p.hold()
+	}
 	j := 0
-	for i, m := range batch {
+	for i, w := range batch {
+		m := w.m
 		out := nats.NewMsg(Subject(s.p.Name, KindScores, StreamOf(m.Subject)))
 		for k, v := range m.Header {
 			out.Header[k] = v
 		}
 		switch {
+		case stale[i]:
+			out.Header.Set(HdrSkipped, "1")
 		case j < len(rows) && rows[j] == i:
 			out.Data = EncodeF32(linalg.Row32(scores, j))
 			j++
@@ -463,6 +583,60 @@ func (s *Stages) scoreVectors(batch []*nats.Msg) {
 			out.Header.Set(HdrError, fmt.Sprintf("word vector of %d bytes, the model takes %d values", len(m.Data), dim))
 		}
 		s.nc.PublishMsg(out)
+	}
+	ackAll(batch)
+}
+
+// stalePartials marks, with ShedPartials, the partial words of a batch
+// whose stream has a later segment or its end-of-stream marker in the same
+// batch.
+func (s *Stages) stalePartials(batch []work) map[int]bool {
+	if !s.p.ShedPartials || len(batch) < 2 {
+		return nil
+	}
+	const eos = int(^uint(0) >> 1)
+	latest := map[string]int{}
+	seqs := make([]int, len(batch))
+	for i, w := range batch {
+		seq, err := headerInt(w.m, HdrSeq, -1)
+		if headerBool(w.m, HdrEOS) {
+			seq = eos
+		} else if err != nil {
+			seq = -1
+		}
+		seqs[i] = seq
+		if k := StreamOf(w.m.Subject); seq > latestOr(latest, k) {
+			latest[k] = seq
+		}
+	}
+	var stale map[int]bool
+	for i, w := range batch {
+		if seqs[i] >= 0 && seqs[i] != eos && w.m.Header.Get(HdrFinal) == "0" && latest[StreamOf(w.m.Subject)] > seqs[i] {
+			if stale == nil {
+				stale = map[int]bool{}
+			}
+			stale[i] = true
+		}
+	}
+	s.stats.shed.Add(int64(len(stale)))
+	return stale
+}
+
+func latestOr(m map[string]int, k string) int {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return -1
+}
+
+// ackAll acknowledges a batch of durable messages after its outputs were
+// published on the same connection, so the server has the outputs before
+// the acks.
+func ackAll(batch []work) {
+	for _, w := range batch {
+		if w.ack != nil {
+			w.ack()
+		}
 	}
 }
 
@@ -476,14 +650,20 @@ type decStream struct {
 
 func (s *Stages) onScores(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
-	s.mu.Lock()
+	s.decMu.Lock()
+	defer s.decMu.Unlock()
+	if _, done := s.decEnded[stream]; done {
+		// A redelivered copy after the stream's final result.
+		s.stats.duplicates.Add(1)
+		return
+	}
 	st := s.dec[stream]
 	if st == nil {
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, tr: rfstream.Transcript{Labels: s.p.Words.Model.Labels}, count: -1}
 		s.dec[stream] = st
 	}
 	st.last = time.Now()
-	s.mu.Unlock()
+	defer func() { st.last = time.Now() }()
 	if headerBool(m, HdrEOS) {
 		n, err := headerInt(m, HdrCount, -1)
 		if err != nil || n < 0 {
@@ -493,7 +673,12 @@ func (s *Stages) onScores(m *nats.Msg) {
 		st.count = n
 	} else {
 		seq, err := headerInt(m, HdrSeq, -1)
-		if err != nil || seq < 0 || !st.add(seq, m) {
+		if err != nil || seq < 0 {
+			s.errorResult(stream, "scores message without a valid %s header refused", HdrSeq)
+			return
+		}
+		if !st.add(seq, m) {
+			s.stats.duplicates.Add(1)
 			return
 		}
 	}
@@ -501,6 +686,9 @@ func (s *Stages) onScores(m *nats.Msg) {
 		msg, ok := st.take()
 		if !ok {
 			break
+		}
+		if headerBool(msg, HdrSkipped) {
+			continue // a partial shed by the features stage: no result
 		}
 		seg := rfstream.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
 		scores, err := DecodeF32(msg.Data)
@@ -515,10 +703,23 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	if st.count >= 0 && st.next >= st.count {
 		s.publishResult(stream, st.tr.End())
-		s.mu.Lock()
 		delete(s.dec, stream)
-		s.mu.Unlock()
+		s.decEnded[stream] = time.Now()
 	}
+}
+
+// endDecoderIdle closes a stream whose scores stopped short of its
+// end-of-stream marker (segments lost between the stages), with s.decMu
+// held: an error result names what is missing, then the end-of-stream
+// result carries the words that were decoded.
+func (s *Stages) endDecoderIdle(stream string, st *decStream) {
+	missing := "the end-of-stream marker"
+	if st.count >= 0 {
+		missing = fmt.Sprintf("segments %d..%d", st.next, st.count-1)
+	}
+	s.stats.lost.Add(1)
+	s.errorResult(stream, "decoder idle for %v: %s never arrived; ending the stream", 2*s.p.IdleTimeout, missing)
+	s.publishResult(stream, st.tr.End())
 }
 
 // TagsMessage is the JSON payload of a tags subject.
@@ -529,13 +730,14 @@ type TagsMessage struct {
 }
 
 // tagImages tags a batch of images from any streams with one GEMM.
-func (s *Stages) tagImages(batch []*nats.Msg) {
+func (s *Stages) tagImages(batch []work) {
 	t := s.p.Images
 	dim := t.Map.InDim()
 	x := linalg.NewGeneral32(len(batch), dim)
 	replies := make([]TagsMessage, len(batch))
 	var ok []int
-	for i, m := range batch {
+	for i, w := range batch {
+		m := w.m
 		seq, err := headerInt(m, HdrSeq, -1)
 		replies[i].Seq = seq
 		if err != nil || seq < 0 {
@@ -565,40 +767,38 @@ func (s *Stages) tagImages(batch []*nats.Msg) {
 		}
 	}
 	s.stats.messages.Add(int64(len(batch)))
-	for i, m := range batch {
+	if s.p.hold != nil {
+		s.p.hold()
+	}
+	for i, w := range batch {
 		if replies[i].Error != "" {
 			s.stats.errors.Add(1)
 		}
 		b, _ := json.Marshal(replies[i])
-		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(m.Subject)))
+		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(w.m.Subject)))
 		out.Data = b
 		out.Header.Set(HdrSeq, strconv.Itoa(replies[i].Seq))
 		s.nc.PublishMsg(out)
 	}
+	ackAll(batch)
 }
 
 // sweep drops the state of streams that went quiet.
 func (s *Stages) sweep() {
 	defer s.wg.Done()
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(max(10*time.Millisecond, min(time.Second, s.p.IdleTimeout/4)))
 	defer tick.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-tick.C:
-			var idle []string
 			s.mu.Lock()
 			for name, st := range s.front {
 				if now.Sub(st.last) > s.p.IdleTimeout {
-					idle = append(idle, name)
+					s.endIdle(name, st)
 					delete(s.front, name)
 					s.ended[name] = endedStream{at: now, next: st.next}
-				}
-			}
-			for name, st := range s.dec {
-				if now.Sub(st.last) > s.p.IdleTimeout {
-					delete(s.dec, name)
 				}
 			}
 			for name, e := range s.ended {
@@ -607,9 +807,22 @@ func (s *Stages) sweep() {
 				}
 			}
 			s.mu.Unlock()
-			for _, name := range idle {
-				s.errorResult(name, "stream idle for %v without end-of-stream; its state was dropped", s.p.IdleTimeout)
+			// The decoder waits twice as long, so a stream the frontend
+			// ends for idleness gets its end-of-stream result through it.
+			s.decMu.Lock()
+			for name, st := range s.dec {
+				if now.Sub(st.last) > 2*s.p.IdleTimeout {
+					s.endDecoderIdle(name, st)
+					delete(s.dec, name)
+					s.decEnded[name] = now
+				}
 			}
+			for name, at := range s.decEnded {
+				if now.Sub(at) > 10*s.p.IdleTimeout {
+					delete(s.decEnded, name)
+				}
+			}
+			s.decMu.Unlock()
 		}
 	}
 }

@@ -34,6 +34,7 @@ const (
 	HdrFinal    = "Rfs-Final"    // "1" for a closed word, "0" for a partial
 	HdrCount    = "Rfs-Count"    // on an EOS marker: how many segments came before
 	HdrError    = "Rfs-Error"    // a stage's error about this segment
+	HdrSkipped  = "Rfs-Skipped"  // "1" on scores of a partial word shed under load
 )
 
 // Subject returns rfs.v1.<pipeline>.<kind>.<stream>.

@@ -131,6 +131,7 @@ func demoLive(stdout, stderr io.Writer) error {
 	wg.Wait()
 	fmt.Fprintf(stdout, "\n%d FSDD test recordings streamed through NATS in %.1fs: %d recognised exactly (%.2f%%), %d stream errors\n",
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
+	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
 
 	batch, err := loadImages([]string{filepath.Join(mnistDir(), "t10k-images-idx3-ubyte")}, 0)
 	if err != nil {

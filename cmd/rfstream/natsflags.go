@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/nats-io/nats.go"
 
@@ -27,6 +28,8 @@ type natsFlags struct {
 	tlsKey         string
 	listen         bool
 	port           int
+	durable        bool
+	storeDir       string
 }
 
 func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
@@ -39,8 +42,10 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "client key (PEM) for mutual TLS")
+	fs.BoolVar(&f.durable, "durable", false, "store the pipeline's subjects in JetStream; workers ack after publishing, so a killed worker loses nothing (docs/streaming.md)")
 	if serve {
 		fs.IntVar(&f.port, "port", 4222, "embedded server: the loopback port other processes connect to (0: any free port)")
+		fs.StringVar(&f.storeDir, "store", "", "embedded server with --durable: JetStream directory (default: $RFSTREAM_DATA/jetstream)")
 	}
 }
 
@@ -96,6 +101,7 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 type session struct {
 	nc       *nats.Conn
 	embedded *streaming.Embedded
+	tmpStore string // removed on Close
 }
 
 func (s *session) Close() {
@@ -105,6 +111,9 @@ func (s *session) Close() {
 	}
 	if s.embedded != nil {
 		s.embedded.Close()
+	}
+	if s.tmpStore != "" {
+		os.RemoveAll(s.tmpStore)
 	}
 }
 
@@ -128,8 +137,25 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if f.user != "" || f.token != "" || f.nkeySeed != "" || f.tlsCA != "" {
 		return nil, errors.New("credentials are for --nats; the embedded server is loopback-only and open to this machine")
 	}
-	e, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: listen, Port: f.port})
+	eo := streaming.EmbeddedOptions{Listen: listen, Port: f.port, JetStream: f.durable, StoreDir: f.storeDir}
+	tmp := ""
+	if f.durable && eo.StoreDir == "" {
+		if listen {
+			// A serving process keeps its store across restarts.
+			eo.StoreDir = filepath.Join(dataDir(), "jetstream")
+		} else {
+			// A one-shot client with its own server stores only for its run.
+			if tmp, err = os.MkdirTemp("", "rfstream-js-"); err != nil {
+				return nil, err
+			}
+			eo.StoreDir = tmp
+		}
+	}
+	e, err := streaming.StartEmbedded(eo)
 	if err != nil {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
 		return nil, err
 	}
 	nc, err := e.Connect(name)
@@ -140,5 +166,8 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if listen {
 		fmt.Fprintf(log, "embedded NATS server on %s (loopback only)\n", e.ClientURL())
 	}
-	return &session{nc: nc, embedded: e}, nil
+	if f.durable {
+		fmt.Fprintf(log, "JetStream store in %s\n", eo.StoreDir)
+	}
+	return &session{nc: nc, embedded: e, tmpStore: tmp}, nil
 }

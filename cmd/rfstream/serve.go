@@ -44,13 +44,14 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	nf.register(fs, true)
 	model := fs.String("model", "", "word model (default: the digit model in the data cache, trained on first use)")
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
+	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	names := strings.Split(*stages, ",")
-	p := streaming.Pipeline{Name: nf.pipeline}
+	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed}
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
@@ -103,7 +104,8 @@ func (sv *serving) Close(stdout io.Writer) error {
 	}
 	err := sv.stages.Close()
 	s := sv.stages.Stats()
-	fmt.Fprintf(stdout, "handled %d messages: %d errors, %d duplicates, %d lost\n", s.Messages, s.Errors, s.Duplicates, s.Lost)
+	fmt.Fprintf(stdout, "handled %d audio and image messages and %d word vectors (%d partials shed): %d errors, %d duplicates, %d lost\n",
+		s.Messages, s.Vectors, s.Shed, s.Errors, s.Duplicates, s.Lost)
 	sv.sess.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return nil

@@ -75,7 +75,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words, Durable: nf.durable}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
 	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
-		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Timeout: time.Duration(a.Duration()+30) * time.Second},
+		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Timeout: time.Duration(a.Duration()+30) * time.Second},
 		func(r rfstream.Result) { printResult(stdout, r, *asJSON) })
 	if err != nil {
 		return err

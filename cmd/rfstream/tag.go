@@ -127,7 +127,7 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Images: tagger}, streaming.StageTagger)
+		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Images: tagger, Durable: nf.durable}, streaming.StageTagger)
 		if err != nil {
 			return err
 		}

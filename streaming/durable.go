@@ -1,0 +1,96 @@
+package streaming
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Durable pipelines (--durable) keep every subject of the pipeline in one
+// JetStream stream, and the stateless stages read their input through a
+// durable pull consumer shared by all workers instead of a core queue
+// group: a worker acknowledges a message only after publishing what it
+// computed from it, so a worker that dies holding messages has them
+// redelivered to another member after the ack wait.
+
+// StoreMaxAge is how long a durable pipeline keeps its messages.
+const StoreMaxAge = time.Hour
+
+// DefaultAckWait is how long a worker may hold a message before JetStream
+// gives it to another worker.
+const DefaultAckWait = 30 * time.Second
+
+// StreamName is the JetStream stream that stores a durable pipeline.
+func StreamName(pipeline string) string {
+	return "RFS_" + strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, pipeline)
+}
+
+// EnsureStore creates (or updates) the JetStream stream of a durable
+// pipeline: every subject rfs.v1.<pipeline>.>, on disk, for StoreMaxAge,
+// with publish de-duplication over two minutes (clients set Nats-Msg-Id).
+func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream.JetStream, jetstream.Stream, error) {
+	if err := CheckName("pipeline", pipeline); err != nil {
+		return nil, nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        StreamName(pipeline),
+		Description: "rfstream pipeline " + pipeline + ": inputs, intermediate messages and results",
+		Subjects:    []string{"rfs." + Version + "." + pipeline + ".>"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		MaxAge:      StoreMaxAge,
+		Duplicates:  2 * time.Minute,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("streaming: --durable needs JetStream on the server: %w", err)
+	}
+	return js, st, nil
+}
+
+// consumeDurable feeds ch from the durable consumer name (shared by every
+// worker of the stage) over kind's subjects; each work item carries its ack.
+func (s *Stages) consumeDurable(name, kind string, ch chan work) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, stream, err := EnsureStore(ctx, s.nc, s.p.Name)
+	if err != nil {
+		return err
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       name,
+		Description:   "rfstream " + name + " workers of pipeline " + s.p.Name,
+		FilterSubject: Wildcard(s.p.Name, kind),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       s.p.AckWait,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: 8192,
+	})
+	if err != nil {
+		return fmt.Errorf("streaming: durable consumer %s: %w", name, err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		msg := &nats.Msg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
+		if msg.Header == nil {
+			msg.Header = nats.Header{}
+		}
+		ch <- work{m: msg, ack: func() { m.Ack() }}
+	}, jetstream.PullMaxMessages(2*s.p.Batch))
+	if err != nil {
+		return fmt.Errorf("streaming: consume %s: %w", name, err)
+	}
+	s.consumers = append(s.consumers, cc)
+	return nil
+}

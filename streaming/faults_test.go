@@ -1,0 +1,371 @@
+package streaming
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+)
+
+// pipelineWith starts an embedded server and every stage of p (toy models
+// filled in), and returns a client connection.
+func pipelineWith(t *testing.T, p Pipeline) (*nats.Conn, *Stages) {
+	t.Helper()
+	words, images := toys(t)
+	p.Name, p.Words, p.Images = "toy", words, images
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	worker, err := srv.Connect("stages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(worker.Close)
+	st, err := Start(worker, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	client, err := srv.Connect("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return client, st
+}
+
+func resultsOf(t *testing.T, nc *nats.Conn, stream string) chan *nats.Msg {
+	t.Helper()
+	ch := make(chan *nats.Msg, 256)
+	sub, err := nc.ChanSubscribe(Subject("toy", KindResult, stream), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe() })
+	nc.Flush()
+	return ch
+}
+
+// expectResults checks a stream's results in order: each wanted string
+// must appear in the matching result's error ("" for no error), and the
+// last must be the end-of-stream result.
+func expectResults(t *testing.T, got []rfstream.Result, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d results %+v, want %d", len(got), got, len(want))
+	}
+	for i, w := range want {
+		if (w == "") != (got[i].Error == "") || !strings.Contains(got[i].Error, w) {
+			t.Fatalf("result %d: %+v, want error containing %q", i, got[i], w)
+		}
+	}
+	if !got[len(got)-1].EOS {
+		t.Fatalf("the last result %+v is not end-of-stream", got[len(got)-1])
+	}
+}
+
+func TestImageFaultsGetErrorTagsAndGoodImagesAreTagged(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{TopK: 2})
+	raw, want := barImages(t, 4)
+	ch := make(chan *nats.Msg, 64)
+	sub, _ := nc.ChanSubscribe(Subject("toy", KindTags, "mixed"), ch)
+	defer sub.Unsubscribe()
+	nc.Flush()
+	send := func(seq int, data []byte, enc string) {
+		m := nats.NewMsg(Subject("toy", KindImage, "mixed"))
+		m.Data = data
+		if seq >= 0 {
+			m.Header.Set(HdrSeq, strconv.Itoa(seq))
+		}
+		if enc != "" {
+			m.Header.Set(HdrEncoding, enc)
+		}
+		if err := nc.PublishMsg(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(0, raw[0], EncU8)
+	send(1, raw[1][:63], EncU8)                // raw raster of the wrong size
+	send(2, []byte("GIF89a not really"), "")   // undecodable image
+	send(3, make([]byte, MaxImageBytes+1), "") // over the size limit
+	send(-1, raw[2], EncU8)                    // no sequence number
+	send(5, raw[3], EncU8)
+	wantErr := map[int]string{1: "raw image of 63 bytes", 2: "", 3: "exceeds", -1: HdrSeq}
+	got := map[int]TagsMessage{}
+	for len(got) < 6 {
+		select {
+		case m := <-ch:
+			var r TagsMessage
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			got[r.Seq] = r
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %d of 6 replies: %+v", len(got), got)
+		}
+	}
+	for seq, w := range wantErr {
+		if got[seq].Error == "" || !strings.Contains(got[seq].Error, w) || len(got[seq].Tags) != 0 {
+			t.Fatalf("image %d: %+v, want an error containing %q", seq, got[seq], w)
+		}
+	}
+	for seq, i := range map[int]int{0: 0, 5: 3} {
+		if got[seq].Error != "" || !sameTags(got[seq].Tags, want[i]) {
+			t.Fatalf("good image %d among bad ones: %+v, want %+v", seq, got[seq], want[i])
+		}
+	}
+	if e := st.Stats().Errors; e != 4 {
+		t.Fatalf("%d errors counted, want 4", e)
+	}
+}
+
+// Messages between stages come from our own workers, but a stray or
+// corrupted one must still end as an error result, not a crash or a hang.
+func TestBadInterStageMessagesGetErrorResults(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{})
+	send := func(kind, stream string, hdr map[string]string, data []byte) {
+		m := nats.NewMsg(Subject("toy", kind, stream))
+		m.Data = data
+		for k, v := range hdr {
+			m.Header.Set(k, v)
+		}
+		if err := nc.PublishMsg(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := resultsOf(t, nc, "badvec")
+	send(KindVector, "badvec", map[string]string{HdrSeq: "0", HdrFinal: "1"}, make([]byte, 12))
+	send(KindVector, "badvec", map[string]string{HdrEOS: "1", HdrCount: "1"}, nil)
+	expectResults(t, collect(t, ch, 5*time.Second), "word vector of 12 bytes", "")
+
+	ch = resultsOf(t, nc, "badscores")
+	send(KindScores, "badscores", map[string]string{HdrSeq: "0", HdrFinal: "1"}, []byte{1, 2, 3})
+	send(KindScores, "badscores", map[string]string{HdrSeq: "x"}, nil)
+	send(KindScores, "badscores", map[string]string{HdrEOS: "1", HdrCount: "1"}, nil)
+	expectResults(t, collect(t, ch, 5*time.Second), "scores of 3 bytes", "without a valid "+HdrSeq, "")
+
+	ch = resultsOf(t, nc, "badeos")
+	send(KindScores, "badeos", map[string]string{HdrEOS: "1", HdrCount: "many"}, nil)
+	send(KindScores, "badeos", map[string]string{HdrEOS: "1", HdrCount: "0"}, nil)
+	expectResults(t, collect(t, ch, 5*time.Second), "without a valid "+HdrCount, "")
+}
+
+// A stream whose end-of-stream message never comes, one that never
+// started, and one whose segments stop short at the decoder are all ended
+// after the idle timeout with an error result and an end-of-stream result.
+func TestIdleStreamsAreEndedWithAnErrorAndAFinalResult(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{IdleTimeout: 300 * time.Millisecond})
+	a := toymodels.UpDown()
+	ch := resultsOf(t, nc, "noeos")
+	var got []rfstream.Result
+	for seq, off := 0, 0; off < len(a); seq, off = seq+1, off+800 {
+		b, _ := EncodePCM(a[off:min(off+800, len(a))], EncF32)
+		publish(t, nc, "noeos", seq, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32})
+	}
+	got = collect(t, ch, 5*time.Second)
+	want := inProcess(t, &frontend.Audio{Rate: 8000, Samples: a})
+	// The idle error comes from the frontend, so it overtakes the last
+	// word, which still goes through the features stage.
+	var rest []rfstream.Result
+	idleErrors := 0
+	for _, r := range got {
+		if strings.Contains(r.Error, "idle") {
+			idleErrors++
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if idleErrors != 1 || !sameResults(rest, want) {
+		t.Fatalf("stream without end-of-stream:\n%+v\nwant the in-process results and one idle error:\n%+v", got, want)
+	}
+
+	ch = resultsOf(t, nc, "orphan")
+	publish(t, nc, "orphan", 3, make([]byte, 320), map[string]string{HdrEncoding: EncS16})
+	expectResults(t, collect(t, ch, 5*time.Second), "idle", "0..2 never arrived", "needs an "+HdrRate, "never started")
+
+	ch = resultsOf(t, nc, "short")
+	m := nats.NewMsg(Subject("toy", KindScores, "short"))
+	m.Header.Set(HdrEOS, "1")
+	m.Header.Set(HdrCount, "2")
+	nc.PublishMsg(m)
+	expectResults(t, collect(t, ch, 5*time.Second), "segments 0..1 never arrived", "")
+	if l := st.Stats().Lost; l != 4 {
+		t.Fatalf("lost %d, want 4 (3 orphan messages, 1 decoder gap)", l)
+	}
+}
+
+// Bad messages of every kind, sprayed while a real-time stream runs, do not
+// change a single result of that stream.
+func TestGoodStreamUnaffectedByConcurrentBadMessages(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{})
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	want := inProcess(t, a)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bad := []struct {
+			kind string
+			hdr  map[string]string
+			data []byte
+		}{
+			{KindPCM, map[string]string{HdrRate: "8000", HdrEncoding: "opus"}, []byte{1, 2}},
+			{KindPCM, map[string]string{HdrRate: "-5"}, []byte{1, 2}},
+			{KindPCM, map[string]string{HdrRate: "8000"}, []byte{1, 2, 3}},
+			{KindPCM, map[string]string{HdrRate: "8000", HdrEOS: "1"}, make([]byte, MaxChunkBytes+2)},
+			{KindVector, map[string]string{}, []byte{9}},
+			{KindScores, map[string]string{HdrEOS: "1", HdrCount: "1"}, nil},
+			{KindImage, map[string]string{HdrEncoding: EncU8}, []byte{0}},
+		}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			b := bad[i%len(bad)]
+			m := nats.NewMsg(Subject("toy", b.kind, "bad"+strconv.Itoa(i)))
+			m.Data = b.data
+			m.Header.Set(HdrSeq, strconv.Itoa(i%3))
+			for k, v := range b.hdr {
+				m.Header.Set(k, v)
+			}
+			nc.PublishMsg(m)
+		}
+	}()
+	var got []rfstream.Result
+	_, err := StreamAudio(context.Background(), nc, "toy", "good", a, StreamOptions{Encoding: EncF32, RealTime: true, ChunkMs: 50},
+		func(r rfstream.Result) { got = append(got, r) })
+	close(stop)
+	wg.Wait()
+	if err != nil || !sameResults(got, want) {
+		t.Fatalf("good stream amid bad messages (%v):\n%+v\nwant\n%+v", err, got, want)
+	}
+}
+
+func FuzzDecodePCM(f *testing.F) {
+	for _, s := range [][]byte{nil, {0}, {0, 0}, {1, 2, 3, 4}, {0, 0, 0xc0, 0x7f}, {0, 0, 0x80, 0x7f}} {
+		f.Add(s, EncS16)
+		f.Add(s, EncF32)
+	}
+	f.Add([]byte{1, 2}, "mp3")
+	f.Fuzz(func(t *testing.T, b []byte, enc string) {
+		x, err := DecodePCM(b, enc)
+		if err != nil {
+			return
+		}
+		for _, v := range x {
+			if enc == EncS16 && (v < -1 || v > 1) {
+				t.Fatalf("s16 sample %v out of range", v)
+			}
+		}
+		// Decoded samples re-encode to the same bytes.
+		y, err := EncodePCM(x, enc)
+		if err != nil || string(y) != string(b) {
+			t.Fatalf("%s round trip changed %x to %x (%v)", enc, b, y, err)
+		}
+	})
+}
+
+// FuzzPCMMessage hands arbitrary headers and payloads to the frontend
+// stage: it must answer with results, never panic.
+func FuzzPCMMessage(f *testing.F) {
+	words, err := toymodels.Words()
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := srv.Connect("fuzz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := Start(nc, Pipeline{Name: "fuzz", Words: words}, StageFrontend)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	f.Add("s", "0", "8000", EncS16, "1", []byte{0, 0, 1, 0})
+	f.Add("s", "1", "16000", EncF32, "0", []byte{0, 0, 0xc0, 0x7f})
+	f.Add("t", "-1", "x", "u8", "", []byte{})
+	f.Add("u", "70", "44100", EncS16, "1", make([]byte, 4410))
+	f.Fuzz(func(t *testing.T, stream, seq, rate, enc, eos string, data []byte) {
+		if CheckName("stream", stream) != nil {
+			return
+		}
+		m := nats.NewMsg(Subject("fuzz", KindPCM, stream))
+		m.Data = data
+		m.Header.Set(HdrSeq, seq)
+		m.Header.Set(HdrRate, rate)
+		m.Header.Set(HdrEncoding, enc)
+		m.Header.Set(HdrEOS, eos)
+		st.onPCM(m)
+	})
+}
+
+// With ShedPartials a backlog skips stale partial words: the final words
+// and end-of-stream results stay exactly the in-process ones, and every
+// partial that does arrive is one the in-process recogniser gives too.
+func TestShedPartialsKeepsFinalResults(t *testing.T) {
+	var once sync.Once
+	// The features worker stalls on its first batch, so a backlog builds.
+	nc, st := pipelineWith(t, Pipeline{ShedPartials: true, hold: func() { once.Do(func() { time.Sleep(300 * time.Millisecond) }) }})
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	want := inProcess(t, a)
+	finals := func(rs []rfstream.Result) (f, p []rfstream.Result) {
+		for _, r := range rs {
+			if r.Final {
+				f = append(f, r)
+			} else {
+				p = append(p, r)
+			}
+		}
+		return f, p
+	}
+	wantFinal, wantPartial := finals(want)
+	var wg sync.WaitGroup
+	got := make([][]rfstream.Result, 6)
+	for i := range got {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			StreamAudio(context.Background(), nc, "toy", "shed"+strconv.Itoa(i), a, StreamOptions{Encoding: EncF32, ChunkMs: 100},
+				func(r rfstream.Result) { got[i] = append(got[i], r) })
+		}(i)
+	}
+	wg.Wait()
+	for i, g := range got {
+		f, p := finals(g)
+		if !sameResults(f, wantFinal) {
+			t.Fatalf("stream %d final results\n%+v\nwant\n%+v", i, f, wantFinal)
+		}
+		for _, r := range p {
+			found := false
+			for _, w := range wantPartial {
+				found = found || sameResults([]rfstream.Result{r}, []rfstream.Result{w})
+			}
+			if !found {
+				t.Fatalf("stream %d: partial %+v is not one of the in-process partials", i, r)
+			}
+		}
+	}
+	if st.Stats().Shed == 0 {
+		t.Fatal("a backlog of six streams shed no partial")
+	}
+}
