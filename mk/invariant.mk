@@ -1,0 +1,12 @@
+# Group-invariant random features (issue 3): the Xperm toy set, MNIST sample complexity, extraction speed.
+.PHONY: eval-xperm bench-invariant
+
+# Raw one-hot, bag of words, the invariant map (m × n grid, 10 template draws, and a |G| sweep), the exact
+# Haar-kernel RLS, and 1-NN on each; table on stdout, out/xperm.csv and out/xperm-{templates,group}.{png,svg}.
+eval-xperm: build
+	$(BIN) eval xperm --map raw,bow,invariant,haar --m 5,10,25,50,100 --bins 1,5,10,20 --draws 10 \
+		--g-sweep 1,5,10,30,60,120 --g-m 25 --g-bins 10 --kernel cdf,gaussian --knn 1 --out out/xperm
+
+# Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same shapes.
+bench-invariant:
+	$(GO) test -run '^$$' -bench BenchmarkInvariantMNIST -benchtime 2x ./invariant/
