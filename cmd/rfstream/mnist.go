@@ -227,7 +227,9 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	if test != nil {
 		classes = numClasses(train.Labels, test.Labels)
 	}
-	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed}
+	// CDF counts are positive and strongly correlated: their Gram needs
+	// float64 products to reach the small λ they do best with.
+	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed, Float64Gram: recipe.Kind == invariant.Kind}
 	if !quiet {
 		opt.Progress = log
 	}
