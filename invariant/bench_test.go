@@ -12,9 +12,9 @@ import (
 // The MNIST configuration of `make eval-mnist-invariant`: data templates
 // rotated within ±20° and shifted within ±3 px.
 const (
-	benchM    = 1000
-	benchBins = 3
-	benchG    = 24
+	benchM    = 500
+	benchBins = 4
+	benchG    = 20
 	benchRows = 1024
 )
 
