@@ -257,7 +257,7 @@ func evalXperm(args []string, stdout, stderr io.Writer) error {
 	eps := fs.Float64("epsilon", 0.5, "invariant: Gaussian templates are rejected unless ‖t‖² < 1+ε; thresholds span [−(1+ε), 1+ε]")
 	kernel := fs.String("kernel", "cdf", "haar: base kernels, comma-separated: cdf (s − ‖x−z‖/√(2πd), the map's limit), gaussian, linear")
 	sigma := fs.Float64("sigma", 0.5, "haar: bandwidth of the gaussian base kernel")
-	knnK := fs.Int("knn", 1, "also score k-nearest neighbours with this k on raw, bag of words and the invariant map at the largest m and n (0: skip)")
+	knnK := fs.Int("knn", 1, "also score k-nearest neighbours with this k on raw, bag of words and the invariant map at --g-m, --g-bins with all 120 permutations (0: skip)")
 	targets := fs.String("targets", "0,1", "the two symbols a positive sequence contains")
 	trainSeed := fs.Uint64("train-seed", 1, "seed of the balanced 2000/2000 training draw")
 	out := fs.String("out", "", "base name of the CSV and plots (empty: none)")
@@ -425,10 +425,10 @@ func evalXperm(args []string, stdout, stderr io.Writer) error {
 			summarise("invariant", "rls", *gM, *gBins, g)
 		}
 		if *knnK > 0 {
-			m, n, g := slicesMax(mv), slicesMax(nv), gv[len(gv)-1]
-			if g == 0 {
-				g = 120
-			}
+			// At the |G| sweep's m and n: a distance check over 28768×4000
+			// pairs costs a product of that size per draw, which at the
+			// largest grid point (4100 features) is ten times the fits.
+			m, n, g := *gM, *gBins, 120
 			cl := fmt.Sprintf("%d-nn", *knnK)
 			for d := 1; d <= *draws; d++ {
 				start := time.Now()
@@ -523,14 +523,6 @@ func orbitKey(seq []int) string {
 	c := append([]int(nil), seq...)
 	sort.Ints(c)
 	return fmt.Sprint(c)
-}
-
-func slicesMax(v []int) int {
-	m := v[0]
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // xpermPlots draws accuracy against templates (one curve per n, baselines
