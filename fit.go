@@ -1,13 +1,16 @@
 package rfstream
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
@@ -31,7 +34,28 @@ type FitOptions struct {
 	Seed uint64
 	// Progress, when set, receives progress reports.
 	Progress io.Writer
+	// Float64Gram forms ZᵀZ (or ZZᵀ in the dual) from float64 products:
+	// twice the cost, but it lets positive, strongly correlated features
+	// (CDF counts) use the small λ that float32 rounding forbids.
+	Float64Gram bool
+	// Form chooses how the system is solved: FormAuto (the default) solves
+	// the dual N×N system when there are fewer rows than features and the
+	// primal dim×dim system otherwise. Both give the same model.
+	Form Form
 }
+
+// Form is the shape of the linear system RLS solves.
+type Form int
+
+const (
+	// FormAuto picks the smaller of the two systems.
+	FormAuto Form = iota
+	// FormPrimal solves (ZᵀZ + λI)W = ZᵀY: dim×dim, streamed over rows.
+	FormPrimal
+	// FormDual solves (ZZᵀ + λI)C = Y and sets W = ZᵀC: N×N, with Z held
+	// whole (smaller than the dim×dim Gram when N < dim).
+	FormDual
+)
 
 // LambdaTrial is one candidate λ and its held-out error.
 type LambdaTrial struct {
@@ -68,7 +92,11 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 		bar = progress.New(opt.Progress, "features+gram", int64(x.Rows), "rows")
 		defer bar.Finish()
 	}
+	if opt.Form == FormDual || (opt.Form == FormAuto && x.Rows < m.OutDim()) {
+		return fitDual(m, x, labels, classes, opt, bar)
+	}
 	train := classifier.NewRLSAccumulator(m.OutDim(), classes)
+	train.Float64 = opt.Float64Gram
 	if opt.Lambda > 0 {
 		err := streamRows(m, x, labels, identityOrder(x.Rows), opt.Block, bar, func(z blas32.General, l []int) error { return train.Add(z, l) })
 		if err != nil {
@@ -138,7 +166,139 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	}
 	rep.Lambda = rep.Trials[best].Lambda * float64(x.Rows) / float64(len(rest))
 	r, err := train.Solve(rep.Lambda)
+	// Features that are constant or duplicated (CDF thresholds that every
+	// input passes) make the Gram singular; float32 rounding can then leave
+	// it indefinite by more than the chosen λ once the held-out rows have
+	// joined. A larger λ is the smallest change that solves.
+	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
+		rep.Lambda *= 10
+		r, err = train.Solve(rep.Lambda)
+	}
 	return r, rep, err
+}
+
+// fitDual is FitRLS through the N×N kernel K = ZZᵀ: the same held-out rows,
+// the same λ grid relative to the mean diagonal of ZᵀZ and the same refit,
+// so it returns the model the primal would, at O(N²·dim + N³) cost instead
+// of O(N·dim² + dim³).
+func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt FitOptions, bar *progress.Bar) (*classifier.RLS, FitReport, error) {
+	z := linalg.NewGeneral32(x.Rows, m.OutDim())
+	at := 0
+	err := streamRows(m, x, labels, identityOrder(x.Rows), opt.Block, bar, func(zb blas32.General, _ []int) error {
+		for i := 0; i < zb.Rows; i++ {
+			copy(linalg.Row32(z, at+i), linalg.Row32(zb, i))
+		}
+		at += zb.Rows
+		return nil
+	})
+	if err != nil {
+		return nil, FitReport{}, err
+	}
+	for i, v := range z.Data {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, FitReport{}, fmt.Errorf("%w (row %d, feature %d = %v)", classifier.ErrNonFinite, i/z.Cols, i%z.Cols, v)
+		}
+	}
+	k64 := linalg.NewGeneral64(x.Rows, x.Rows)
+	if opt.Float64Gram {
+		z64 := linalg.NewGeneral64(z.Rows, z.Cols)
+		for i, v := range z.Data {
+			z64.Data[i] = float64(v)
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, z64, z64, 0, k64)
+	} else {
+		k32 := linalg.NewGeneral32(x.Rows, x.Rows)
+		linalg.MulABt32(k32, z, z)
+		for i, v := range k32.Data {
+			k64.Data[i] = float64(v)
+		}
+	}
+	kernel := func(rows, cols []int) blas64.General {
+		k := linalg.NewGeneral64(len(rows), len(cols))
+		for a, i := range rows {
+			kr := k64.Data[i*k64.Stride : (i+1)*k64.Stride]
+			for b, j := range cols {
+				k.Data[a*k.Stride+b] = kr[j]
+			}
+		}
+		return k
+	}
+	pick := func(idx []int) []int {
+		out := make([]int, len(idx))
+		for a, i := range idx {
+			out[a] = labels[i]
+		}
+		return out
+	}
+	// weights turns dual coefficients for the rows idx into W = Z[idx]ᵀC.
+	weights := func(c *classifier.KernelRLS, idx []int) *classifier.RLS {
+		w := make([]float64, z.Cols*classes)
+		for a, i := range idx {
+			zr := linalg.Row32(z, i)
+			cr := c.C.Data[a*c.C.Stride : a*c.C.Stride+classes]
+			for f, v := range zr {
+				for k, cv := range cr {
+					w[f*classes+k] += float64(v) * cv
+				}
+			}
+		}
+		out := linalg.NewGeneral32(z.Cols, classes)
+		for i, v := range w {
+			out.Data[i] = float32(v)
+		}
+		return &classifier.RLS{Dim: z.Cols, Classes: classes, Lambda: c.Lambda, W: out}
+	}
+	all := identityOrder(x.Rows)
+	if opt.Lambda > 0 {
+		c, err := classifier.FitKernelRLS(kernel(all, all), labels, classes, opt.Lambda)
+		if err != nil {
+			return nil, FitReport{}, err
+		}
+		return weights(c, all), FitReport{Lambda: opt.Lambda}, nil
+	}
+	order := rand.New(rand.NewPCG(opt.Seed, 0x686f6c64)).Perm(x.Rows)
+	nHeld := int(math.Round(opt.HoldOut * float64(x.Rows)))
+	if nHeld < 1 || nHeld >= x.Rows {
+		return nil, FitReport{}, fmt.Errorf("rfstream: cannot hold out %.0f%% of %d rows to choose λ; give --lambda", 100*opt.HoldOut, x.Rows)
+	}
+	held, rest := order[:nHeld], order[nHeld:]
+	sort.Ints(held)
+	sort.Ints(rest)
+	var scale float64
+	for _, i := range rest {
+		scale += k64.Data[i*k64.Stride+i]
+	}
+	scale /= float64(z.Cols)
+	if scale == 0 {
+		scale = 1
+	}
+	kRest, kHeld, restLabels, heldLabels := kernel(rest, rest), kernel(held, rest), pick(rest), pick(held)
+	var rep FitReport
+	best := -1
+	for _, rel := range opt.Grid {
+		c, err := classifier.FitKernelRLS(kRest, restLabels, classes, rel*scale)
+		if err != nil {
+			continue
+		}
+		e := classifier.ErrorRate(c.Predict(kHeld), heldLabels)
+		rep.Trials = append(rep.Trials, LambdaTrial{Lambda: rel * scale, Relative: rel, HeldOutError: e})
+		if best < 0 || e <= rep.Trials[best].HeldOutError {
+			best = len(rep.Trials) - 1
+		}
+	}
+	if best < 0 {
+		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", opt.Grid)
+	}
+	rep.Lambda = rep.Trials[best].Lambda * float64(x.Rows) / float64(len(rest))
+	c, err := classifier.FitKernelRLS(kernel(all, all), labels, classes, rep.Lambda)
+	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
+		rep.Lambda *= 10 // as in the primal: a singular kernel rounded indefinite
+		c, err = classifier.FitKernelRLS(kernel(all, all), labels, classes, rep.Lambda)
+	}
+	if err != nil {
+		return nil, rep, err
+	}
+	return weights(c, all), rep, nil
 }
 
 func identityOrder(n int) []int {

@@ -219,3 +219,61 @@ func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
 		t.Fatal("label count mismatch accepted")
 	}
 }
+
+// TestFitRLSDualEqualsPrimal: with fewer rows than features FitRLS solves
+// the N×N dual system; it must choose the same λ from the same held-out
+// rows and return the primal's weights.
+func TestFitRLSDualEqualsPrimal(t *testing.T) {
+	x := linalg.NewGeneral32(150, 8)
+	features.FillNormal32(features.NewRand(5, 0), x.Data)
+	labels := make([]int, 150)
+	for i := range labels {
+		if x.Data[i*8]+x.Data[i*8+1] > 0 {
+			labels[i]++
+		}
+		if x.Data[i*8+2] > 0.5 {
+			labels[i]++
+		}
+	}
+	mp, _ := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
+	grid := []float64{1e-3, 1e-2, 1e-1, 1}
+	primal, prep, err := FitRLS(mp, x, labels, 3, FitOptions{Seed: 2, Form: FormPrimal, Grid: grid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dual, drep, err := FitRLS(mp, x, labels, 3, FitOptions{Seed: 2, Grid: grid}) // auto: 150 rows < 200 features
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prep.Trials) != len(drep.Trials) {
+		t.Fatalf("trials: primal %+v, dual %+v", prep.Trials, drep.Trials)
+	}
+	for i := range prep.Trials {
+		p, d := prep.Trials[i], drep.Trials[i]
+		if math.Abs(p.Lambda-d.Lambda) > 1e-4*p.Lambda || p.HeldOutError != d.HeldOutError {
+			t.Fatalf("trial %d: primal %+v, dual %+v", i, p, d)
+		}
+	}
+	var worst, scale float64
+	for i := range primal.W.Data {
+		worst = math.Max(worst, math.Abs(float64(primal.W.Data[i]-dual.W.Data[i])))
+		scale = math.Max(scale, math.Abs(float64(primal.W.Data[i])))
+	}
+	if worst > 1e-3*scale {
+		t.Fatalf("dual weights differ from primal by %.3g (largest %.3g)", worst, scale)
+	}
+	fixed, _, err := FitRLS(mp, x, labels, 3, FitOptions{Lambda: 0.5, Form: FormDual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := classifier.NewRLSAccumulator(200, 3)
+	if err := acc.Add(Features(mp, x, 0), labels); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := acc.Solve(0.5)
+	for i := range d.W.Data {
+		if math.Abs(float64(d.W.Data[i]-fixed.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
+			t.Fatalf("fixed λ: weight %d dual %v, primal %v", i, fixed.W.Data[i], d.W.Data[i])
+		}
+	}
+}

@@ -30,6 +30,13 @@ type RLSAccumulator struct {
 	block        []float32 // dim×dim SYRK scratch
 	y            []float32 // block rows × classes: ±1 targets
 	ztyBlock     []float32 // dim×classes: one block's ZᵀY
+	// Float64 forms each block's Gram from float64 products (twice the
+	// cost, no float32 scratch). Features that are all positive and
+	// strongly correlated, such as CDF counts, give ZᵀZ one eigenvalue
+	// near trace(ZᵀZ); float32 rounding of that direction then swamps the
+	// small λ such features need, and Cholesky fails below it.
+	Float64 bool
+	z64     []float64 // block rows × dim, for Float64
 }
 
 // NewRLSAccumulator returns an empty accumulator for dim features and
@@ -83,6 +90,9 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 	if z.Rows == 0 {
 		return nil
 	}
+	if a.Float64 {
+		return a.add64(z, labels)
+	}
 	if a.block == nil {
 		a.block = make([]float32, a.dim*a.dim)
 	}
@@ -96,9 +106,46 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 			return nonFiniteError(z, i)
 		}
 	}
-	// ZᵀY by one small GEMM against the ±1 targets of this block.
+	a.addZtY(z, labels)
+	for i := 0; i < a.dim; i++ {
+		g := a.gram[i*a.dim+i : (i+1)*a.dim]
+		b := a.block[i*a.dim+i : (i+1)*a.dim]
+		for j := range g {
+			g[j] += float64(b[j])
+		}
+	}
+	a.n += z.Rows
+	return nil
+}
+
+// add64 is Add with the block Gram formed in float64 straight into the
+// total.
+func (a *RLSAccumulator) add64(z blas32.General, labels []int) error {
+	if cap(a.z64) < z.Rows*a.dim {
+		a.z64 = make([]float64, z.Rows*a.dim)
+	}
+	z64 := blas64.General{Rows: z.Rows, Cols: a.dim, Stride: a.dim, Data: a.z64[:z.Rows*a.dim]}
+	for i := 0; i < z.Rows; i++ {
+		for j, v := range linalg.Row32(z, i) {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("%w (row %d, feature %d = %v)", ErrNonFinite, i, j, v)
+			}
+			z64.Data[i*a.dim+j] = f
+		}
+	}
+	blas64.Syrk(blas.Trans, 1, z64, 1, blas64.Symmetric{Uplo: blas.Upper, N: a.dim, Stride: a.dim, Data: a.gram})
+	a.addZtY(z, labels)
+	a.n += z.Rows
+	return nil
+}
+
+// addZtY adds one block's ZᵀY, by a small GEMM against its ±1 targets.
+func (a *RLSAccumulator) addZtY(z blas32.General, labels []int) {
 	if cap(a.y) < z.Rows*a.classes {
 		a.y = make([]float32, z.Rows*a.classes)
+	}
+	if a.ztyBlock == nil {
 		a.ztyBlock = make([]float32, a.dim*a.classes)
 	}
 	y := blas32.General{Rows: z.Rows, Cols: a.classes, Stride: a.classes, Data: a.y[:z.Rows*a.classes]}
@@ -113,15 +160,6 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 	for i, v := range zty.Data {
 		a.zty[i] += float64(v)
 	}
-	for i := 0; i < a.dim; i++ {
-		g := a.gram[i*a.dim+i : (i+1)*a.dim]
-		b := a.block[i*a.dim+i : (i+1)*a.dim]
-		for j := range g {
-			g[j] += float64(b[j])
-		}
-	}
-	a.n += z.Rows
-	return nil
 }
 
 // Merge adds b's statistics into a.

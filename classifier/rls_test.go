@@ -265,3 +265,61 @@ func TestSolveLeavesStatisticsIntact(t *testing.T) {
 		t.Fatalf("solve after a failed one: %v", err)
 	}
 }
+
+// TestFloat64Gram: CDF-like features, all positive and sharing a large
+// common part, give ZᵀZ one eigenvalue near its trace, and float32 products
+// round the Gram by more than the small λ such features need. The float64
+// accumulator matches the exact Gram to float64 rounding (and float32 does
+// not, or the option would be pointless), and solves at a tiny λ.
+func TestFloat64Gram(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	const n, d = 2000, 120
+	z := linalg.NewGeneral32(n, d)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		labels[i] = r.IntN(2)
+		row := linalg.Row32(z, i)
+		for j := range row {
+			row[j] = float32(1 + 0.01*r.NormFloat64())
+		}
+	}
+	acc32 := NewRLSAccumulator(d, 2)
+	acc64 := NewRLSAccumulator(d, 2)
+	acc64.Float64 = true
+	for b := 0; b < n; b += 500 {
+		if err := acc32.Add(linalg.Rows32(z, b, b+500), labels[b:b+500]); err != nil {
+			t.Fatal(err)
+		}
+		if err := acc64.Add(linalg.Rows32(z, b, b+500), labels[b:b+500]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g32, g64 := acc32.Gram(), acc64.Gram()
+	var err32, err64, top float64
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			var exact float64
+			for k := 0; k < n; k++ {
+				exact += float64(z.Data[k*d+i]) * float64(z.Data[k*d+j])
+			}
+			top = math.Max(top, exact)
+			err32 = math.Max(err32, math.Abs(g32.Data[i*d+j]-exact))
+			err64 = math.Max(err64, math.Abs(g64.Data[i*d+j]-exact))
+		}
+	}
+	t.Logf("largest Gram entry %.4g: float32 products off by %.3g, float64 by %.3g", top, err32, err64)
+	if err64 > 1e-12*top {
+		t.Errorf("float64 Gram off by %.3g (largest entry %.4g)", err64, top)
+	}
+	if err32 < 100*err64 {
+		t.Errorf("float32 Gram off by only %.3g, float64 by %.3g: the test data does not need float64", err32, err64)
+	}
+	if _, err := acc64.Solve(1e-9 * acc64.MeanDiagonal()); err != nil {
+		t.Errorf("float64 Gram at λ = 1e-9 × mean diagonal: %v", err)
+	}
+	nan := linalg.NewGeneral32(1, d)
+	nan.Data[5] = float32(math.NaN())
+	if err := acc64.Add(nan, []int{0}); !errors.Is(err, ErrNonFinite) || acc64.N() != n {
+		t.Errorf("NaN row: %v, N = %d", err, acc64.N())
+	}
+}

@@ -3,6 +3,8 @@ package invariant
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -80,13 +82,17 @@ func HaarGram(g transforms.Group, k0 Base, x, z blas32.General) (blas64.General,
 		}
 		zz := rowNorms2(gz)
 		linalg.MulABt32(dots, x, gz)
-		for i := 0; i < x.Rows; i++ {
-			drow := linalg.Row32(dots, i)
-			krow := k.Data[i*k.Stride : i*k.Stride+z.Rows]
-			for j, d := range drow {
-				krow[j] += k0(float64(d), xx[i], zz[j])
+		// k0 costs a square root per entry (as much as the product at
+		// d = 40), so the rows are shared among the CPUs.
+		parallelRows(x.Rows, func(r0, r1 int) {
+			for i := r0; i < r1; i++ {
+				drow := linalg.Row32(dots, i)
+				krow := k.Data[i*k.Stride : i*k.Stride+z.Rows]
+				for j, d := range drow {
+					krow[j] += k0(float64(d), xx[i], zz[j])
+				}
 			}
-		}
+		})
 	}
 	inv := 1 / float64(len(elems))
 	for i := range k.Data {
@@ -100,6 +106,25 @@ func HaarGram(g transforms.Group, k0 Base, x, z blas32.General) (blas64.General,
 func OrbitDistance(g transforms.Group, x, z []float32) (float64, error) {
 	k, err := HaarPair(g, CDFBase(0, len(x)), x, z)
 	return -k, err
+}
+
+// parallelRows splits [0, n) among the CPUs.
+func parallelRows(n int, f func(r0, r1 int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/16))
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for r0 := 0; r0 < n; r0 += per {
+		wg.Add(1)
+		go func(r0, r1 int) {
+			defer wg.Done()
+			f(r0, r1)
+		}(r0, min(r0+per, n))
+	}
+	wg.Wait()
 }
 
 func dot64(a, b []float32) float64 {

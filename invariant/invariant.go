@@ -72,6 +72,11 @@ type Params struct {
 	TemplateData []byte `json:"template_data,omitempty"`
 	// Sources records the training rows the data templates came from.
 	Sources []int `json:"sources,omitempty"`
+	// Center subtracts each data template's mean value before scaling it
+	// to unit length. Rows of non-negative data (images) project onto
+	// non-negative templates at non-negative values only, which leaves
+	// the thresholds below zero idle; centred templates use both sides.
+	Center bool `json:"center,omitempty"`
 }
 
 // Map is the CDF-pooled group-invariant feature map. It is safe for
@@ -239,6 +244,16 @@ func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 	row := make([]float32, x.Cols)
 	for j, src := range p.Sources {
 		copy(row, linalg.Row32(x, src))
+		if p.Center {
+			var mean float64
+			for _, v := range row {
+				mean += float64(v)
+			}
+			mean /= float64(len(row))
+			for k := range row {
+				row[k] -= float32(mean)
+			}
+		}
 		normalize(row)
 		for k, v := range row {
 			binary.LittleEndian.PutUint32(p.TemplateData[4*(j*x.Cols+k):], math.Float32bits(v))

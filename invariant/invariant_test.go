@@ -257,3 +257,39 @@ func TestRecipeRebuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestSampledGroupIsNearlyInvariant: with |G| = 60 permutations sampled from
+// the 120 (with repeats), Φ(g·x) pools x against a different sample of the
+// group, so invariance is approximate: for random g, ‖Φ(g·x) − Φ(x)‖ must be
+// small next to ‖Φ(x′) − Φ(x)‖ for x′ of another orbit, and well below what
+// a single group element (no pooling) gives.
+func TestSampledGroupIsNearlyInvariant(t *testing.T) {
+	g := permGroup(t, 5, 8)
+	all, _ := g.Elements()
+	ratio := func(size int) float64 {
+		m, err := New(40, Params{M: 200, N: 10, G: size, Group: g.Spec(), S: math.Sqrt(5) * 1.5}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(14, 15))
+		moved := make([]float32, 40)
+		var sum float64
+		const trials = 30
+		for k := 0; k < trials; k++ {
+			seq, other := make([]int, 5), make([]int, 5)
+			for i := range seq {
+				seq[i], other[i] = r.IntN(8), r.IntN(8)
+			}
+			x := oneHot(seq, 8)
+			g.Apply(moved, x, all[r.IntN(len(all))])
+			z := apply(m, rows(x, moved, oneHot(other, 8)))
+			sum += dist(linalg.Row32(z, 1), linalg.Row32(z, 0)) / math.Max(1e-9, dist(linalg.Row32(z, 2), linalg.Row32(z, 0)))
+		}
+		return sum / trials
+	}
+	sampled, single := ratio(60), ratio(1)
+	t.Logf("‖Φ(gx)−Φ(x)‖/‖Φ(x′)−Φ(x)‖: |G| = 60 sampled %.3f, one element %.3f", sampled, single)
+	if sampled > 0.4 || sampled > single/2 {
+		t.Errorf("sampled group: ratio %.3f (one element: %.3f)", sampled, single)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
@@ -19,8 +21,14 @@ type mapFlags struct {
 	seed  uint64
 	// invariant map: bins per side, sampled group elements, and the group,
 	// which the task sets because only it knows what its inputs are.
-	bins, g int
-	group   *transforms.Spec
+	bins, g   int
+	templates string
+	center    bool
+	s, eps    float64
+	group     *transforms.Spec
+	// templateRows are the unlabelled rows that --templates data draws
+	// from; a task that offers data templates sets them.
+	templateRows *blas32.General
 }
 
 func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
@@ -32,6 +40,10 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
 	fs.IntVar(&f.bins, "bins", 5, "invariant: bins on each side of zero (2n+1 thresholds); features = m·(2n+1)")
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
+	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, or data (unit-length rows of the unlabelled training inputs)")
+	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
+	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
+	fs.Float64Var(&f.eps, "epsilon", 0.5, "invariant: ε of the Gaussian templates' rejection bound")
 }
 
 // recipe returns the recipe the flags describe for inputs of length in.
@@ -52,7 +64,20 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 		if f.group == nil {
 			return r, fmt.Errorf("--map invariant: this task defines no transformation group")
 		}
-		r.Params = features.MarshalParams(invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group})
+		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center}
+		if f.templates == invariant.Data {
+			if f.templateRows == nil {
+				return r, fmt.Errorf("--templates data: this task has no unlabelled rows to draw templates from")
+			}
+			// The drawn rows go into the recipe, so the map rebuilds
+			// without the data.
+			m, err := invariant.NewFromData(*f.templateRows, p, f.seed)
+			if err != nil {
+				return r, err
+			}
+			return m.Recipe(), nil
+		}
+		r.Params = features.MarshalParams(p)
 	case "identity", "raw":
 		r.Kind = "identity"
 	default:
@@ -69,7 +94,7 @@ func (f *mapFlags) label(m features.Map) string {
 	case features.FourierKind:
 		return fmt.Sprintf("fourier m=%d", f.m)
 	case invariant.Kind:
-		return fmt.Sprintf("invariant m=%d n=%d |G|=%d", f.m, f.bins, f.g)
+		return fmt.Sprintf("invariant m=%d n=%d |G|=%d %s", f.m, f.bins, f.g, f.templates)
 	}
 	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
 }

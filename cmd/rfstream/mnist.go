@@ -11,12 +11,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/plots"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 func init() {
@@ -29,6 +33,12 @@ type imageFlags struct {
 	trainImages, trainLabels, testImages, testLabels string
 	perClass                                         int
 	subsetSeed                                       uint64
+	// degrees and shift bound the local group the invariant map transforms
+	// its templates by: rotations within ±degrees, shifts within ±shift px.
+	degrees, shift float64
+	// unlabelled is the whole training image file, normalised: the pool
+	// data templates are drawn from (its labels are never read).
+	unlabelled blas32.General
 }
 
 func (f *imageFlags) register(fs *flag.FlagSet) {
@@ -38,6 +48,45 @@ func (f *imageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.testLabels, "test-labels", "", "test labels, IDX")
 	fs.IntVar(&f.perClass, "per-class", 0, "train on this many examples per class (0: all)")
 	fs.Uint64Var(&f.subsetSeed, "subset-seed", 1, "seed choosing the --per-class subset")
+	fs.Float64Var(&f.degrees, "degrees", 20, "invariant map: templates rotated within ±degrees")
+	fs.Float64Var(&f.shift, "shift", 3, "invariant map: templates shifted within ±shift pixels (sub-pixel)")
+}
+
+// group is the local group of the invariant map on images of the given
+// size: rotations within ±degrees times sub-pixel shifts within ±shift.
+func (f *imageFlags) group(width, height int) (transforms.Spec, error) {
+	sz := transforms.ImageSize{Width: width, Height: height}
+	rot, err := transforms.NewRotationGroup(transforms.RotationParams{ImageSize: sz, MaxDegrees: f.degrees})
+	if err != nil {
+		return transforms.Spec{}, err
+	}
+	tr, err := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: f.shift, SubPixel: true})
+	if err != nil {
+		return transforms.Spec{}, err
+	}
+	prod, err := transforms.NewProductGroup(rot, tr)
+	if err != nil {
+		return transforms.Spec{}, err
+	}
+	return prod.Spec(), nil
+}
+
+// setImageGroup gives the map flags the task's group and unlabelled rows.
+func setImageGroup(mf *mapFlags, imf *imageFlags, train *frontend.LabelledImages) error {
+	if mf.kind != invariant.Kind {
+		return nil
+	}
+	spec, err := imf.group(train.Width, train.Height)
+	if err != nil {
+		return err
+	}
+	mf.group = &spec
+	rows := imf.unlabelled
+	if rows.Rows == 0 {
+		rows = train.X
+	}
+	mf.templateRows = &rows
+	return nil
 }
 
 // load reads the training and test sets, fetching MNIST when the defaults
@@ -59,11 +108,12 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if train, err = frontend.ReadIDXPair(f.trainImages, f.trainLabels); err != nil {
 			return nil, nil, err
 		}
-		if f.perClass > 0 {
-			train = perClassSubset(train, f.perClass, f.subsetSeed)
-		}
 		if err := frontend.NormalizeRows(train.X); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
+		}
+		f.unlabelled = train.X
+		if f.perClass > 0 {
+			train = perClassSubset(train, f.perClass, f.subsetSeed)
 		}
 	}
 	if f.testImages != "" || f.testLabels != "" {
@@ -150,6 +200,9 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
+	if err := setImageGroup(mf, imf, train); err != nil {
+		return nil, err
+	}
 	recipe, err := mf.recipe(train.X.Cols)
 	if err != nil {
 		return nil, err
@@ -174,7 +227,9 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	if test != nil {
 		classes = numClasses(train.Labels, test.Labels)
 	}
-	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed}
+	// CDF counts are positive and strongly correlated: their Gram needs
+	// float64 products to reach the small λ they do best with.
+	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed, Float64Gram: recipe.Kind == invariant.Kind}
 	if !quiet {
 		opt.Progress = log
 	}

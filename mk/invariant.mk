@@ -1,0 +1,20 @@
+# Group-invariant random features (issue 3): the Xperm toy set, MNIST sample complexity, extraction speed.
+.PHONY: eval-xperm eval-mnist-invariant bench-invariant
+
+# Raw one-hot and bag of words against the invariant map over an m × n grid (10 template draws each), then,
+# at m = 25, n = 10: accuracy against sampled |G|, 1-NN on every representation (the distance check), and the
+# exact Haar-kernel RLS. Tables on stdout; out/xperm{,-group}.csv and out/xperm-templates, out/xperm-group-group plots.
+eval-xperm: build
+	$(BIN) eval xperm --map raw,bow,invariant --m 5,10,25,50,100 --bins 1,5,10,20 --draws 10 --knn 0 --out out/xperm
+	$(BIN) eval xperm --map raw,bow,invariant,haar --m 25 --bins 10 --draws 10 --g-sweep 1,5,10,30,60 \
+		--g-m 25 --g-bins 10 --kernel cdf,gaussian --knn 1 --out out/xperm-group
+
+# MNIST accuracy against labelled examples per class (test: the full 10k): the invariant map (data templates
+# rotated ±20° and shifted ±3 px) against RLS on raw pixels, random maxout and random Fourier features of the
+# same dimension; out/mnist-invariant.{csv,png,svg}.
+eval-mnist-invariant: build data
+	$(BIN) eval mnist-sizes --sizes 10,50,100,500,1000 --out out/mnist-invariant
+
+# Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same shapes.
+bench-invariant:
+	$(GO) test -run '^$$' -bench BenchmarkInvariantMNIST -benchtime 2x ./invariant/
