@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -34,12 +35,14 @@ type wordSetFlags struct {
 	fsdd          string
 	trainManifest string
 	testManifest  string
+	exclude       string // comma-separated speakers left out of every split
 }
 
 func (f *wordSetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fsdd, "fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	fs.StringVar(&f.trainManifest, "train-manifest", "", "TSV of path, label, speaker for training (instead of FSDD)")
 	fs.StringVar(&f.testManifest, "test-manifest", "", "TSV of path, label, speaker for testing")
+	fs.StringVar(&f.exclude, "exclude-speakers", "", "comma-separated FSDD speakers to leave out entirely (for cross-validation inside the training speakers)")
 }
 
 // loadWordVectors reads every recording, resamples it to the word
@@ -175,6 +178,22 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.exclude != "" {
+		drop := map[string]bool{}
+		for _, s := range strings.Split(f.exclude, ",") {
+			drop[strings.TrimSpace(s)] = true
+		}
+		kept := recs[:0:0]
+		for _, r := range recs {
+			if !drop[r.Speaker] {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == len(recs) {
+			return nil, fmt.Errorf("--exclude-speakers %q names no FSDD speaker (%v)", f.exclude, datasets.Speakers(recs))
+		}
+		recs = kept
+	}
 	switch split {
 	case "official":
 		tr, te := datasets.OfficialSplit(recs)
@@ -222,6 +241,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -230,6 +250,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
 		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo})}
 	mf.group = &spec
+	warps, err := transforms.Build(spec)
+	if err != nil {
+		return err
+	}
 	conds := []condition{{name: "clean"}}
 	if *mismatch {
 		conds = append(conds, mismatchConditions...)
@@ -292,7 +316,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			res.M = fm.OutDim()
 			start := time.Now()
-			rls, _, err := rfstream.FitRLS(fm, xtr, ytr, len(labels), rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed})
+			xfit, yfit, err := augmentWarped(xtr, ytr, warps, *augment, mfs.seed)
+			if err != nil {
+				return err
+			}
+			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed})
 			if err != nil {
 				return err
 			}
