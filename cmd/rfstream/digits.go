@@ -135,6 +135,7 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.IntVar(&wc.Audio.Mels, "mels", wc.Audio.Mels, "word vector: log-mel bands")
 	fs.Float64Var(&wc.RangeDB, "range-db", wc.RangeDB, "word vector: clamp log-mel values this far below the peak (0: off)")
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
+	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
 }
 
@@ -211,17 +212,22 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 
 // digitsResult is one line of `rfstream eval digits --json`.
 type digitsResult struct {
-	Task         string             `json:"task"`
-	Split        string             `json:"split"`
-	Map          string             `json:"map"`
-	M            int                `json:"m"`
-	Q            int                `json:"q,omitempty"`
-	Seeds        int                `json:"seeds"`
-	Accuracy     float64            `json:"accuracy"`
-	AccuracyStd  float64            `json:"accuracy_std"`
-	TestError    float64            `json:"test_error"`
-	PerSplit     map[string]float64 `json:"per_split,omitempty"`
-	Conditions   map[string]float64 `json:"conditions,omitempty"` // accuracy per test condition (clean, mismatch)
+	Task        string             `json:"task"`
+	Split       string             `json:"split"`
+	Map         string             `json:"map"`
+	M           int                `json:"m"`
+	Q           int                `json:"q,omitempty"`
+	Seeds       int                `json:"seeds"`
+	Accuracy    float64            `json:"accuracy"`
+	AccuracyStd float64            `json:"accuracy_std"`
+	TestError   float64            `json:"test_error"`
+	PerSplit    map[string]float64 `json:"per_split,omitempty"`
+	Conditions  map[string]float64 `json:"conditions,omitempty"` // accuracy per test condition (clean, mismatch)
+	// Drops is, per mismatch condition, the clean accuracy minus the
+	// condition's (averaged over splits for each seed), mean and standard
+	// deviation over the seeds.
+	Drops        map[string]float64 `json:"drops,omitempty"`
+	DropsStd     map[string]float64 `json:"drops_std,omitempty"`
 	TrainSeconds float64            `json:"train_seconds"`
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
 }
@@ -241,6 +247,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
+	spkNorm := fs.String("speaker-norm", "none", "per-speaker normalisation of word vectors, train and test: none, mean (each speaker's mean log-mel spectrum removed) or meanvar")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
@@ -274,6 +282,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(tw, "train s")
 	condAcc := map[string][]float64{}
+	// seedCond[c][s]: condition c's accuracy with seed s, summed over splits.
+	seedCond := make([][]float64, len(conds))
+	for i := range seedCond {
+		seedCond[i] = make([]float64, *seeds)
+	}
 	var accs []float64
 	var trainSec float64
 	var allTrue, allPred []int
@@ -300,6 +313,16 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		switch *spkNorm {
+		case "none":
+		case "mean", "meanvar":
+			speakerNormalise(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
+			for i := range xtes {
+				speakerNormalise(xtes[i], sp.test, wc.Audio.Mels, *spkNorm == "meanvar")
+			}
+		default:
+			return fmt.Errorf("unknown --speaker-norm %q (none, mean, meanvar)", *spkNorm)
+		}
 		xte := xtes[0]
 		var splitAcc []float64
 		perCond := make([][]float64, len(conds))
@@ -320,7 +343,17 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed})
+			opt := rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed}
+			if *lambda == 0 {
+				if opt.HeldOutRows, err = lambdaHoldOut(*lambdaBy, sp.train, xfit.Rows, mfs.seed); err != nil {
+					return err
+				}
+				if opt.HeldOutRows != nil {
+					// New voices may want far more smoothing than new takes.
+					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
+				}
+			}
+			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
 			if err != nil {
 				return err
 			}
@@ -334,6 +367,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			for i := 1; i < len(conds); i++ {
 				p := rls.Predict(rfstream.Features(fm, xtes[i], 0))
 				perCond[i] = append(perCond[i], 1-classifier.ErrorRate(p, yte))
+			}
+			for i := range conds {
+				seedCond[i][s] += perCond[i][s] / float64(len(splits))
 			}
 		}
 		mean, _ := meanStd(splitAcc)
@@ -349,6 +385,16 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range conds {
 		res.Conditions[c.name], _ = meanStd(condAcc[c.name])
+	}
+	if len(conds) > 1 {
+		res.Drops, res.DropsStd = map[string]float64{}, map[string]float64{}
+		for i := 1; i < len(conds); i++ {
+			d := make([]float64, *seeds)
+			for s := range d {
+				d[s] = seedCond[0][s] - seedCond[i][s]
+			}
+			res.Drops[conds[i].name], res.DropsStd[conds[i].name] = meanStd(d)
+		}
 	}
 	res.Accuracy, res.AccuracyStd = meanStd(accs)
 	if len(splits) > 1 {
