@@ -199,6 +199,19 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 	case "official":
 		tr, te := datasets.OfficialSplit(recs)
 		return []digitSplit{{"official", tr, te}}, nil
+	case "dev":
+		// Inside the official training takes only: 10-49 train, 5-9 test,
+		// for choosing settings without touching the official test takes.
+		tr, _ := datasets.OfficialSplit(recs)
+		var fit, dev []datasets.Recording
+		for _, r := range tr {
+			if r.Take < 10 {
+				dev = append(dev, r)
+			} else {
+				fit = append(fit, r)
+			}
+		}
+		return []digitSplit{{"dev (takes 5-9)", fit, dev}}, nil
 	case "speaker":
 		var out []digitSplit
 		for _, s := range datasets.Speakers(recs) {
@@ -207,7 +220,7 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("unknown --split %q (official, speaker)", split)
+	return nil, fmt.Errorf("unknown --split %q (official, speaker, dev)", split)
 }
 
 // digitsResult is one line of `rfstream eval digits --json`.
@@ -239,7 +252,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var wf wordSetFlags
 	mf.register(fs, "maxout", 2000)
 	wf.register(fs)
-	split := fs.String("split", "official", "official (takes 0-4 test) or speaker (leave one speaker out)")
+	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")

@@ -146,14 +146,7 @@ func TestRecognizeBadInputs(t *testing.T) {
 // On a fresh checkout the default digit model is trained from the FSDD
 // folder on first use, saved in the data cache, and loaded afterwards.
 func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
-	fsdd, cache := t.TempDir(), t.TempDir()
-	for take := 0; take < 10; take++ {
-		for si, speaker := range []string{"ann", "bob"} {
-			seed := uint32(100*take + 10*si)
-			writeWAV(t, filepath.Join(fsdd, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))
-			writeWAV(t, filepath.Join(fsdd, fmt.Sprintf("1_%s_%d.wav", speaker, take)), downWord(seed+5))
-		}
-	}
+	fsdd, cache := toyFSDD(t), t.TempDir()
 	t.Setenv("RFSTREAM_FSDD", fsdd)
 	t.Setenv("RFSTREAM_DATA", cache)
 	saved := defaultDigitTraining
@@ -180,4 +173,19 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 	if code := run([]string{"recognize", probe}, &out, &errb); code != 0 || strings.Contains(errb.String(), "training") {
 		t.Fatalf("second use: exit %d, stderr %q (should load, not train)", code, errb.String())
 	}
+}
+
+// toyFSDD writes a folder named like FSDD: digit 0 is a rising glide,
+// digit 1 a falling one, two speakers, takes 0-9.
+func toyFSDD(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for take := 0; take < 10; take++ {
+		for si, speaker := range []string{"ann", "bob"} {
+			seed := uint32(100*take + 10*si)
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("1_%s_%d.wav", speaker, take)), downWord(seed+5))
+		}
+	}
+	return dir
 }
