@@ -261,7 +261,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
 	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
-	spkNorm := fs.String("speaker-norm", "none", "per-speaker normalisation of word vectors, train and test: none, mean (each speaker's mean log-mel spectrum removed) or meanvar")
+	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
@@ -329,10 +329,12 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		switch *spkNorm {
 		case "none":
 		case "mean", "meanvar":
-			speakerNormalise(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
+			// Test statistics are estimated before any row is changed.
+			norm := newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
 			for i := range xtes {
-				speakerNormalise(xtes[i], sp.test, wc.Audio.Mels, *spkNorm == "meanvar")
+				norm.apply(xtes[i], sp.test)
 			}
+			norm.apply(xtr, sp.train)
 		default:
 			return fmt.Errorf("unknown --speaker-norm %q (none, mean, meanvar)", *spkNorm)
 		}

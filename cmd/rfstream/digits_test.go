@@ -4,8 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
 )
 
 // The mismatch table runs every map with the same number of features and
@@ -46,6 +52,51 @@ func TestDigitsMismatchTable(t *testing.T) {
 	for _, r := range res {
 		if r.Conditions["tempo 1.4x"] < 0.9 {
 			t.Errorf("%s: %.2f accuracy on tempo-warped glides", r.Map, r.Conditions["tempo 1.4x"])
+		}
+	}
+}
+
+// Speaker-level CMVN removes a fixed per-speaker spectral tilt: the same
+// word from two voices that differ only by a gain per band becomes the
+// same vector. Statistics come from training; an unseen voice uses its own.
+func TestSpeakerNormRemovesAPerSpeakerTilt(t *testing.T) {
+	const mels, frames = 4, 3
+	words := [][]float32{{1, 0, 2, 0, 3, 1, 0, 0, 1, 2, 0, 1}, {0, 2, 1, 1, 0, 0, 3, 1, 2, 0, 1, 0}}
+	tilt := map[string][]float32{"ann": {0, 0, 0, 0}, "bob": {1, -2, 0.5, 3}, "cy": {-1, 1, 2, 0}}
+	build := func(speakers ...string) (blas32.General, []datasets.Recording) {
+		x := linalg.NewGeneral32(len(speakers)*len(words), mels*frames)
+		var recs []datasets.Recording
+		for si, s := range speakers {
+			for wi, w := range words {
+				row := linalg.Row32(x, si*len(words)+wi)
+				for i, v := range w {
+					row[i] = v + tilt[s][i%mels]
+				}
+				recs = append(recs, datasets.Recording{Speaker: s, Label: strconv.Itoa(wi)})
+			}
+		}
+		return x, recs
+	}
+	xtr, rtr := build("ann", "bob")
+	xte, rte := build("cy", "bob")
+	norm := newSpeakerNorm(xtr, rtr, mels, false)
+	norm.apply(xte, rte)
+	norm.apply(xtr, rtr)
+	for wi := range words {
+		ref := linalg.Row32(xtr, wi) // ann's word wi
+		for _, other := range [][]float32{linalg.Row32(xtr, 2+wi), linalg.Row32(xte, wi), linalg.Row32(xte, 2+wi)} {
+			for i := range ref {
+				if math.Abs(float64(ref[i]-other[i])) > 1e-5 {
+					t.Fatalf("word %d: %v vs %v after speaker normalisation", wi, ref, other)
+				}
+			}
+		}
+		var ss float64
+		for _, v := range ref {
+			ss += float64(v) * float64(v)
+		}
+		if math.Abs(ss-1) > 1e-5 {
+			t.Fatalf("normalised row has squared norm %v", ss)
 		}
 	}
 }
