@@ -100,3 +100,21 @@ func TestSpeakerNormRemovesAPerSpeakerTilt(t *testing.T) {
 		}
 	}
 }
+
+// Holding out a speaker for λ takes their augmented copies too.
+func TestLambdaHoldOutBySpeaker(t *testing.T) {
+	recs := []datasets.Recording{{Speaker: "a"}, {Speaker: "b"}, {Speaker: "a"}, {Speaker: "c"}}
+	rows, err := lambdaHoldOut("speaker", recs, 8, 1) // seed 1 picks the second speaker, b
+	if err != nil || len(rows) != 2 || rows[0] != 1 || rows[1] != 5 {
+		t.Fatalf("held-out rows %v, %v; want b's recording and its copy, [1 5]", rows, err)
+	}
+	if rows, err := lambdaHoldOut("random", recs, 8, 1); rows != nil || err != nil {
+		t.Fatalf("random: %v, %v; want FitRLS's own split", rows, err)
+	}
+	if _, err := lambdaHoldOut("speaker", recs[:1], 2, 1); err == nil {
+		t.Fatal("one training speaker accepted")
+	}
+	if _, err := lambdaHoldOut("voices", recs, 4, 1); err == nil || !strings.Contains(err.Error(), "voices") {
+		t.Fatalf("unknown mode: %v", err)
+	}
+}
