@@ -32,6 +32,10 @@ type FitOptions struct {
 	Grid []float64
 	// Seed fixes which rows are held out.
 	Seed uint64
+	// HeldOutRows, when set, are the rows held out to choose λ instead of
+	// a random HoldOut fraction: e.g. every recording of some speakers, so
+	// λ is chosen for new speakers rather than new takes of known ones.
+	HeldOutRows []int
 	// Progress, when set, receives progress reports.
 	Progress io.Writer
 	// Float64Gram forms ZᵀZ (or ZZᵀ in the dual) from float64 products:
@@ -107,20 +111,17 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	}
 
 	// Hold out a seeded random subset to choose λ.
-	order := rand.New(rand.NewPCG(opt.Seed, 0x686f6c64)).Perm(x.Rows)
-	nHeld := int(math.Round(opt.HoldOut * float64(x.Rows)))
-	if nHeld < 1 || nHeld >= x.Rows {
-		return nil, FitReport{}, fmt.Errorf("rfstream: cannot hold out %.0f%% of %d rows to choose λ; give --lambda", 100*opt.HoldOut, x.Rows)
+	held, rest, err := heldOutSplit(x.Rows, opt)
+	if err != nil {
+		return nil, FitReport{}, err
 	}
-	held, rest := order[:nHeld], order[nHeld:]
-	sort.Ints(held)
-	sort.Ints(rest)
+	nHeld := len(held)
 	// The held-out rows' features are kept (they are scored for every λ
 	// and join the Gram afterwards), so only one dim×dim Gram ever exists.
 	heldZ := linalg.NewGeneral32(nHeld, m.OutDim())
 	heldLabels := make([]int, 0, nHeld)
 	at := 0
-	err := streamRows(m, x, labels, held, opt.Block, bar, func(z blas32.General, l []int) error {
+	err = streamRows(m, x, labels, held, opt.Block, bar, func(z blas32.General, l []int) error {
 		for i := 0; i < z.Rows; i++ {
 			copy(linalg.Row32(heldZ, at+i), linalg.Row32(z, i))
 		}
@@ -256,14 +257,10 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		}
 		return weights(c, all), FitReport{Lambda: opt.Lambda}, nil
 	}
-	order := rand.New(rand.NewPCG(opt.Seed, 0x686f6c64)).Perm(x.Rows)
-	nHeld := int(math.Round(opt.HoldOut * float64(x.Rows)))
-	if nHeld < 1 || nHeld >= x.Rows {
-		return nil, FitReport{}, fmt.Errorf("rfstream: cannot hold out %.0f%% of %d rows to choose λ; give --lambda", 100*opt.HoldOut, x.Rows)
+	held, rest, err := heldOutSplit(x.Rows, opt)
+	if err != nil {
+		return nil, FitReport{}, err
 	}
-	held, rest := order[:nHeld], order[nHeld:]
-	sort.Ints(held)
-	sort.Ints(rest)
 	var scale float64
 	for _, i := range rest {
 		scale += k64.Data[i*k64.Stride+i]
@@ -299,6 +296,36 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		return nil, rep, err
 	}
 	return weights(c, all), rep, nil
+}
+
+// heldOutSplit returns the sorted rows held out to choose λ and the rest.
+func heldOutSplit(n int, opt FitOptions) (held, rest []int, err error) {
+	if len(opt.HeldOutRows) > 0 {
+		in := make([]bool, n)
+		for _, r := range opt.HeldOutRows {
+			if r < 0 || r >= n || in[r] {
+				return nil, nil, fmt.Errorf("rfstream: held-out row %d is out of range or repeated (%d rows)", r, n)
+			}
+			in[r] = true
+		}
+		for i, h := range in {
+			if h {
+				held = append(held, i)
+			} else {
+				rest = append(rest, i)
+			}
+		}
+	} else {
+		order := rand.New(rand.NewPCG(opt.Seed, 0x686f6c64)).Perm(n)
+		k := int(math.Round(opt.HoldOut * float64(n)))
+		held, rest = order[:min(max(k, 0), n)], order[min(max(k, 0), n):]
+		sort.Ints(held)
+		sort.Ints(rest)
+	}
+	if len(held) < 1 || len(rest) < 1 {
+		return nil, nil, fmt.Errorf("rfstream: cannot hold out %d of %d rows to choose λ; give --lambda", len(held), n)
+	}
+	return held, rest, nil
 }
 
 func identityOrder(n int) []int {

@@ -23,6 +23,12 @@ type WordConfig struct {
 	// BandMean removes each band's mean over the word (cepstral mean
 	// normalisation in the log-mel domain: a fixed channel gain cancels).
 	BandMean bool `json:"band_mean"`
+	// Lifter, when positive, smooths each frame's log-mel spectrum by
+	// keeping only its first Lifter cepstral coefficients (DCT-II, then
+	// back): the spectral envelope stays, the pitch harmonics that narrow
+	// low bands resolve go, and the patch keeps its time × band layout, so
+	// the spectro-warp group still acts on it.
+	Lifter int `json:"lifter,omitempty"`
 }
 
 // DefaultWordConfig is 40 log-mel bands × 32 frames.
@@ -69,6 +75,9 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 	if w.Frames < 2 {
 		return nil, fmt.Errorf("frontend: word of %d frames", w.Frames)
 	}
+	if w.Lifter < 0 {
+		return nil, fmt.Errorf("frontend: lifter of %d coefficients", w.Lifter)
+	}
 	frames, energy := LogMel(w.Audio, samples)
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
@@ -103,6 +112,9 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 			out[i] = max(v, floor)
 		}
 	}
+	if w.Lifter > 0 && w.Lifter < mels {
+		smoothBands(out, mels, w.Lifter)
+	}
 	if w.BandMean {
 		for k := 0; k < mels; k++ {
 			var m float32
@@ -134,4 +146,37 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 		out[i] *= inv
 	}
 	return out, nil
+}
+
+// smoothBands replaces every frame (mels values) of patch by its
+// projection on the first k orthonormal DCT-II basis vectors.
+func smoothBands(patch []float32, mels, k int) {
+	basis := make([][]float64, k)
+	for i := range basis {
+		basis[i] = make([]float64, mels)
+		s := math.Sqrt(2 / float64(mels))
+		if i == 0 {
+			s = math.Sqrt(1 / float64(mels))
+		}
+		for j := range basis[i] {
+			basis[i][j] = s * math.Cos(math.Pi*float64(i)*(float64(j)+0.5)/float64(mels))
+		}
+	}
+	smooth := make([]float64, mels)
+	for f := 0; f+mels <= len(patch); f += mels {
+		row := patch[f : f+mels]
+		clear(smooth)
+		for _, b := range basis {
+			var c float64
+			for j, v := range row {
+				c += b[j] * float64(v)
+			}
+			for j := range smooth {
+				smooth[j] += c * b[j]
+			}
+		}
+		for j := range row {
+			row[j] = float32(smooth[j])
+		}
+	}
 }

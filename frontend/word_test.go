@@ -53,3 +53,33 @@ func TestWordVectorIsUnitAndDurationFree(t *testing.T) {
 		t.Fatal("empty recording accepted")
 	}
 }
+
+// Liftering keeps a spectrum built from the first k cepstral basis
+// vectors and removes a ripple made of higher ones (pitch harmonics).
+func TestSmoothBandsKeepsEnvelopeDropsRipple(t *testing.T) {
+	const mels, k = 40, 12
+	env, ripple := make([]float32, mels), make([]float32, mels)
+	for j := range env {
+		x := math.Pi * (float64(j) + 0.5) / mels
+		env[j] = float32(2 + math.Cos(x) - 0.5*math.Cos(5*x) + 0.3*math.Cos(11*x))
+		ripple[j] = float32(math.Cos(20*x) - 0.7*math.Cos(31*x))
+	}
+	patch := make([]float32, 2*mels) // two frames: envelope, envelope + ripple
+	copy(patch, env)
+	for j := range env {
+		patch[mels+j] = env[j] + ripple[j]
+	}
+	smoothBands(patch, mels, k)
+	for f := 0; f < 2; f++ {
+		for j := range env {
+			if d := math.Abs(float64(patch[f*mels+j] - env[j])); d > 1e-5 {
+				t.Fatalf("frame %d band %d: %v after liftering, envelope %v", f, j, patch[f*mels+j], env[j])
+			}
+		}
+	}
+	wc := DefaultWordConfig()
+	wc.Lifter = -1
+	if _, err := WordVector(wc, make([]float32, 4000)); err == nil {
+		t.Fatal("negative lifter accepted")
+	}
+}

@@ -148,3 +148,105 @@ func TestSpectroWarpIdentityInverseAndShift(t *testing.T) {
 		}
 	}
 }
+
+// harmonic is a voiced-speech-like test signal: a 150 Hz fundamental with
+// harmonics up to 3.5 kHz under a formant-like envelope, slowly modulated.
+func harmonic(rate int, sec float64) []float32 {
+	x := make([]float32, int(float64(rate)*sec))
+	for i := range x {
+		t := float64(i) / float64(rate)
+		var s float64
+		for h := 1; float64(h)*150 < 3500; h++ {
+			f := float64(h) * 150
+			amp := math.Exp(-math.Pow((f-700)/400, 2)) + 0.5*math.Exp(-math.Pow((f-1800)/500, 2)) + 0.05
+			s += amp * math.Sin(2*math.Pi*f*t+float64(h))
+		}
+		x[i] = float32(0.1 * s * (1 + 0.3*math.Sin(2*math.Pi*3*t)))
+	}
+	return x
+}
+
+// welch is the average magnitude spectrum of 512-sample Hann windows
+// hopped by 256 over x[from:to].
+func welch(x []float32, from, to int) []float64 {
+	const n = 512
+	fft := fourier.NewFFT(n)
+	in := make([]float64, n)
+	acc := make([]float64, n/2+1)
+	for s := from; s+n <= to; s += n / 2 {
+		for i := range in {
+			in[i] = float64(x[s+i]) * (0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/n))
+		}
+		for k, c := range fft.Coefficients(nil, in) {
+			acc[k] += math.Hypot(real(c), imag(c))
+		}
+	}
+	return acc
+}
+
+func cosine(a, b []float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += a[i] * b[i]
+		aa += a[i] * a[i]
+		bb += b[i] * b[i]
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// A pitch shift by +c then −c cents gives back the signal's spectrum
+// (WSOLA does not keep the phase, so the waveform itself is not compared),
+// while the one-way shift clearly does not: the check can fail.
+func TestPitchRoundTripRestoresTheSpectrum(t *testing.T) {
+	x := harmonic(8000, 1.5)
+	for _, c := range []float64{100, 400} {
+		up, err := PitchShift(x, 8000, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := PitchShift(up, 8000, -c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back) != len(x) {
+			t.Fatalf("%v cents: round trip has %d samples, want %d", c, len(back), len(x))
+		}
+		ref := welch(x, 800, len(x)-800)
+		same, moved := cosine(ref, welch(back, 800, len(x)-800)), cosine(ref, welch(up, 800, len(x)-800))
+		t.Logf("%v cents: round trip cosine %.4f, one-way %.4f", c, same, moved)
+		if same < 0.99 {
+			t.Errorf("+%v then −%v cents: spectrum cosine %.3f with the original, want ≥ 0.99", c, c, same)
+		}
+		if moved > 0.7 {
+			t.Errorf("+%v cents alone keeps spectrum cosine %.3f: the comparison cannot tell shifted from not", c, moved)
+		}
+		// Level is kept too (interior RMS within 15%).
+		var e0, e1 float64
+		for i := 800; i < len(x)-800; i++ {
+			e0 += float64(x[i]) * float64(x[i])
+			e1 += float64(back[i]) * float64(back[i])
+		}
+		if r := math.Sqrt(e1 / e0); r < 0.85 || r > 1.15 {
+			t.Errorf("%v cents round trip: RMS ratio %.3f", c, r)
+		}
+	}
+}
+
+// On a harmonic signal, a tempo warp changes the duration by the factor
+// and leaves the spectrum (so the pitch and the formants) where it was.
+func TestTempoWarpKeepsTheHarmonicSpectrum(t *testing.T) {
+	x := harmonic(8000, 1.5)
+	ref := welch(x, 800, len(x)-800)
+	for _, f := range []float64{0.7, 1.4} {
+		y, err := TempoWarp(x, 8000, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int(math.Round(float64(len(x)) / f)); len(y) != want {
+			t.Fatalf("tempo %v: %d samples, want %d", f, len(y), want)
+		}
+		if c := cosine(ref, welch(y, 800, len(y)-800)); c < 0.95 {
+			t.Errorf("tempo %v: spectrum cosine %.3f with the original, want ≥ 0.95", f, c)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -35,12 +36,14 @@ type wordSetFlags struct {
 	fsdd          string
 	trainManifest string
 	testManifest  string
+	exclude       string // comma-separated speakers left out of every split
 }
 
 func (f *wordSetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fsdd, "fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	fs.StringVar(&f.trainManifest, "train-manifest", "", "TSV of path, label, speaker for training (instead of FSDD)")
 	fs.StringVar(&f.testManifest, "test-manifest", "", "TSV of path, label, speaker for testing")
+	fs.StringVar(&f.exclude, "exclude-speakers", "", "comma-separated FSDD speakers to leave out entirely (for cross-validation inside the training speakers)")
 }
 
 // loadWordVectors reads every recording, resamples it to the word
@@ -136,6 +139,7 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.IntVar(&wc.Audio.Mels, "mels", wc.Audio.Mels, "word vector: log-mel bands")
 	fs.Float64Var(&wc.RangeDB, "range-db", wc.RangeDB, "word vector: clamp log-mel values this far below the peak (0: off)")
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
+	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
 }
 
@@ -179,10 +183,39 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.exclude != "" {
+		drop := map[string]bool{}
+		for _, s := range strings.Split(f.exclude, ",") {
+			drop[strings.TrimSpace(s)] = true
+		}
+		kept := recs[:0:0]
+		for _, r := range recs {
+			if !drop[r.Speaker] {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == len(recs) {
+			return nil, fmt.Errorf("--exclude-speakers %q names no FSDD speaker (%v)", f.exclude, datasets.Speakers(recs))
+		}
+		recs = kept
+	}
 	switch split {
 	case "official":
 		tr, te := datasets.OfficialSplit(recs)
 		return []digitSplit{{"official", tr, te}}, nil
+	case "dev":
+		// Inside the official training takes only: 10-49 train, 5-9 test,
+		// for choosing settings without touching the official test takes.
+		tr, _ := datasets.OfficialSplit(recs)
+		var fit, dev []datasets.Recording
+		for _, r := range tr {
+			if r.Take < 10 {
+				dev = append(dev, r)
+			} else {
+				fit = append(fit, r)
+			}
+		}
+		return []digitSplit{{"dev (takes 5-9)", fit, dev}}, nil
 	case "speaker":
 		var out []digitSplit
 		for _, s := range datasets.Speakers(recs) {
@@ -191,22 +224,27 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("unknown --split %q (official, speaker)", split)
+	return nil, fmt.Errorf("unknown --split %q (official, speaker, dev)", split)
 }
 
 // digitsResult is one line of `rfstream eval digits --json`.
 type digitsResult struct {
-	Task         string             `json:"task"`
-	Split        string             `json:"split"`
-	Map          string             `json:"map"`
-	M            int                `json:"m"`
-	Q            int                `json:"q,omitempty"`
-	Seeds        int                `json:"seeds"`
-	Accuracy     float64            `json:"accuracy"`
-	AccuracyStd  float64            `json:"accuracy_std"`
-	TestError    float64            `json:"test_error"`
-	PerSplit     map[string]float64 `json:"per_split,omitempty"`
-	Conditions   map[string]float64 `json:"conditions,omitempty"` // accuracy per test condition (clean, mismatch)
+	Task        string             `json:"task"`
+	Split       string             `json:"split"`
+	Map         string             `json:"map"`
+	M           int                `json:"m"`
+	Q           int                `json:"q,omitempty"`
+	Seeds       int                `json:"seeds"`
+	Accuracy    float64            `json:"accuracy"`
+	AccuracyStd float64            `json:"accuracy_std"`
+	TestError   float64            `json:"test_error"`
+	PerSplit    map[string]float64 `json:"per_split,omitempty"`
+	Conditions  map[string]float64 `json:"conditions,omitempty"` // accuracy per test condition (clean, mismatch)
+	// Drops is, per mismatch condition, the clean accuracy minus the
+	// condition's (averaged over splits for each seed), mean and standard
+	// deviation over the seeds.
+	Drops        map[string]float64 `json:"drops,omitempty"`
+	DropsStd     map[string]float64 `json:"drops_std,omitempty"`
 	TrainSeconds float64            `json:"train_seconds"`
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
 }
@@ -218,7 +256,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var wf wordSetFlags
 	mf.register(fs, "maxout", 2000)
 	wf.register(fs)
-	split := fs.String("split", "official", "official (takes 0-4 test) or speaker (leave one speaker out)")
+	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
@@ -226,6 +264,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
+	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
+	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -234,6 +275,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
 		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo})}
 	mf.group = &spec
+	warps, err := transforms.Build(spec)
+	if err != nil {
+		return err
+	}
 	conds := []condition{{name: "clean"}}
 	if *mismatch {
 		conds = append(conds, mismatchConditions...)
@@ -254,6 +299,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(tw, "train s")
 	condAcc := map[string][]float64{}
+	// seedCond[c][s]: condition c's accuracy with seed s, summed over splits.
+	seedCond := make([][]float64, len(conds))
+	for i := range seedCond {
+		seedCond[i] = make([]float64, *seeds)
+	}
 	var accs []float64
 	var trainSec float64
 	var allTrue, allPred []int
@@ -282,6 +332,18 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		switch *spkNorm {
+		case "none":
+		case "mean", "meanvar":
+			// Test statistics are estimated before any row is changed.
+			norm := newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
+			for i := range xtes {
+				norm.apply(xtes[i], sp.test)
+			}
+			norm.apply(xtr, sp.train)
+		default:
+			return fmt.Errorf("unknown --speaker-norm %q (none, mean, meanvar)", *spkNorm)
+		}
 		xte := xtes[0]
 		var splitAcc []float64
 		perCond := make([][]float64, len(conds))
@@ -298,7 +360,21 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			res.M = fm.OutDim()
 			start := time.Now()
-			rls, _, err := rfstream.FitRLS(fm, xtr, ytr, len(labels), rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed})
+			xfit, yfit, err := augmentWarped(xtr, ytr, warps, *augment, mfs.seed)
+			if err != nil {
+				return err
+			}
+			opt := rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed}
+			if *lambda == 0 {
+				if opt.HeldOutRows, err = lambdaHoldOut(*lambdaBy, sp.train, xfit.Rows, mfs.seed); err != nil {
+					return err
+				}
+				if opt.HeldOutRows != nil {
+					// New voices may want far more smoothing than new takes.
+					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
+				}
+			}
+			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
 			if err != nil {
 				return err
 			}
@@ -314,6 +390,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				p := rls.Predict(rfstream.Features(fm, xtes[i], 0))
 				perCond[i] = append(perCond[i], 1-classifier.ErrorRate(p, yte))
 			}
+			for i := range conds {
+				seedCond[i][s] += perCond[i][s] / float64(len(splits))
+			}
 		}
 		mean, _ := meanStd(splitAcc)
 		res.PerSplit[sp.name] = mean
@@ -328,6 +407,16 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range conds {
 		res.Conditions[c.name], _ = meanStd(condAcc[c.name])
+	}
+	if len(conds) > 1 {
+		res.Drops, res.DropsStd = map[string]float64{}, map[string]float64{}
+		for i := 1; i < len(conds); i++ {
+			d := make([]float64, *seeds)
+			for s := range d {
+				d[s] = seedCond[0][s] - seedCond[i][s]
+			}
+			res.Drops[conds[i].name], res.DropsStd[conds[i].name] = meanStd(d)
+		}
 	}
 	res.Accuracy, res.AccuracyStd = meanStd(accs)
 	if len(splits) > 1 {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// lambdaHoldOut lists the rows held out to choose λ: nil for FitRLS's
+// random tenth, or with "speaker" every row (augmented copies included)
+// of one training speaker, picked by the seed, so λ is the one that
+// generalises to a voice the read-out has not heard. rows is a multiple of
+// len(train): copies follow the originals in blocks.
+func lambdaHoldOut(by string, train []datasets.Recording, rows int, seed uint64) ([]int, error) {
+	switch by {
+	case "random":
+		return nil, nil
+	case "speaker":
+	default:
+		return nil, fmt.Errorf("unknown --lambda-by %q (random, speaker)", by)
+	}
+	speakers := datasets.Speakers(train)
+	if len(speakers) < 2 {
+		return nil, fmt.Errorf("--lambda-by speaker needs at least two training speakers, have %d", len(speakers))
+	}
+	held := speakers[seed%uint64(len(speakers))]
+	var out []int
+	for i := 0; i < rows; i++ {
+		if train[i%len(train)].Speaker == held {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// speakerStats is one speaker's mean and inverse standard deviation of
+// every log-mel band, over all frames of all their word vectors.
+type speakerStats struct{ mean, inv []float32 }
+
+// speakerNorm is speaker-level CMVN of word vectors: each speaker's mean
+// log-mel spectrum is removed from every frame of their vectors (and with
+// scale each band divided by its standard deviation), then each row is made
+// a unit word vector again. Statistics come from the training recordings of
+// a speaker when there are any (enrolment: no test recording is looked at);
+// a voice absent from training is normalised with its own test recordings'
+// statistics, which is unsupervised adaptation (no labels are used) and
+// needs several recordings of that voice, so it suits evaluation by speaker,
+// not a single recording of an unknown voice.
+type speakerNorm struct {
+	mels  int
+	scale bool
+	stats map[string]speakerStats
+}
+
+func newSpeakerNorm(train blas32.General, recs []datasets.Recording, mels int, scale bool) *speakerNorm {
+	n := &speakerNorm{mels: mels, scale: scale}
+	n.stats = n.estimate(train, recs)
+	return n
+}
+
+func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[string]speakerStats {
+	rows := map[string][]int{}
+	for i, r := range recs {
+		rows[r.Speaker] = append(rows[r.Speaker], i)
+	}
+	out := map[string]speakerStats{}
+	for spk, idx := range rows {
+		sum, sq := make([]float64, n.mels), make([]float64, n.mels)
+		var cnt float64
+		for _, i := range idx {
+			row := linalg.Row32(x, i)
+			for t := 0; t+n.mels <= len(row); t += n.mels {
+				for k, v := range row[t : t+n.mels] {
+					sum[k] += float64(v)
+					sq[k] += float64(v) * float64(v)
+				}
+				cnt++
+			}
+		}
+		st := speakerStats{mean: make([]float32, n.mels), inv: make([]float32, n.mels)}
+		for k := range sum {
+			m := sum[k] / cnt
+			st.mean[k], st.inv[k] = float32(m), 1
+			if n.scale {
+				st.inv[k] = float32(1 / math.Sqrt(math.Max(sq[k]/cnt-m*m, 1e-12)))
+			}
+		}
+		out[spk] = st
+	}
+	return out
+}
+
+// apply normalises the rows of x (recordings recs) in place.
+func (n *speakerNorm) apply(x blas32.General, recs []datasets.Recording) {
+	var own map[string]speakerStats
+	for i, r := range recs {
+		st, ok := n.stats[r.Speaker]
+		if !ok {
+			if own == nil {
+				own = n.estimate(x, recs)
+			}
+			st = own[r.Speaker]
+		}
+		row := linalg.Row32(x, i)
+		for t := 0; t+n.mels <= len(row); t += n.mels {
+			for k := range row[t : t+n.mels] {
+				row[t+k] = (row[t+k] - st.mean[k]) * st.inv[k]
+			}
+		}
+		centreAndNormalise(row)
+	}
+}

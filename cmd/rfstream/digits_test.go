@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// The mismatch table runs every map with the same number of features and
+// reports, per condition, the clean accuracy minus the distorted one.
+func TestDigitsMismatchTable(t *testing.T) {
+	fsdd := toyFSDD(t)
+	var out, errb bytes.Buffer
+	code := run([]string{"eval", "digits-mismatch", "--features", "110", "--seeds", "2", "--json", "--", "--fsdd", fsdd, "--frames", "16", "--g", "8"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var res []digitsResult
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	wantM := map[string]int{"invariant": 110, "maxout": 110, "fourier": 110, "identity": 16 * 40}
+	if len(res) != len(wantM) {
+		t.Fatalf("%d results, want one per map", len(res))
+	}
+	for _, r := range res {
+		if r.M != wantM[r.Map] || r.Seeds != 2 {
+			t.Errorf("%s: %d features over %d seeds, want %d over 2", r.Map, r.M, r.Seeds, wantM[r.Map])
+		}
+		if len(r.Drops) != len(mismatchConditions) {
+			t.Fatalf("%s: drops %v", r.Map, r.Drops)
+		}
+		for _, c := range mismatchConditions {
+			if d := r.Conditions["clean"] - r.Conditions[c.name]; math.Abs(d-r.Drops[c.name]) > 1e-9 {
+				t.Errorf("%s %s: drop %v, clean − distorted is %v", r.Map, c.name, r.Drops[c.name], d)
+			}
+		}
+		if !strings.Contains(out.String(), r.Map) {
+			t.Errorf("table does not list %s", r.Map)
+		}
+	}
+	// Rising and falling glides stay apart under a tempo change.
+	for _, r := range res {
+		if r.Conditions["tempo 1.4x"] < 0.9 {
+			t.Errorf("%s: %.2f accuracy on tempo-warped glides", r.Map, r.Conditions["tempo 1.4x"])
+		}
+	}
+}
+
+// Speaker-level CMVN removes a fixed per-speaker spectral tilt: the same
+// word from two voices that differ only by a gain per band becomes the
+// same vector. Statistics come from training; an unseen voice uses its own.
+func TestSpeakerNormRemovesAPerSpeakerTilt(t *testing.T) {
+	const mels, frames = 4, 3
+	words := [][]float32{{1, 0, 2, 0, 3, 1, 0, 0, 1, 2, 0, 1}, {0, 2, 1, 1, 0, 0, 3, 1, 2, 0, 1, 0}}
+	tilt := map[string][]float32{"ann": {0, 0, 0, 0}, "bob": {1, -2, 0.5, 3}, "cy": {-1, 1, 2, 0}}
+	build := func(speakers ...string) (blas32.General, []datasets.Recording) {
+		x := linalg.NewGeneral32(len(speakers)*len(words), mels*frames)
+		var recs []datasets.Recording
+		for si, s := range speakers {
+			for wi, w := range words {
+				row := linalg.Row32(x, si*len(words)+wi)
+				for i, v := range w {
+					row[i] = v + tilt[s][i%mels]
+				}
+				recs = append(recs, datasets.Recording{Speaker: s, Label: strconv.Itoa(wi)})
+			}
+		}
+		return x, recs
+	}
+	xtr, rtr := build("ann", "bob")
+	xte, rte := build("cy", "bob")
+	norm := newSpeakerNorm(xtr, rtr, mels, false)
+	norm.apply(xte, rte)
+	norm.apply(xtr, rtr)
+	for wi := range words {
+		ref := linalg.Row32(xtr, wi) // ann's word wi
+		for _, other := range [][]float32{linalg.Row32(xtr, 2+wi), linalg.Row32(xte, wi), linalg.Row32(xte, 2+wi)} {
+			for i := range ref {
+				if math.Abs(float64(ref[i]-other[i])) > 1e-5 {
+					t.Fatalf("word %d: %v vs %v after speaker normalisation", wi, ref, other)
+				}
+			}
+		}
+		var ss float64
+		for _, v := range ref {
+			ss += float64(v) * float64(v)
+		}
+		if math.Abs(ss-1) > 1e-5 {
+			t.Fatalf("normalised row has squared norm %v", ss)
+		}
+	}
+}
+
+// Holding out a speaker for λ takes their augmented copies too.
+func TestLambdaHoldOutBySpeaker(t *testing.T) {
+	recs := []datasets.Recording{{Speaker: "a"}, {Speaker: "b"}, {Speaker: "a"}, {Speaker: "c"}}
+	rows, err := lambdaHoldOut("speaker", recs, 8, 1) // seed 1 picks the second speaker, b
+	if err != nil || len(rows) != 2 || rows[0] != 1 || rows[1] != 5 {
+		t.Fatalf("held-out rows %v, %v; want b's recording and its copy, [1 5]", rows, err)
+	}
+	if rows, err := lambdaHoldOut("random", recs, 8, 1); rows != nil || err != nil {
+		t.Fatalf("random: %v, %v; want FitRLS's own split", rows, err)
+	}
+	if _, err := lambdaHoldOut("speaker", recs[:1], 2, 1); err == nil {
+		t.Fatal("one training speaker accepted")
+	}
+	if _, err := lambdaHoldOut("voices", recs, 4, 1); err == nil || !strings.Contains(err.Error(), "voices") {
+		t.Fatalf("unknown mode: %v", err)
+	}
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+)
+
+func writeWAV(t *testing.T, path string, x []float32) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := frontend.EncodeWAV16(&b, &frontend.Audio{Rate: 8000, Samples: x}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// upWord and downWord are the toy word model's two words with silence around.
+func upWord(seed uint32) []float32 {
+	return append(append(toymodels.Noise(800, seed), toymodels.Glide(400, 1500, 0.35, seed)...), toymodels.Noise(800, seed+1)...)
+}
+
+func downWord(seed uint32) []float32 {
+	return append(append(toymodels.Noise(800, seed), toymodels.Glide(1500, 400, 0.35, seed)...), toymodels.Noise(800, seed+1)...)
+}
+
+func recognizeJSON(t *testing.T, args ...string) recognition {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"recognize", "--json"}, args...), &out, &errb); code != 0 {
+		t.Fatalf("recognize %v: exit %d: %s", args, code, errb.String())
+	}
+	var r recognition
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("recognize %v printed %q: %v", args, out.String(), err)
+	}
+	return r
+}
+
+func TestRecognizeWAVAndRawPCM(t *testing.T) {
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "updown.rfm")
+	if err := rfstream.SaveModel(model, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		want string
+		x    []float32
+	}{{"up", upWord(501)}, {"down", downWord(502)}} {
+		wav := filepath.Join(dir, fmt.Sprintf("w%d.wav", i))
+		writeWAV(t, wav, c.x)
+		r := recognizeJSON(t, wav, "--model", model)
+		if r.Text != c.want || r.Task != rfstream.TaskWords || r.Conf <= 0.5 || r.Conf > 1 {
+			t.Fatalf("%s: %+v, want text %q with confidence above one half", wav, r, c.want)
+		}
+		if len(r.Alternatives) != 2 || r.Alternatives[0].Label != c.want || r.Alternatives[0].Conf != r.Conf {
+			t.Fatalf("%s: alternatives %+v do not start with the answer", wav, r.Alternatives)
+		}
+		// The same samples as raw s16le PCM on standard input.
+		pcm := make([]byte, 2*len(c.x))
+		for j, v := range c.x {
+			binary.LittleEndian.PutUint16(pcm[2*j:], uint16(int16(v*32767)))
+		}
+		stdin = bytes.NewReader(pcm)
+		raw := recognizeJSON(t, "-", "--rate", "8000", "--model", model)
+		stdin = os.Stdin
+		if raw.Text != c.want || raw.Seconds != float64(len(c.x))/8000 {
+			t.Fatalf("raw PCM: %+v, want %q over %.3f s", raw, c.want, float64(len(c.x))/8000)
+		}
+	}
+	// Plain output: the word and its confidence.
+	var out, errb bytes.Buffer
+	if code := run([]string{"recognize", "--model", model, filepath.Join(dir, "w1.wav")}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "down\t") {
+		t.Fatalf("plain output %q (exit %d, %s)", out.String(), code, errb.String())
+	}
+}
+
+func TestRecognizeDispatchesOnModelTask(t *testing.T) {
+	const task = "test-connected-digits"
+	registerRecognizer(task, func(m *rfstream.Model, a *frontend.Audio) (recognition, error) {
+		return recognition{Text: fmt.Sprintf("%s of %d samples", m.Labels[0], len(a.Samples)), Conf: 0.5}, nil
+	})
+	defer delete(recognizers, task)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "other.rfm")
+	if err := rfstream.SaveModel(model, &rfstream.Model{Task: task, Labels: []string{"seven"}}); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(dir, "x.wav")
+	writeWAV(t, wav, upWord(9))
+	r := recognizeJSON(t, wav, "--model", model)
+	if want := fmt.Sprintf("seven of %d samples", len(upWord(9))); r.Text != want || r.Task != task {
+		t.Fatalf("dispatch gave %+v, want text %q", r, want)
+	}
+
+	// A task nobody registered is a clear error naming it.
+	if err := rfstream.SaveModel(model, &rfstream.Model{Task: "no-such-task", Labels: []string{"x"}}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"recognize", "--model", model, wav}, &out, &errb); code != 1 || !strings.Contains(errb.String(), `task "no-such-task"`) {
+		t.Fatalf("unknown task: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestRecognizeBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.wav")
+	os.WriteFile(garbage, []byte("definitely not a WAV file"), 0o644)
+	empty := filepath.Join(dir, "empty.wav")
+	writeWAV(t, empty, nil)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{garbage}, "malformed WAV"},
+		{[]string{empty}, "no samples"},
+		{[]string{filepath.Join(dir, "missing.wav")}, "no such file"},
+		{[]string{"-", "--rate", "10"}, "sample rate"},
+	} {
+		stdin = bytes.NewReader([]byte{1, 2, 3, 4})
+		var out, errb bytes.Buffer
+		code := run(append([]string{"recognize", "--model", filepath.Join(dir, "unused.rfm")}, c.args...), &out, &errb)
+		stdin = os.Stdin
+		if code != 1 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("recognize %v: exit %d, stderr %q, want it to mention %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// On a fresh checkout the default digit model is trained from the FSDD
+// folder on first use, saved in the data cache, and loaded afterwards.
+func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
+	fsdd, cache := toyFSDD(t), t.TempDir()
+	t.Setenv("RFSTREAM_FSDD", fsdd)
+	t.Setenv("RFSTREAM_DATA", cache)
+	saved := defaultDigitTraining
+	defer func() { defaultDigitTraining = saved }()
+	defaultDigitTraining.m = 300
+	probe := filepath.Join(t.TempDir(), "probe.wav")
+	writeWAV(t, probe, downWord(4242))
+	var out, errb bytes.Buffer
+	if code := run([]string{"recognize", "--json", probe}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "training it now") {
+		t.Fatalf("first use did not train: %q", errb.String())
+	}
+	if _, err := os.Stat(defaultDigitModel()); err != nil {
+		t.Fatalf("the default model was not saved: %v", err)
+	}
+	var r recognition
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "1" {
+		t.Fatalf("default model heard %q (%v), want the falling glide's label 1", out.String(), err)
+	}
+	errb.Reset()
+	out.Reset()
+	if code := run([]string{"recognize", probe}, &out, &errb); code != 0 || strings.Contains(errb.String(), "training") {
+		t.Fatalf("second use: exit %d, stderr %q (should load, not train)", code, errb.String())
+	}
+}
+
+// toyFSDD writes a folder named like FSDD: digit 0 is a rising glide,
+// digit 1 a falling one, two speakers, takes 0-9.
+func toyFSDD(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for take := 0; take < 10; take++ {
+		for si, speaker := range []string{"ann", "bob"} {
+			seed := uint32(100*take + 10*si)
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("1_%s_%d.wav", speaker, take)), downWord(seed+5))
+		}
+	}
+	return dir
+}
