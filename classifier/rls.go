@@ -96,6 +96,20 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 			return nonFiniteError(z, i)
 		}
 	}
+	a.addZtY(z, labels)
+	for i := 0; i < a.dim; i++ {
+		g := a.gram[i*a.dim+i : (i+1)*a.dim]
+		b := a.block[i*a.dim+i : (i+1)*a.dim]
+		for j := range g {
+			g[j] += float64(b[j])
+		}
+	}
+	a.n += z.Rows
+	return nil
+}
+
+// addZtY adds ZᵀY for the ±1 targets of labels by one small GEMM.
+func (a *RLSAccumulator) addZtY(z blas32.General, labels []int) {
 	// ZᵀY by one small GEMM against the ±1 targets of this block.
 	if cap(a.y) < z.Rows*a.classes {
 		a.y = make([]float32, z.Rows*a.classes)
@@ -113,14 +127,27 @@ func (a *RLSAccumulator) Add(z blas32.General, labels []int) error {
 	for i, v := range zty.Data {
 		a.zty[i] += float64(v)
 	}
-	for i := 0; i < a.dim; i++ {
-		g := a.gram[i*a.dim+i : (i+1)*a.dim]
-		b := a.block[i*a.dim+i : (i+1)*a.dim]
-		for j := range g {
-			g[j] += float64(b[j])
+}
+
+// ClearTargets forgets ZᵀY but keeps ZᵀZ, for relabelling: when only the
+// labels of rows already added change (as in align-and-retrain), the Gram
+// stays and AddTargets accumulates the new ZᵀY.
+func (a *RLSAccumulator) ClearTargets() { clear(a.zty) }
+
+// AddTargets accumulates the ZᵀY of rows whose ZᵀZ is already in the
+// accumulator (see ClearTargets).
+func (a *RLSAccumulator) AddTargets(z blas32.General, labels []int) error {
+	if z.Cols != a.dim || z.Rows != len(labels) {
+		return fmt.Errorf("classifier: block of %dx%d with %d labels for a %d-feature accumulator", z.Rows, z.Cols, len(labels), a.dim)
+	}
+	for i, l := range labels {
+		if l < 0 || l >= a.classes {
+			return fmt.Errorf("classifier: label %d of row %d outside 0..%d", l, i, a.classes-1)
 		}
 	}
-	a.n += z.Rows
+	if z.Rows > 0 {
+		a.addZtY(z, labels)
+	}
 	return nil
 }
 
