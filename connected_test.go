@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/rfstream/rfstream/datasets"
@@ -188,4 +189,66 @@ func mustMarshal(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestConnectedStream: two strings separated by a long pause come out as
+// two final results whose words and times match decoding each string
+// whole, the last result has EOS, and pushing the samples in chunks of 1,
+// 160 or all at once gives identical results.
+func TestConnectedStream(t *testing.T) {
+	m := trainToneModel(t, "softmax")
+	c, err := NewConnected(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	var s []float32
+	for _, w := range []string{"hi", "lo", "", "lo", "lo"} {
+		if w == "" {
+			s = append(s, datasets.Silence(12000, toneFloor, rng)...) // 1.5 s: ends the first utterance
+			continue
+		}
+		s = append(s, datasets.Silence(2000, toneFloor, rng)...)
+		s = append(s, toneWord(w, 0.3, 0.2, 8000)...)
+	}
+	s = append(s, datasets.Silence(4000, toneFloor, rng)...)
+	whole, err := c.Recognize(&frontend.Audio{Rate: 8000, Samples: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []Result
+	for _, chunk := range []int{len(s), 160, 1} {
+		st, err := NewConnectedStream(c, DefaultConnectedStreamConfig(), 8000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rs []Result
+		for i := 0; i < len(s); i += chunk {
+			rs = append(rs, st.Push(s[i:min(i+chunk, len(s))])...)
+		}
+		rs = append(rs, st.Flush()...)
+		last := rs[len(rs)-1]
+		if !last.EOS || last.Text != "hi lo lo lo" {
+			t.Fatalf("chunk %d: last result %+v", chunk, last)
+		}
+		finals := 0
+		for _, r := range rs {
+			if r.Final && !r.EOS {
+				finals++
+			}
+		}
+		if finals != 2 {
+			t.Errorf("chunk %d: %d final results, want 2 (one per utterance)", chunk, finals)
+		}
+		for i, w := range last.Words {
+			if w.Word != whole.Words[i].Word || math.Abs(w.Start-whole.Words[i].Start) > 0.03 || math.Abs(w.End-whole.Words[i].End) > 0.03 {
+				t.Errorf("chunk %d: word %d %+v, whole-file decoding %+v", chunk, i, w, whole.Words[i])
+			}
+		}
+		if first == nil {
+			first = rs
+		} else if !reflect.DeepEqual(rs, first) {
+			t.Errorf("chunks of %d gave different results than one push", chunk)
+		}
+	}
 }

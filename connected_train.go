@@ -25,6 +25,10 @@ import (
 type TrainUtterance struct {
 	Samples []float32
 	Words   []string
+	// HeldOut keeps the utterance out of the classifier's training (it
+	// serves λ, the temperature and the held-out frame accuracy). When no
+	// utterance is marked, a seeded fraction opt.HeldOut is held out.
+	HeldOut bool
 }
 
 // ConnectedTrainOptions control TrainConnected.
@@ -81,7 +85,10 @@ type ConnectedTrainReport struct {
 	Utterances, HeldOut        int
 	TrainFrames, HeldOutFrames int
 	Passes                     []PassReport
-	Seconds                    float64
+	// Tuning lists the decoder settings tried on development strings,
+	// when the caller tuned (TuneConnected).
+	Tuning  []TuneTrial `json:",omitempty"`
+	Seconds float64
 }
 
 // utt is one utterance's frames (static + deltas, not spliced: splicing
@@ -145,8 +152,15 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 		return nil, rep, err
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x636f6e74))
-	for _, i := range rng.Perm(len(us))[:int(math.Round(opt.HeldOut*float64(len(us))))] {
-		us[i].held = true
+	marked := false
+	for i, u := range utts {
+		us[i].held = u.HeldOut
+		marked = marked || u.HeldOut
+	}
+	if !marked {
+		for _, i := range rng.Perm(len(us))[:int(math.Round(opt.HeldOut*float64(len(us))))] {
+			us[i].held = true
+		}
 	}
 	for _, u := range us {
 		if u.held {

@@ -43,6 +43,8 @@ type connectedFlags struct {
 	rlsLambda     float64
 	padMin        float64
 	padMax        float64
+	tune          bool
+	devStrings    int
 	dec           rfstream.ConnectedDecoder
 }
 
@@ -54,12 +56,14 @@ func (f *connectedFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.states, "states", 8, "HMM states per digit")
 	fs.IntVar(&f.silStates, "sil-states", 3, "HMM states of silence")
 	fs.IntVar(&f.softmaxFrames, "softmax-frames", 60000, "softmax: training frames subsampled (features are held in memory)")
-	fs.StringVar(&f.optimizer, "optimizer", "lbfgs", "softmax: lbfgs or adam")
-	fs.Float64Var(&f.softmaxLambda, "softmax-lambda", 1e-4, "softmax: L2 weight on standardised features")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "softmax: adam or lbfgs")
+	fs.Float64Var(&f.softmaxLambda, "softmax-lambda", 1e-3, "softmax: L2 weight on standardised features")
 	fs.IntVar(&f.softmaxIter, "softmax-iter", 0, "softmax: L-BFGS iterations or Adam epochs (0: the optimiser's default)")
 	fs.Float64Var(&f.rlsLambda, "lambda", 0, "rls: ridge parameter (0: choose on held-out frames)")
 	fs.Float64Var(&f.padMin, "pad-min", 0.1, "training: least background-level silence added before and after each recording, s")
 	fs.Float64Var(&f.padMax, "pad-max", 0.4, "training: most silence added, s")
+	fs.BoolVar(&f.tune, "tune", true, "choose the word penalty and acoustic scale on strings of held-out training recordings (takes 5-9)")
+	fs.IntVar(&f.devStrings, "dev-strings", 100, "strings built for tuning")
 	f.dec = rfstream.DefaultConnectedDecoder()
 	fs.Float64Var(&f.dec.SelfLoop, "self-loop", f.dec.SelfLoop, "decoder: HMM self-loop probability")
 	fs.Float64Var(&f.dec.WordPenalty, "word-penalty", f.dec.WordPenalty, "decoder: log-domain cost of each word")
@@ -90,7 +94,8 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 		rng := rand.New(rand.NewPCG(f.mf.seed, uint64(i)))
 		lead := f.padMin + (f.padMax-f.padMin)*rng.Float64()
 		trail := f.padMin + (f.padMax-f.padMin)*rng.Float64()
-		utts[i] = rfstream.TrainUtterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{train[i].Label}}
+		utts[i] = rfstream.TrainUtterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{train[i].Label},
+			HeldOut: heldOutTake(train[i])}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rep, err
@@ -100,12 +105,54 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 		return nil, rep, err
 	}
 	words := datasets.Labels(train)
-	return rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
+	m, rep, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
 		Input: in, Decoder: f.dec, Map: recipe, Words: words, Passes: f.passes,
 		SoftmaxFrames: f.softmaxFrames, RLSLambda: f.rlsLambda, Seed: f.mf.seed, Log: log,
 		Softmax: classifier.SoftmaxOptions{Optimizer: f.optimizer, Lambda: f.softmaxLambda, MaxIter: f.softmaxIter, Seed: f.mf.seed},
 	})
+	if err != nil || !f.tune {
+		return m, rep, err
+	}
+	var held []datasets.Recording
+	for _, r := range train {
+		if heldOutTake(r) {
+			held = append(held, r)
+		}
+	}
+	plans, err := datasets.PlanStrings(held, datasets.StringOptions{Count: f.devStrings, Seed: f.mf.seed + 1000})
+	if err != nil {
+		return nil, rep, err
+	}
+	dev := make([]rfstream.DevUtterance, len(plans))
+	errs = make([]error, len(plans))
+	parallelFor(len(plans), func(i int) {
+		a, _, err := datasets.RenderString(plans[i], in.Audio.SampleRate, datasets.Noise{}, uint64(i))
+		dev[i], errs[i] = rfstream.DevUtterance{Audio: a, Words: plans[i].Words()}, err
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, rep, err
+	}
+	trials, err := rfstream.TuneConnected(m, dev, []float64{0, -2, -5, -10, -20, -40}, []float64{1, 0.5, 0.25, 0.1})
+	if err != nil {
+		return nil, rep, err
+	}
+	best := trials[0]
+	for _, t := range trials {
+		if t.WER < best.WER {
+			best = t
+		}
+	}
+	fmt.Fprintf(log, "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
+		len(dev), best.WordPenalty, best.AcousticScale, 100*best.WER, 100*trials[0].WER)
+	rep.Tuning = trials
+	return m, rep, nil
 }
+
+// heldOutTake: takes 5-9 of the training split are held out of the
+// classifier's training, to choose λ and the temperature, measure held-out
+// frame accuracy and tune the decoder; the test split (takes 0-4) is never
+// used for any choice.
+func heldOutTake(r datasets.Recording) bool { return r.Take >= 5 && r.Take <= 9 }
 
 // parallelFor runs fn(0…n−1) on all cores.
 func parallelFor(n int, fn func(i int)) {
