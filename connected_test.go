@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
@@ -250,5 +251,35 @@ func TestConnectedStream(t *testing.T) {
 		} else if !reflect.DeepEqual(rs, first) {
 			t.Errorf("chunks of %d gave different results than one push", chunk)
 		}
+	}
+}
+
+// TestBootstrapSpans: a string with known word times is labelled silence
+// outside the words' speech, each word's states in order inside it.
+func TestBootstrapSpans(t *testing.T) {
+	in := ConnectedInput{StatesPerWord: 2, SilenceStates: 1}
+	words, sil, err := connectedUnits([]string{"a", "b"}, in, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 30 frames: word b loud in frames 5-9, word a loud in 18-23.
+	energy := make([]float64, 30)
+	for i := range energy {
+		energy[i] = -10
+		if (i >= 5 && i < 10) || (i >= 18 && i < 24) {
+			energy[i] = 0
+		}
+	}
+	labels, err := bootstrapSpans(30, energy, [][2]float64{{0.03, 0.12}, {0.16, 0.26}}, []decode.Unit{words[1], words[0]}, sil, 0.01, 35)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := 4 // the silence class
+	want := []int{s, s, s, s, s, 2, 2, 2, 3, 3, s, s, s, s, s, s, s, s, 0, 0, 0, 1, 1, 1, s, s, s, s, s, s}
+	if !reflect.DeepEqual(labels, want) {
+		t.Fatalf("labels\n%v\nwant\n%v", labels, want)
+	}
+	if _, err := bootstrapSpans(30, energy, [][2]float64{{0.03, 0.12}}, []decode.Unit{words[1], words[0]}, sil, 0.01, 35); err == nil {
+		t.Error("one span for two words accepted")
 	}
 }

@@ -25,6 +25,10 @@ import (
 type TrainUtterance struct {
 	Samples []float32
 	Words   []string
+	// Spans, when given, are the words' times in seconds (one per word):
+	// a string built from isolated recordings knows where each word lies,
+	// and the bootstrap then splits each word's own speech region.
+	Spans [][2]float64
 	// HeldOut keeps the utterance out of the classifier's training (it
 	// serves λ, the temperature and the held-out frame accuracy). When no
 	// utterance is marked, a seeded fraction opt.HeldOut is held out.
@@ -260,23 +264,74 @@ func prepareUtterance(u TrainUtterance, base frontend.AudioConfig, marginDB floa
 		}
 		r.seq = append(r.seq, words[i])
 	}
-	a, b := frontend.SpeechRegion(energy, marginDB)
-	need := 0
-	for _, w := range r.seq {
-		need += w.States()
+	if u.Spans != nil {
+		r.labels, err = bootstrapSpans(x.Rows, energy, u.Spans, r.seq, sil, base.HopMs/1000, marginDB)
+		return r, err
 	}
-	if b-a < need {
-		// Too short a speech region for the model: widen it to the
-		// middle frames (a clipped or very fast word).
-		if x.Rows < need {
-			return nil, fmt.Errorf("rfstream: utterance of %d frames is shorter than its %d states", x.Rows, need)
-		}
-		mid := (a + b) / 2
-		a = max(0, min(mid-need/2, x.Rows-need))
-		b = a + need
+	a, b := speechRegionFor(energy, r.seq, marginDB)
+	if b-a <= 0 {
+		return nil, fmt.Errorf("rfstream: utterance of %d frames is shorter than its states", x.Rows)
 	}
 	r.labels, err = decode.BootstrapLabels(x.Rows, a, b, r.seq, sil)
 	return r, err
+}
+
+// speechRegionFor finds the speech region by energy, widened to the middle
+// frames when it is shorter than the states of seq (a clipped or very fast
+// word); it returns an empty region when even all frames are too few.
+func speechRegionFor(energy []float64, seq []decode.Unit, marginDB float64) (int, int) {
+	n := len(energy)
+	a, b := frontend.SpeechRegion(energy, marginDB)
+	need := 0
+	for _, w := range seq {
+		need += w.States()
+	}
+	if b-a < need {
+		if n < need {
+			return 0, 0
+		}
+		mid := (a + b) / 2
+		a = max(0, min(mid-need/2, n-need))
+		b = a + need
+	}
+	return a, b
+}
+
+// bootstrapSpans labels a string whose word times are known: each word's
+// span is bootstrapped on its own (its speech region split over its states,
+// the span's quiet edges silence) and the frames between spans are silence.
+func bootstrapSpans(n int, energy []float64, spans [][2]float64, seq []decode.Unit, sil decode.Unit, hop, marginDB float64) ([]int, error) {
+	if len(spans) != len(seq) {
+		return nil, fmt.Errorf("rfstream: %d word spans for %d words", len(spans), len(seq))
+	}
+	labels := make([]int, 0, n)
+	silence := func(m int) {
+		k := min(m, len(sil.Classes))
+		if k == 0 {
+			return
+		}
+		l, _ := decode.UniformSplit(m, sil.Classes[:k])
+		labels = append(labels, l...)
+	}
+	for i, sp := range spans {
+		f0 := max(int(math.Round(sp[0]/hop)), len(labels))
+		f1 := min(int(math.Round(sp[1]/hop)), n)
+		if f1 <= f0 {
+			return nil, fmt.Errorf("rfstream: word span %.3f–%.3f s outside an utterance of %d frames", sp[0], sp[1], n)
+		}
+		silence(f0 - len(labels))
+		a, b := speechRegionFor(energy[f0:f1], seq[i:i+1], marginDB)
+		if b <= a {
+			return nil, fmt.Errorf("rfstream: word span of %d frames is shorter than its states", f1-f0)
+		}
+		l, err := decode.BootstrapLabels(f1-f0, a, b, seq[i:i+1], sil)
+		if err != nil {
+			return nil, err
+		}
+		labels = append(labels, l...)
+	}
+	silence(n - len(labels))
+	return labels, nil
 }
 
 // spliceInto writes rows t0…t1−1 of frames spliced ±k (edges replicated,

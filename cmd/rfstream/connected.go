@@ -44,6 +44,7 @@ type connectedFlags struct {
 	padMin        float64
 	padMax        float64
 	tune          bool
+	trainStrings  int
 	devStrings    int
 	dec           rfstream.ConnectedDecoder
 }
@@ -62,6 +63,7 @@ func (f *connectedFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rlsLambda, "lambda", 0, "rls: ridge parameter (0: choose on held-out frames)")
 	fs.Float64Var(&f.padMin, "pad-min", 0.1, "training: least background-level silence added before and after each recording, s")
 	fs.Float64Var(&f.padMax, "pad-max", 0.4, "training: most silence added, s")
+	fs.IntVar(&f.trainStrings, "train-strings", 0, "also train on this many strings joined from training recordings (word times known from their construction)")
 	fs.BoolVar(&f.tune, "tune", true, "choose the word penalty and acoustic scale on strings of held-out training recordings (takes 5-9)")
 	fs.IntVar(&f.devStrings, "dev-strings", 100, "strings built for tuning")
 	f.dec = rfstream.DefaultConnectedDecoder()
@@ -99,6 +101,36 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rep, err
+	}
+	if f.trainStrings > 0 {
+		var pool []datasets.Recording
+		for _, r := range train {
+			if !heldOutTake(r) {
+				pool = append(pool, r)
+			}
+		}
+		plans, err := datasets.PlanStrings(pool, datasets.StringOptions{Count: f.trainStrings, Seed: f.mf.seed + 2000})
+		if err != nil {
+			return nil, rep, err
+		}
+		strs := make([]rfstream.TrainUtterance, len(plans))
+		errs := make([]error, len(plans))
+		parallelFor(len(plans), func(i int) {
+			a, spans, err := datasets.RenderString(plans[i], in.Audio.SampleRate, datasets.Noise{}, f.mf.seed+uint64(i)<<20)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			u := rfstream.TrainUtterance{Samples: a.Samples, Words: plans[i].Words()}
+			for _, sp := range spans {
+				u.Spans = append(u.Spans, [2]float64{sp.Start, sp.End})
+			}
+			strs[i] = u
+		})
+		if err := errors.Join(errs...); err != nil {
+			return nil, rep, err
+		}
+		utts = append(utts, strs...)
 	}
 	recipe, err := f.mf.recipe(in.Audio.Dim())
 	if err != nil {
