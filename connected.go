@@ -90,9 +90,9 @@ type Connected struct {
 	sil     decode.Unit
 	graph   *decode.Graph
 	post    posteriorModel
-	// logPrior is PriorScale · log P(state).
-	logPrior []float32
-	classes  int
+	// logPrior is PriorScale · log P(state); rawPrior is log P(state).
+	logPrior, rawPrior []float32
+	classes            int
 }
 
 // NewConnected prepares a connected model for recognition.
@@ -142,6 +142,7 @@ func NewConnected(m *Model) (*Connected, error) {
 		return nil, fmt.Errorf("rfstream: connected model lacks its %d state priors", c.classes)
 	}
 	c.logPrior = make([]float32, c.classes)
+	c.rawPrior = append([]float32(nil), lp.Data[:lp.Cols]...)
 	for i, v := range lp.Data[:lp.Cols] {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, fmt.Errorf("%w: state prior %d is %v", ErrCorrupt, i, v)

@@ -145,6 +145,14 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 	if err != nil || !f.tune {
 		return m, rep, err
 	}
+	rep.Tuning, err = f.tuneModel(m, train, log)
+	return m, rep, err
+}
+
+// tuneModel chooses the decoder settings on strings of the held-out
+// training recordings and writes them into m.
+func (f *connectedFlags) tuneModel(m *rfstream.Model, train []datasets.Recording, log io.Writer) ([]rfstream.TuneTrial, error) {
+	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
 	var held []datasets.Recording
 	for _, r := range train {
 		if heldOutTake(r) {
@@ -153,20 +161,20 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 	}
 	plans, err := datasets.PlanStrings(held, datasets.StringOptions{Count: f.devStrings, Seed: f.mf.seed + 1000})
 	if err != nil {
-		return nil, rep, err
+		return nil, err
 	}
 	dev := make([]rfstream.DevUtterance, len(plans))
-	errs = make([]error, len(plans))
+	errs := make([]error, len(plans))
 	parallelFor(len(plans), func(i int) {
-		a, _, err := datasets.RenderString(plans[i], in.Audio.SampleRate, datasets.Noise{}, uint64(i))
+		a, _, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, uint64(i))
 		dev[i], errs[i] = rfstream.DevUtterance{Audio: a, Words: plans[i].Words()}, err
 	})
 	if err := errors.Join(errs...); err != nil {
-		return nil, rep, err
+		return nil, err
 	}
-	trials, err := rfstream.TuneConnected(m, dev, []float64{0, -2, -5, -10, -20, -40}, []float64{1, 0.5, 0.25, 0.1})
+	trials, err := rfstream.TuneConnected(m, dev, rfstream.DefaultTuneGrid())
 	if err != nil {
-		return nil, rep, err
+		return nil, err
 	}
 	best := trials[0]
 	for _, t := range trials {
@@ -174,10 +182,9 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 			best = t
 		}
 	}
-	fmt.Fprintf(log, "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
-		len(dev), best.WordPenalty, best.AcousticScale, 100*best.WER, 100*trials[0].WER)
-	rep.Tuning = trials
-	return m, rep, nil
+	fmt.Fprintf(log, "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g, prior scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
+		len(dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
+	return trials, nil
 }
 
 // heldOutTake: takes 5-9 of the training split are held out of the
@@ -264,6 +271,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 	var cf connectedFlags
 	cf.register(fs)
 	modelPath := fs.String("model", "", "evaluate this model instead of training one")
+	retune := fs.Bool("retune", false, "with --model: choose its decoder settings again on held-out training strings")
 	retrain := fs.Bool("retrain", true, "train a model (with the flags above) rather than reuse "+defaultConnectedModel())
 	setsFlag := fs.String("sets", "clean,snr20,snr10,espeak", "generated test sets to score (clean, snr20, snr10, espeak)")
 	nStrings := fs.Int("strings", 200, "strings per generated FSDD test set")
@@ -284,6 +292,16 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		res.Model = *modelPath
+		if *retune {
+			recs, err := datasets.FSDD(cf.fsdd)
+			if err != nil {
+				return err
+			}
+			train, _ := datasets.OfficialSplit(recs)
+			if _, err := cf.tuneModel(m, train, stderr); err != nil {
+				return err
+			}
+		}
 	case *retrain:
 		var rep rfstream.ConnectedTrainReport
 		if m, rep, err = cf.train(stderr); err != nil {
