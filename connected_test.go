@@ -283,3 +283,50 @@ func TestBootstrapSpans(t *testing.T) {
 		t.Error("one span for two words accepted")
 	}
 }
+
+// TestTuneConnected: tuning on tone strings tries every grid point, keeps a
+// setting with the lowest WER and writes it into the model.
+func TestTuneConnected(t *testing.T) {
+	m := trainToneModel(t, "rls")
+	rng := rand.New(rand.NewPCG(7, 7))
+	var dev []DevUtterance
+	for k := 0; k < 4; k++ {
+		var s []float32
+		var words []string
+		for i := 0; i < 2+k%2; i++ {
+			w := []string{"lo", "hi"}[(i+k)%2]
+			s = append(s, datasets.Silence(2000, toneFloor, rng)...)
+			s = append(s, toneWord(w, 0.3, 0.2, 8000)...)
+			words = append(words, w)
+		}
+		s = append(s, datasets.Silence(2000, toneFloor, rng)...)
+		dev = append(dev, DevUtterance{Audio: &frontend.Audio{Rate: 8000, Samples: s}, Words: words})
+	}
+	grid := TuneGrid{WordPenalties: []float64{0, -5}, AcousticScales: []float64{1, 0.5}, PriorScales: []float64{1, 0.3}}
+	trials, err := TuneConnected(m, dev, grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 8 {
+		t.Fatalf("%d trials, want 8", len(trials))
+	}
+	best := trials[0]
+	for _, tr := range trials {
+		if tr.WER < best.WER {
+			best = tr
+		}
+	}
+	c, err := NewConnected(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Decoder.WordPenalty != best.WordPenalty || c.Decoder.AcousticScale != best.AcousticScale || c.Decoder.PriorScale != best.PriorScale {
+		t.Errorf("model decoder %+v, best trial %+v", c.Decoder, best)
+	}
+	if best.WER != 0 {
+		t.Errorf("best dev WER %.3f on clean tone strings", best.WER)
+	}
+	if _, err := TuneConnected(m, nil, grid); err == nil {
+		t.Error("tuning without dev strings accepted")
+	}
+}
