@@ -162,6 +162,28 @@ func (a *RLSAccumulator) addZtY(z blas32.General, labels []int) {
 	}
 }
 
+// ClearTargets forgets ZᵀY but keeps ZᵀZ, for relabelling: when only the
+// labels of rows already added change (as in align-and-retrain), the Gram
+// stays and AddTargets accumulates the new ZᵀY.
+func (a *RLSAccumulator) ClearTargets() { clear(a.zty) }
+
+// AddTargets accumulates the ZᵀY of rows whose ZᵀZ is already in the
+// accumulator (see ClearTargets).
+func (a *RLSAccumulator) AddTargets(z blas32.General, labels []int) error {
+	if z.Cols != a.dim || z.Rows != len(labels) {
+		return fmt.Errorf("classifier: block of %dx%d with %d labels for a %d-feature accumulator", z.Rows, z.Cols, len(labels), a.dim)
+	}
+	for i, l := range labels {
+		if l < 0 || l >= a.classes {
+			return fmt.Errorf("classifier: label %d of row %d outside 0..%d", l, i, a.classes-1)
+		}
+	}
+	if z.Rows > 0 {
+		a.addZtY(z, labels)
+	}
+	return nil
+}
+
 // Merge adds b's statistics into a.
 func (a *RLSAccumulator) Merge(b *RLSAccumulator) error {
 	if a.dim != b.dim || a.classes != b.classes {

@@ -323,3 +323,52 @@ func TestFloat64Gram(t *testing.T) {
 		t.Errorf("NaN row: %v, N = %d", err, acc64.N())
 	}
 }
+
+// TestAddTargetsRelabels: keeping the Gram and accumulating ZᵀY for new
+// labels gives the same solution as accumulating both afresh.
+func TestAddTargetsRelabels(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	const n, d, c = 500, 7, 3
+	z := gaussianRows(n, d, r)
+	first, second := make([]int, n), make([]int, n)
+	for i := range first {
+		first[i], second[i] = r.IntN(c), r.IntN(c)
+	}
+	re := NewRLSAccumulator(d, c)
+	fresh := NewRLSAccumulator(d, c)
+	for i := 0; i < n; i += 128 {
+		j := min(i+128, n)
+		if err := re.Add(linalg.Rows32(z, i, j), first[i:j]); err != nil {
+			t.Fatal(err)
+		}
+		if err := fresh.Add(linalg.Rows32(z, i, j), second[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := re.Solve(0.1); err != nil { // a solve in between must not disturb the relabelling
+		t.Fatal(err)
+	}
+	re.ClearTargets()
+	for i := 0; i < n; i += 100 {
+		j := min(i+100, n)
+		if err := re.AddTargets(linalg.Rows32(z, i, j), second[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := re.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fresh.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.W.Data {
+		if math.Abs(float64(a.W.Data[i]-b.W.Data[i])) > 1e-5 {
+			t.Fatalf("weight %d: relabelled %v, fresh %v", i, a.W.Data[i], b.W.Data[i])
+		}
+	}
+	if err := re.AddTargets(linalg.Rows32(z, 0, 2), []int{0, c}); err == nil {
+		t.Error("AddTargets accepted a label outside the classes")
+	}
+}

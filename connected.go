@@ -1,0 +1,267 @@
+package rfstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// TaskConnected is the Model.Task of connected-word recognisers: a frame
+// classifier over HMM states (spliced frames → random map → softmax or
+// calibrated RLS) and a Viterbi decoder over a word loop with silence.
+const TaskConnected = "connected"
+
+// ConnectedInput is what a connected-word model reads and how its classes
+// are laid out: word w's states are classes w·StatesPerWord … (w+1)·StatesPerWord−1,
+// then come the SilenceStates silence classes.
+type ConnectedInput struct {
+	Audio         frontend.AudioConfig `json:"audio"`
+	StatesPerWord int                  `json:"states_per_word"`
+	SilenceStates int                  `json:"silence_states"`
+	// Classifier is "softmax" (blobs softmax.W, softmax.B) or "rls" (the
+	// model's RLS read-out with scores turned into posteriors by a softmax
+	// at Temperature, fitted on held-out frames).
+	Classifier  string  `json:"classifier"`
+	Temperature float64 `json:"temperature,omitempty"`
+}
+
+// Classes is the number of HMM-state classes for words words.
+func (in ConnectedInput) Classes(words int) int { return words*in.StatesPerWord + in.SilenceStates }
+
+// ConnectedDecoder configures the word-loop Viterbi search.
+type ConnectedDecoder struct {
+	SelfLoop    float64 `json:"self_loop"`    // HMM self-loop probability of every state
+	SilenceProb float64 `json:"silence_prob"` // probability of a silence rather than a word at each choice
+	WordPenalty float64 `json:"word_penalty"` // log-domain cost added at each word start
+	LMScale     float64 `json:"lm_scale"`
+	// AcousticScale multiplies the scaled log-likelihoods; PriorScale is
+	// the power of the state priors divided out of the posteriors.
+	AcousticScale float64 `json:"acoustic_scale"`
+	PriorScale    float64 `json:"prior_scale"`
+	// Beam prunes the search (0: exact); EndpointSilenceMs of trailing
+	// silence ends an utterance in a stream.
+	Beam              float64 `json:"beam"`
+	EndpointSilenceMs float64 `json:"endpoint_silence_ms"`
+}
+
+// DefaultConnectedInput: MFCC 13 + Δ + ΔΔ with utterance CMVN, spliced ±5
+// (429 values a frame), 8 states a digit, 3 of silence, softmax read-out.
+func DefaultConnectedInput() ConnectedInput {
+	a := frontend.DefaultAudioConfig()
+	a.Ceps, a.Deltas, a.CMVN, a.Splice = 13, 2, "utterance", 5
+	return ConnectedInput{Audio: a, StatesPerWord: 8, SilenceStates: 3, Classifier: "softmax"}
+}
+
+// DefaultConnectedDecoder is the decoder configuration training starts
+// from.
+func DefaultConnectedDecoder() ConnectedDecoder {
+	return ConnectedDecoder{SelfLoop: 0.7, SilenceProb: 0.5, AcousticScale: 1, PriorScale: 1, EndpointSilenceMs: 500}
+}
+
+// Model blob names of the connected task.
+const (
+	blobSoftmaxW = "softmax.W"
+	blobSoftmaxB = "softmax.B"
+	blobLogPrior = "log_prior"
+)
+
+// posteriorModel is a frame classifier that gives log posteriors.
+type posteriorModel interface {
+	LogPosteriors(dst, z blas32.General)
+}
+
+// Connected recognises word strings in whole recordings with a connected
+// model. It is safe for concurrent use: decoding state lives in each call.
+type Connected struct {
+	Model   *Model
+	Input   ConnectedInput
+	Decoder ConnectedDecoder
+	Map     features.Map
+	words   []decode.Unit
+	sil     decode.Unit
+	graph   *decode.Graph
+	post    posteriorModel
+	// logPrior is PriorScale · log P(state); rawPrior is log P(state).
+	logPrior, rawPrior []float32
+	classes            int
+}
+
+// NewConnected prepares a connected model for recognition.
+func NewConnected(m *Model) (*Connected, error) {
+	if m.Task != TaskConnected {
+		return nil, fmt.Errorf("rfstream: model task %q is not %q", m.Task, TaskConnected)
+	}
+	c := &Connected{Model: m}
+	if err := strictJSON(m.Input, &c.Input); err != nil {
+		return nil, fmt.Errorf("rfstream: connected model input: %w", err)
+	}
+	if err := strictJSON(m.Decoder, &c.Decoder); err != nil {
+		return nil, fmt.Errorf("rfstream: connected model decoder: %w", err)
+	}
+	if err := c.Input.Audio.Validate(); err != nil {
+		return nil, err
+	}
+	if len(m.Labels) == 0 || c.Input.StatesPerWord < 1 || c.Input.SilenceStates < 1 {
+		return nil, fmt.Errorf("rfstream: connected model with %d words, %d states a word, %d silence states", len(m.Labels), c.Input.StatesPerWord, c.Input.SilenceStates)
+	}
+	c.classes = c.Input.Classes(len(m.Labels))
+	var err error
+	if c.Map, err = m.FeatureMap(); err != nil {
+		return nil, err
+	}
+	if c.Map.InDim() != c.Input.Audio.Dim() {
+		return nil, fmt.Errorf("rfstream: connected model's map takes %d inputs, its frames have %d", c.Map.InDim(), c.Input.Audio.Dim())
+	}
+	switch c.Input.Classifier {
+	case "softmax":
+		w, okW := m.Blobs[blobSoftmaxW]
+		b, okB := m.Blobs[blobSoftmaxB]
+		if !okW || !okB || w.Rows != c.Map.OutDim() || w.Cols != c.classes || b.Rows != 1 || b.Cols != c.classes {
+			return nil, fmt.Errorf("rfstream: connected model lacks a %d×%d softmax", c.Map.OutDim(), c.classes)
+		}
+		c.post = &classifier.Softmax{Dim: w.Rows, Classes: w.Cols, W: w, B: b.Data[:b.Cols]}
+	case "rls":
+		if m.RLS == nil || m.RLS.Dim != c.Map.OutDim() || m.RLS.Classes != c.classes || !(c.Input.Temperature > 0) {
+			return nil, fmt.Errorf("rfstream: connected model lacks a %d×%d RLS read-out with a temperature", c.Map.OutDim(), c.classes)
+		}
+		c.post = &classifier.CalibratedRLS{RLS: m.RLS, Temp: c.Input.Temperature}
+	default:
+		return nil, fmt.Errorf("rfstream: connected model classifier %q (softmax, rls)", c.Input.Classifier)
+	}
+	lp, ok := m.Blobs[blobLogPrior]
+	if !ok || lp.Rows != 1 || lp.Cols != c.classes {
+		return nil, fmt.Errorf("rfstream: connected model lacks its %d state priors", c.classes)
+	}
+	c.logPrior = make([]float32, c.classes)
+	c.rawPrior = append([]float32(nil), lp.Data[:lp.Cols]...)
+	for i, v := range lp.Data[:lp.Cols] {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, fmt.Errorf("%w: state prior %d is %v", ErrCorrupt, i, v)
+		}
+		c.logPrior[i] = float32(c.Decoder.PriorScale) * v
+	}
+	if c.words, c.sil, err = connectedUnits(m.Labels, c.Input, c.Decoder.SelfLoop); err != nil {
+		return nil, err
+	}
+	c.graph, err = decode.WordLoop(c.words, &c.sil, decode.LoopConfig{SilenceProb: c.Decoder.SilenceProb, WordPenalty: c.Decoder.WordPenalty, LMScale: c.Decoder.LMScale})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func strictJSON(b json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// connectedUnits lays out the word and silence HMMs on the classes.
+func connectedUnits(words []string, in ConnectedInput, selfLoop float64) ([]decode.Unit, decode.Unit, error) {
+	ws, err := decode.Chains(words, in.StatesPerWord, selfLoop, 0)
+	if err != nil {
+		return nil, decode.Unit{}, err
+	}
+	sil, err := decode.SilenceUnit("<sil>", in.SilenceStates, selfLoop, len(words)*in.StatesPerWord)
+	return ws, sil, err
+}
+
+// Frames runs the model's frontend over a recording at any rate and
+// returns its spliced frames.
+func (c *Connected) Frames(a *frontend.Audio) (blas32.General, error) {
+	if a.Rate != c.Input.Audio.SampleRate {
+		var err error
+		if a, err = frontend.Resample(a, c.Input.Audio.SampleRate); err != nil {
+			return blas32.General{}, err
+		}
+	}
+	if len(a.Samples) == 0 {
+		return blas32.General{}, fmt.Errorf("rfstream: empty recording")
+	}
+	return frontend.ExtractFrames(c.Input.Audio, a.Samples)
+}
+
+// scoreBlock is how many frames go through the map at a time.
+const scoreBlock = 512
+
+// LogLikelihoods maps spliced frames to the decoder's scaled
+// log-likelihoods, log P(state | frame) − PriorScale·log P(state), block
+// by block.
+func (c *Connected) LogLikelihoods(x blas32.General) blas32.General {
+	return frameLogLikelihoods(c.Map, c.post, c.logPrior, x)
+}
+
+func frameLogLikelihoods(m features.Map, post posteriorModel, logPrior []float32, x blas32.General) blas32.General {
+	out := linalg.NewGeneral32(x.Rows, len(logPrior))
+	z := linalg.NewGeneral32(min(scoreBlock, x.Rows), m.OutDim())
+	for b0 := 0; b0 < x.Rows; b0 += scoreBlock {
+		b1 := min(b0+scoreBlock, x.Rows)
+		zb := linalg.Rows32(z, 0, b1-b0)
+		m.Apply(zb, linalg.Rows32(x, b0, b1))
+		ob := linalg.Rows32(out, b0, b1)
+		post.LogPosteriors(ob, zb)
+		for i := 0; i < ob.Rows; i++ {
+			row := linalg.Row32(ob, i)
+			for j := range row {
+				row[j] -= logPrior[j]
+			}
+		}
+	}
+	return out
+}
+
+func (c *Connected) options() decode.Options {
+	return decode.Options{Hop: c.Input.Audio.HopMs / 1000, AcousticScale: c.Decoder.AcousticScale, Beam: c.Decoder.Beam,
+		EndpointSilence: c.Decoder.EndpointSilenceMs / 1000}
+}
+
+// DecodeFrames decodes scaled log-likelihoods with the word loop.
+func (c *Connected) DecodeFrames(ll blas32.General) (*decode.Result, error) {
+	return decode.Viterbi(c.graph, ll, c.options())
+}
+
+// Recognize turns a whole recording into its word string with word times
+// and confidences.
+func (c *Connected) Recognize(a *frontend.Audio) (Result, error) {
+	x, err := c.Frames(a)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := c.DecodeFrames(c.LogLikelihoods(x))
+	if err != nil {
+		return Result{}, err
+	}
+	return resultOf(r.Words, true), nil
+}
+
+// resultOf turns decoded words into a Result.
+func resultOf(ws []decode.Word, final bool) Result {
+	res := Result{Final: final, EOS: final, Words: []Word{}}
+	var text []string
+	for _, w := range ws {
+		res.Words = append(res.Words, Word{Word: w.Label, Start: w.StartTime, End: w.EndTime, Conf: w.Confidence})
+		text = append(text, w.Label)
+	}
+	res.Text = strings.Join(text, " ")
+	return res
+}
+
+// RecognizeConnected loads nothing and trains nothing: it runs a connected
+// model over one recording. It is the entry point for a command that
+// dispatches on the model's task.
+func RecognizeConnected(m *Model, a *frontend.Audio) (Result, error) {
+	c, err := NewConnected(m)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.Recognize(a)
+}

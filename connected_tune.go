@@ -1,0 +1,118 @@
+package rfstream
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// DevUtterance is a recording with its known words, for tuning.
+type DevUtterance struct {
+	Audio *frontend.Audio
+	Words []string
+}
+
+// TuneTrial is one decoder setting tried on the development strings.
+type TuneTrial struct {
+	WordPenalty   float64 `json:"word_penalty"`
+	AcousticScale float64 `json:"acoustic_scale"`
+	PriorScale    float64 `json:"prior_scale"`
+	WER           float64 `json:"wer"`
+	SER           float64 `json:"ser"`
+}
+
+// TuneGrid lists the decoder settings TuneConnected tries.
+type TuneGrid struct {
+	WordPenalties, AcousticScales, PriorScales []float64
+}
+
+// DefaultTuneGrid is 8 word penalties × 4 acoustic scales × 5 prior scales.
+func DefaultTuneGrid() TuneGrid {
+	return TuneGrid{WordPenalties: []float64{0, -2, -5, -10, -20, -40, -60, -80}, AcousticScales: []float64{1, 0.5, 0.25, 0.1},
+		PriorScales: []float64{1, 0.5, 0.3, 0.2, 0.1}}
+}
+
+// TuneConnected chooses the word penalty, acoustic scale and prior scale
+// with the lowest WER on dev (ties go to the first in grid order), writes
+// them into the model's decoder configuration and returns every trial. The
+// frames are classified once; only the search is repeated. dev must never
+// be test data.
+//
+// The prior scale matters most: dividing by the state priors boosts the
+// rare word states against the frequent silence states, and at full
+// strength a word can swallow the silence around it.
+func TuneConnected(m *Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, error) {
+	c, err := NewConnected(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(dev) == 0 || len(grid.WordPenalties) == 0 || len(grid.AcousticScales) == 0 || len(grid.PriorScales) == 0 {
+		return nil, fmt.Errorf("rfstream: tuning needs dev strings and a grid")
+	}
+	// Log posteriors: the log-likelihoods with no prior divided out.
+	noPrior := make([]float32, len(c.logPrior))
+	post := make([]blas32.General, len(dev))
+	for i, d := range dev {
+		x, err := c.Frames(d.Audio)
+		if err != nil {
+			return nil, err
+		}
+		post[i] = frameLogLikelihoods(c.Map, c.post, noPrior, x)
+	}
+	ll := make([]blas32.General, len(dev))
+	var trials []TuneTrial
+	best := -1
+	for _, ps := range grid.PriorScales {
+		for i, p := range post {
+			ll[i] = linalg.NewGeneral32(p.Rows, p.Cols)
+			for f := 0; f < p.Rows; f++ {
+				src, dst := linalg.Row32(p, f), linalg.Row32(ll[i], f)
+				for j, v := range src {
+					dst[j] = v - float32(ps)*c.rawPrior[j]
+				}
+			}
+		}
+		if err := c.tryGrid(ps, grid, dev, ll, &trials, &best); err != nil {
+			return nil, err
+		}
+	}
+	dc := c.Decoder
+	dc.WordPenalty, dc.AcousticScale, dc.PriorScale = trials[best].WordPenalty, trials[best].AcousticScale, trials[best].PriorScale
+	if m.Decoder, err = json.Marshal(dc); err != nil {
+		return nil, err
+	}
+	return trials, nil
+}
+
+func (c *Connected) tryGrid(ps float64, grid TuneGrid, dev []DevUtterance, ll []blas32.General, trials *[]TuneTrial, best *int) error {
+	for _, wp := range grid.WordPenalties {
+		for _, as := range grid.AcousticScales {
+			dc := c.Decoder
+			dc.WordPenalty, dc.AcousticScale = wp, as
+			g, err := decode.WordLoop(c.words, &c.sil, decode.LoopConfig{SilenceProb: dc.SilenceProb, WordPenalty: dc.WordPenalty, LMScale: dc.LMScale})
+			if err != nil {
+				return err
+			}
+			opt := c.options()
+			opt.AcousticScale = as
+			var counts decode.ErrorCounts
+			for i, d := range dev {
+				r, err := decode.Viterbi(g, ll[i], opt)
+				if err != nil {
+					return err
+				}
+				counts.Add(d.Words, decode.Labels(r.Words))
+			}
+			*trials = append(*trials, TuneTrial{WordPenalty: wp, AcousticScale: as, PriorScale: ps, WER: counts.ErrorRate(), SER: counts.SER()})
+			if *best < 0 || (*trials)[len(*trials)-1].WER < (*trials)[*best].WER {
+				*best = len(*trials) - 1
+			}
+		}
+	}
+	return nil
+}

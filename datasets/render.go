@@ -1,0 +1,237 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// Span is where one word of a rendered string lies, in seconds.
+type Span struct {
+	Word       string
+	Start, End float64
+}
+
+// Noise is background noise added to a whole rendered signal.
+type Noise struct {
+	// Kind is "white" or "pink"; "" adds none.
+	Kind string
+	// SNR is the ratio of the words' mean power to the noise power, in dB.
+	SNR float64
+}
+
+// ReadAudioAt reads a WAV file and resamples it to rate.
+func ReadAudioAt(path string, rate int) (*frontend.Audio, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	a, err := frontend.ReadWAV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if a.Rate != rate {
+		if a, err = frontend.Resample(a, rate); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return a, nil
+}
+
+// NoiseFloor estimates a recording's background level: the RMS of its
+// quietest 10 ms stretches (the 10th percentile), never below 1e-5 so that
+// digitally silent files still get an audible-to-the-frontend floor.
+func NoiseFloor(samples []float32, rate int) float64 {
+	hop := max(rate/100, 1)
+	var rms []float64
+	for i := 0; i+hop <= len(samples); i += hop {
+		var s float64
+		for _, v := range samples[i : i+hop] {
+			s += float64(v) * float64(v)
+		}
+		rms = append(rms, math.Sqrt(s/float64(hop)))
+	}
+	if len(rms) == 0 {
+		return 1e-5
+	}
+	slices.Sort(rms)
+	return max(rms[len(rms)/10], 1e-5)
+}
+
+// Silence is n samples of white noise at RMS level: the pause between two
+// words continues the room's background instead of dropping to digital zero,
+// which no microphone produces.
+func Silence(n int, level float64, rng *rand.Rand) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(level * rng.NormFloat64())
+	}
+	return out
+}
+
+// PadSilence returns samples with lead and trail seconds of background-level
+// silence on either side.
+func PadSilence(samples []float32, rate int, lead, trail float64, rng *rand.Rand) []float32 {
+	level := NoiseFloor(samples, rate)
+	out := Silence(int(lead*float64(rate)), level, rng)
+	out = append(out, samples...)
+	return append(out, Silence(int(trail*float64(rate)), level, rng)...)
+}
+
+// RenderString builds the audio of a planned string at rate: the parts'
+// recordings joined by silences at their background level, then noise at
+// the requested SNR. It returns the audio and each word's span.
+func RenderString(p StringPlan, rate int, noise Noise, seed uint64) (*frontend.Audio, []Span, error) {
+	if len(p.Gaps) != len(p.Parts)+1 {
+		return nil, nil, fmt.Errorf("datasets: string of %d parts with %d gaps", len(p.Parts), len(p.Gaps))
+	}
+	parts := make([][]float32, len(p.Parts))
+	var level []float64
+	for i, r := range p.Parts {
+		a, err := ReadAudioAt(r.Path, rate)
+		if err != nil {
+			return nil, nil, err
+		}
+		parts[i] = a.Samples
+		level = append(level, NoiseFloor(a.Samples, rate))
+	}
+	slices.Sort(level)
+	floor := level[len(level)/2]
+	rng := rand.New(rand.NewPCG(seed, 0x72656e64))
+	var out []float32
+	var spans []Span
+	var speechPower float64
+	var speechN int
+	for i, s := range parts {
+		out = append(out, Silence(int(p.Gaps[i]*float64(rate)), floor, rng)...)
+		start := len(out)
+		out = append(out, s...)
+		spans = append(spans, Span{Word: p.Parts[i].Label, Start: float64(start) / float64(rate), End: float64(len(out)) / float64(rate)})
+		for _, v := range s {
+			speechPower += float64(v) * float64(v)
+		}
+		speechN += len(s)
+	}
+	out = append(out, Silence(int(p.Gaps[len(parts)]*float64(rate)), floor, rng)...)
+	if speechN > 0 {
+		if err := AddNoise(out, speechPower/float64(speechN), noise, rng); err != nil {
+			return nil, nil, err
+		}
+	}
+	normalisePeak(out)
+	return &frontend.Audio{Rate: rate, Samples: out}, spans, nil
+}
+
+// AddNoise adds noise of the given kind to x so that signalPower over the
+// noise's power is noise.SNR dB.
+func AddNoise(x []float32, signalPower float64, noise Noise, rng *rand.Rand) error {
+	var n []float64
+	switch noise.Kind {
+	case "":
+		return nil
+	case "white":
+		n = make([]float64, len(x))
+		for i := range n {
+			n[i] = rng.NormFloat64()
+		}
+	case "pink":
+		n = pinkNoise(len(x), rng)
+	default:
+		return fmt.Errorf("datasets: noise kind %q (white, pink)", noise.Kind)
+	}
+	var p float64
+	for _, v := range n {
+		p += v * v
+	}
+	if len(n) == 0 || p == 0 {
+		return nil
+	}
+	p /= float64(len(n))
+	g := math.Sqrt(signalPower / math.Pow(10, noise.SNR/10) / p)
+	for i, v := range n {
+		x[i] += float32(g * v)
+	}
+	return nil
+}
+
+// pinkNoise filters white noise through Paul Kellet's economy 1/f filter
+// (three first-order sections, within about 0.5 dB of −3 dB/octave over the
+// audio band).
+func pinkNoise(n int, rng *rand.Rand) []float64 {
+	out := make([]float64, n)
+	var b0, b1, b2 float64
+	for i := range out {
+		w := rng.NormFloat64()
+		b0 = 0.99765*b0 + w*0.0990460
+		b1 = 0.96300*b1 + w*0.2965164
+		b2 = 0.57000*b2 + w*1.0526913
+		out[i] = b0 + b1 + b2 + w*0.1848
+	}
+	return out
+}
+
+// normalisePeak scales x down when its peak exceeds 0.99, so a 16-bit file
+// does not clip; the SNR is unchanged.
+func normalisePeak(x []float32) {
+	var peak float64
+	for _, v := range x {
+		peak = max(peak, math.Abs(float64(v)))
+	}
+	if peak > 0.99 {
+		g := float32(0.99 / peak)
+		for i := range x {
+			x[i] *= g
+		}
+	}
+}
+
+// Voice is a synthetic speaker: an espeak-ng voice (with variant, e.g.
+// "en+f3"), a speed in words per minute and a pitch (0–99).
+type Voice struct {
+	Name  string
+	Speed int
+	Pitch int
+}
+
+func (v Voice) String() string { return fmt.Sprintf("%s/s%d/p%d", v.Name, v.Speed, v.Pitch) }
+
+// Espeak synthesises text with espeak-ng in voice v, resampled to rate.
+func Espeak(text string, v Voice, rate int) (*frontend.Audio, error) {
+	if strings.HasPrefix(v.Name, "-") || strings.HasPrefix(text, "-") {
+		return nil, fmt.Errorf("datasets: espeak voice %q / text %q may not start with '-'", v.Name, text)
+	}
+	tmp, err := os.MkdirTemp("", "rfstream-espeak-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "s.wav")
+	cmd := exec.Command("espeak-ng", "-v", v.Name, "-s", strconv.Itoa(v.Speed), "-p", strconv.Itoa(v.Pitch), "-w", out, "--", text)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("espeak-ng (is it installed?): %v: %s", err, strings.TrimSpace(string(msg)))
+	}
+	return ReadAudioAt(out, rate)
+}
+
+// DigitText is how a synthesiser should say a digit string: the digits'
+// names, so no synthesiser reads "1 2" as "twelve".
+func DigitText(digits []string) (string, error) {
+	words := make([]string, len(digits))
+	for i, d := range digits {
+		k, err := strconv.Atoi(d)
+		if err != nil || k < 0 || k > 9 {
+			return "", fmt.Errorf("datasets: %q is not a digit", d)
+		}
+		words[i] = DigitWords[k]
+	}
+	return strings.Join(words, " "), nil
+}

@@ -1,0 +1,11 @@
+# Connected digit strings: frame classifier over HMM states + Viterbi (issue 6).
+.PHONY: eval-connected bench-connected
+
+# Train by alignment on the FSDD training split (takes 5-49), then WER/SER on generated strings of the
+# test split (clean, white noise at 20 and 10 dB SNR) and on espeak-ng voices never trained on.
+eval-connected: build
+	nice -n 10 $(BIN) eval connected
+
+# Real-time factor of frontend + features + classifier + decoder on one core.
+bench-connected:
+	OPENBLAS_NUM_THREADS=1 $(GO) test -run '^$$' -bench ConnectedRTF -cpu 1 -benchtime 20x .
