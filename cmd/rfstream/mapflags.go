@@ -21,6 +21,8 @@ type mapFlags struct {
 	// which the task sets because only it knows what its inputs are.
 	bins, g int
 	group   *transforms.Spec
+	// sel is the optional leverage-score selection of the map's features.
+	sel selectFlags
 }
 
 func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
@@ -32,6 +34,7 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
 	fs.IntVar(&f.bins, "bins", 5, "invariant: bins on each side of zero (2n+1 thresholds); features = m·(2n+1)")
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
+	f.sel.register(fs)
 }
 
 // recipe returns the recipe the flags describe for inputs of length in.
@@ -63,6 +66,11 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 
 // label describes the map for tables.
 func (f *mapFlags) label(m features.Map) string {
+	if f.sel.method != "" && f.sel.method != "none" {
+		plain := *f
+		plain.sel.method = ""
+		return plain.label(m) + " " + f.sel.method
+	}
 	switch f.kind {
 	case maxout.Kind:
 		return fmt.Sprintf("maxout m=%d q=%d", f.m, f.q)

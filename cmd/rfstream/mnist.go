@@ -29,6 +29,9 @@ type imageFlags struct {
 	trainImages, trainLabels, testImages, testLabels string
 	perClass                                         int
 	subsetSeed                                       uint64
+	// unlabelled is the whole training set's images (normalised) when
+	// --per-class keeps only some labels: feature selection may use them.
+	unlabelled *frontend.Images
 }
 
 func (f *imageFlags) register(fs *flag.FlagSet) {
@@ -59,11 +62,19 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if train, err = frontend.ReadIDXPair(f.trainImages, f.trainLabels); err != nil {
 			return nil, nil, err
 		}
+		f.unlabelled = train.Images
 		if f.perClass > 0 {
 			train = perClassSubset(train, f.perClass, f.subsetSeed)
 		}
 		if err := frontend.NormalizeRows(train.X); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
+		}
+		if f.perClass > 0 {
+			if err := frontend.NormalizeRows(f.unlabelled.X); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
+			}
+		} else {
+			f.unlabelled = train.Images
 		}
 	}
 	if f.testImages != "" || f.testLabels != "" {
@@ -134,6 +145,7 @@ type evalResult struct {
 	FeaturesPerSecond float64 `json:"features_per_second"`
 	PeakRSSMB         float64 `json:"peak_rss_mb"`
 	Backend           string  `json:"blas"`
+	*selection
 }
 
 type mnistRun struct {
@@ -154,9 +166,28 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
+	var slog io.Writer
+	if !quiet {
+		slog = log
+	}
+	classes := numClasses(train.Labels)
+	if test != nil {
+		classes = numClasses(train.Labels, test.Labels)
+	}
+	recipe, sel, err := mf.sel.apply(recipe, imf.unlabelled.X, train.X, train.Labels, classes, slog)
+	if err != nil {
+		return nil, err
+	}
 	run, err := trainAndTest(train, test, recipe, lambda, quiet, log)
 	if err != nil {
 		return nil, err
+	}
+	if sel != nil {
+		run.result.selection = sel
+		run.result.Map = mf.kind
+		if mf.kind == "maxout" {
+			run.result.Q = mf.q
+		}
 	}
 	run.result.PerClass = imf.perClass
 	run.model.Meta["train_images"] = imf.trainImages
