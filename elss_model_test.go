@@ -42,3 +42,43 @@ func TestModelWithSelectedMap(t *testing.T) {
 		}
 	}
 }
+
+// SelectFeatures chooses λ among its grid on held-out labelled rows, and
+// refuses to search without labels.
+func TestSelectFeaturesSearchesLambda(t *testing.T) {
+	const n, d = 600, 5
+	x := linalg.NewGeneral32(n, d)
+	features.FillNormal32(features.NewRand(2, 2), x.Data)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % 3
+		x.Data[i*d+labels[i]] += 2 // class c is shifted along axis c
+	}
+	base := features.Recipe{Kind: features.FourierKind, In: d, Seed: 4, Params: features.MarshalParams(features.FourierParams{M: 20, Sigma: 2})}
+	grid := []float64{1e-3, 1e-1, 10}
+	opt := SelectOptions{Config: elss.Config{Algorithm: elss.Top, Pool: 5}, N0: 300, Grid: grid, Seed: 1}
+	mp, rep, err := SelectFeatures(base, x, x, labels, 3, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Trials) != len(grid) || mp.OutDim() != 20 || rep.N0 != 300 || rep.M0 != 100 || rep.Seconds <= 0 {
+		t.Fatalf("report %+v, %d features", rep, mp.OutDim())
+	}
+	found := false
+	for _, tr := range rep.Trials {
+		if tr.Lambda == rep.Lambda {
+			found = true
+			for _, o := range rep.Trials {
+				if o.HeldOutError < tr.HeldOutError {
+					t.Fatalf("chose λ=%g (held-out error %v) over λ=%g (%v)", tr.Lambda, tr.HeldOutError, o.Lambda, o.HeldOutError)
+				}
+			}
+		}
+	}
+	if !found || mp.Params().Lambda != rep.Lambda {
+		t.Fatalf("chosen λ %g is not one tried (%+v) or not the map's (%g)", rep.Lambda, rep.Trials, mp.Params().Lambda)
+	}
+	if _, _, err := SelectFeatures(base, x, x, nil, 3, opt); err == nil {
+		t.Fatal("λ search without labels accepted")
+	}
+}
