@@ -186,11 +186,6 @@ type elssGrid struct {
 
 var elssMethods = []string{"plain", "elss1", "elss2"}
 
-// elssLambdaGrid is the selection λ tried on held-out rows (relative to the
-// mean diagonal of the pool's Gram). The large end approaches scores ∝ G_kk,
-// the small end uniform scores.
-var elssLambdaGrid = []float64{1e-3, 1e-2, 1e-1, 1, 10}
-
 // run measures every map × m × method × seed on one data set and prints its
 // table. The selection's λ is chosen on held-out training rows with the
 // first seed and kept for the others.
@@ -313,7 +308,7 @@ func (g *elssGrid) cell(d *elssData, kind, method string, m int, seed uint64, la
 			alg = elss.Top
 		}
 		mp, rep, err := rfstream.SelectFeatures(base, d.xtr, x, y, d.classes, rfstream.SelectOptions{
-			Config: elss.Config{Algorithm: alg, Pool: g.pool, Lambda: lambda}, N0: g.n0, Seed: seed, Grid: elssLambdaGrid})
+			Config: elss.Config{Algorithm: alg, Pool: g.pool, Lambda: lambda}, N0: g.n0, Seed: seed})
 		if err != nil {
 			return c, err
 		}
