@@ -50,7 +50,7 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 	wf.register(fs)
 	sets := fs.String("data", "mnist,digits", "data sets: mnist, digits")
 	maps := fs.String("maps", "fourier,maxout", "feature maps")
-	ms := fs.String("ms", "100,200,500,1000,2000", "final numbers of features")
+	ms := fs.String("ms", "100,200,500,1000,2000", "final numbers of features (empty: only the few-labels setting)")
 	seeds := fs.Int("seeds", 5, "seeds per cell (map, selection and, with few labels, the labelled subset)")
 	few := fs.String("few", "10,50", "also train on this many labels per class (MNIST; scores use all training inputs); empty: skip")
 	fewMs := fs.String("few-ms", "100,500,2000", "numbers of features in the few-labels setting")
@@ -70,9 +70,12 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 			*trainN = 10000
 		}
 	}
-	mv, err := parseInts(*ms)
-	if err != nil {
-		return err
+	var err error
+	var mv []int // empty: only the few-labels tables
+	if *ms != "" {
+		if mv, err = parseInts(*ms); err != nil {
+			return err
+		}
 	}
 	var fewV, fewMv []int
 	if *few != "" {
@@ -125,6 +128,9 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	// Every data set with all its labels first, then the few-labels settings.
 	for _, d := range data {
+		if len(mv) == 0 {
+			break
+		}
 		if err := g.run(d, mapKinds, mv, stdout, *out); err != nil {
 			return err
 		}
