@@ -105,6 +105,11 @@ func newFourierColumns(in int, p FourierParams, seed uint64, cols []int) (*fouri
 	if in <= 0 || p.M <= 0 || !(p.Sigma > 0) || math.IsInf(p.Sigma, 0) {
 		return nil, fmt.Errorf("features: fourier map needs in, m ≥ 1 and σ > 0, have in=%d m=%d σ=%v", in, p.M, p.Sigma)
 	}
+	if int64(p.M)*int64(in) > 1<<31 {
+		// The kept rows are found by drawing the whole stream: refuse a
+		// recipe whose stream alone would take minutes.
+		return nil, fmt.Errorf("features: fourier map of %d×%d projections exceeds 2³¹ values", p.M, in)
+	}
 	if err := CheckColumns(cols, p.M); err != nil {
 		return nil, err
 	}

@@ -23,8 +23,12 @@ func init() {
 // dropped chunk by chunk, so only the kept units' projections are ever held.
 // The result is an Applier, not a recipe of its own.
 func Columns(in int, p Params, seed uint64, cols []int) (*Map, error) {
-	if _, err := check(in, p); err != nil {
+	size, err := check(in, p)
+	if err != nil {
 		return nil, err
+	}
+	if size > 1<<31 {
+		return nil, fmt.Errorf("maxout: %d×%d projections exceed 2³¹ values", max(p.M*p.Q, p.Pool), in)
 	}
 	if err := features.CheckColumns(cols, p.M); err != nil {
 		return nil, err
