@@ -196,7 +196,7 @@ var elssMethods = []string{"plain", "elss1", "elss2"}
 // table. The selection's λ is chosen on held-out training rows with the
 // first seed and kept for the others.
 func (g *elssGrid) run(d *elssData, kinds []string, ms []int, stdout io.Writer, out string) error {
-	fmt.Fprintf(stdout, "\n%s, labels: %s (%d training rows, %d test), test error %% mean ± std over %d seeds; pool %d×m, scores on %d unlabelled rows\n",
+	fmt.Fprintf(stdout, "\n%s, labels: %s of %d training rows (all of them unlabelled inputs for the scores), %d test; test error %% mean ± std over %d seeds; pool %d×m, scores on %d rows\n",
 		d.name, d.labelRows, d.xtr.Rows, d.xte.Rows, g.seeds, g.pool, min(g.n0, d.xtr.Rows))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "map\tm\t")
