@@ -49,6 +49,10 @@ type Map struct {
 	pool    blas32.General // Pool × in
 	members []int32        // m·q, unit-major
 
+	// scale multiplies every feature: 1/√m, or 1/√M0 for the columns of a
+	// pool of M0 units (see Columns).
+	scale float32
+
 	scratch sync.Pool
 }
 
@@ -69,19 +73,14 @@ func init() {
 
 // New builds the maxout map for inputs of length in.
 func New(in int, p Params, seed uint64) (*Map, error) {
-	switch {
-	case in <= 0:
-		return nil, fmt.Errorf("maxout: input dimension %d", in)
-	case p.M <= 0 || p.Q <= 0:
-		return nil, fmt.Errorf("maxout: need m ≥ 1 and q ≥ 1, have m=%d q=%d", p.M, p.Q)
-	case p.Q > 255:
-		return nil, fmt.Errorf("maxout: q=%d exceeds 255 (codes are bytes)", p.Q)
-	case p.Pool < 0 || (p.Pool > 0 && p.Pool < p.Q):
-		return nil, fmt.Errorf("maxout: pool of %d projections cannot give %d distinct ones per unit", p.Pool, p.Q)
-	case int64(max(p.M*p.Q, p.Pool))*int64(in) > 1<<31:
+	size, err := check(in, p)
+	if err != nil {
+		return nil, err
+	}
+	if size > 1<<31 {
 		return nil, fmt.Errorf("maxout: %d×%d projections exceed 2³¹ values", max(p.M*p.Q, p.Pool), in)
 	}
-	mp := &Map{in: in, seed: seed, p: p}
+	mp := &Map{in: in, seed: seed, p: p, scale: float32(1 / math.Sqrt(float64(p.M)))}
 	if p.Pool > 0 {
 		mp.buildPool()
 	} else {
@@ -94,9 +93,15 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 // coordinate) from stream 0, then stores it in the blocked layout, so the
 // map does not depend on the block size.
 func (mp *Map) buildPrivate() {
-	m, q, d := mp.p.M, mp.p.Q, mp.in
-	canon := make([]float32, m*q*d)
+	canon := make([]float32, mp.p.M*mp.p.Q*mp.in)
 	features.FillNormal32(features.NewRand(mp.seed, 0), canon)
+	mp.layOut(canon)
+}
+
+// layOut stores canonical projections (unit, projection, coordinate) of
+// mp.p.M units in the blocked layout.
+func (mp *Map) layOut(canon []float32) {
+	m, q, d := mp.p.M, mp.p.Q, mp.in
 	mp.w = linalg.NewGeneral32(m*q, d)
 	for b0 := 0; b0 < m; b0 += unitBlock {
 		bs := min(unitBlock, m-b0)
@@ -113,22 +118,28 @@ func (mp *Map) buildPrivate() {
 // buildPool draws the pool from stream 0 and each unit's q distinct pool
 // members from stream 1 (a partial Fisher–Yates shuffle per unit).
 func (mp *Map) buildPool() {
-	P, m, q := mp.p.Pool, mp.p.M, mp.p.Q
-	mp.pool = linalg.NewGeneral32(P, mp.in)
+	mp.pool = linalg.NewGeneral32(mp.p.Pool, mp.in)
 	features.FillNormal32(features.NewRand(mp.seed, 0), mp.pool.Data)
-	rng := features.NewRand(mp.seed, 1)
+	mp.members = drawMembers(mp.p, mp.seed)
+}
+
+// drawMembers draws every unit's q distinct pool members from stream 1.
+func drawMembers(p Params, seed uint64) []int32 {
+	P, m, q := p.Pool, p.M, p.Q
+	rng := features.NewRand(seed, 1)
 	perm := make([]int32, P)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	mp.members = make([]int32, m*q)
+	members := make([]int32, m*q)
 	for l := 0; l < m; l++ {
 		for j := 0; j < q; j++ {
 			k := j + int(rng.Uint64N(uint64(P-j)))
 			perm[j], perm[k] = perm[k], perm[j]
-			mp.members[l*q+j] = perm[j]
+			members[l*q+j] = perm[j]
 		}
 	}
+	return members
 }
 
 func (mp *Map) InDim() int  { return mp.in }
@@ -184,7 +195,7 @@ func (mp *Map) putScratch(s []float32) { mp.scratch.Put(&s) }
 
 // run computes features (and codes, when codes is not nil) chunk by chunk.
 func (mp *Map) run(dst, x blas32.General, codes []uint8) {
-	scale := float32(1 / math.Sqrt(float64(mp.p.M)))
+	scale := mp.scale
 	if mp.p.Pool > 0 {
 		mp.runPool(dst, x, codes, scale)
 		return

@@ -247,6 +247,8 @@ type digitsResult struct {
 	DropsStd     map[string]float64 `json:"drops_std,omitempty"`
 	TrainSeconds float64            `json:"train_seconds"`
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
+	Select       string             `json:"select,omitempty"`
+	ScoreSeconds float64            `json:"score_seconds,omitempty"` // ELSS scoring, all splits and seeds
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -353,6 +355,14 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			recipe, err := mfs.recipe(wc.Dim())
 			if err != nil {
 				return err
+			}
+			recipe, sel, err := mfs.sel.apply(recipe, xtr, xtr, ytr, len(labels), nil)
+			if err != nil {
+				return err
+			}
+			if sel != nil {
+				res.Select = sel.Method
+				res.ScoreSeconds += sel.ScoreSeconds
 			}
 			fm, err := features.Build(recipe)
 			if err != nil {

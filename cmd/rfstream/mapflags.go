@@ -29,6 +29,8 @@ type mapFlags struct {
 	// templateRows are the unlabelled rows that --templates data draws
 	// from; a task that offers data templates sets them.
 	templateRows *blas32.General
+	// sel is the optional leverage-score selection of the map's features.
+	sel selectFlags
 }
 
 func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
@@ -44,6 +46,7 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
 	fs.Float64Var(&f.eps, "epsilon", 0.5, "invariant: ε of the Gaussian templates' rejection bound")
+	f.sel.register(fs)
 }
 
 // recipe returns the recipe the flags describe for inputs of length in.
@@ -88,6 +91,11 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 
 // label describes the map for tables.
 func (f *mapFlags) label(m features.Map) string {
+	if f.sel.method != "" && f.sel.method != "none" {
+		plain := *f
+		plain.sel.method = ""
+		return plain.label(m) + " " + f.sel.method
+	}
 	switch f.kind {
 	case maxout.Kind:
 		return fmt.Sprintf("maxout m=%d q=%d", f.m, f.q)

@@ -184,6 +184,7 @@ type evalResult struct {
 	FeaturesPerSecond float64 `json:"features_per_second"`
 	PeakRSSMB         float64 `json:"peak_rss_mb"`
 	Backend           string  `json:"blas"`
+	*selection
 }
 
 type mnistRun struct {
@@ -207,9 +208,28 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
+	var slog io.Writer
+	if !quiet {
+		slog = log
+	}
+	classes := numClasses(train.Labels)
+	if test != nil {
+		classes = numClasses(train.Labels, test.Labels)
+	}
+	recipe, sel, err := mf.sel.apply(recipe, imf.unlabelled, train.X, train.Labels, classes, slog)
+	if err != nil {
+		return nil, err
+	}
 	run, err := trainAndTest(train, test, recipe, lambda, quiet, log)
 	if err != nil {
 		return nil, err
+	}
+	if sel != nil {
+		run.result.selection = sel
+		run.result.Map = mf.kind
+		if mf.kind == "maxout" {
+			run.result.Q = mf.q
+		}
 	}
 	run.result.PerClass = imf.perClass
 	run.model.Meta["train_images"] = imf.trainImages
