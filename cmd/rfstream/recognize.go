@@ -22,8 +22,11 @@ type recognition struct {
 	Conf float64 `json:"conf"`
 	// Alternatives are the best hypotheses, best first (the first is Text).
 	Alternatives []rfstream.Hypothesis `json:"alternatives,omitempty"`
-	Task         string                `json:"task"`
-	Seconds      float64               `json:"seconds"` // duration of the recording
+	// Words are the recognised words with their times and confidences,
+	// from models that decode word sequences.
+	Words   []rfstream.Word `json:"words,omitempty"`
+	Task    string          `json:"task"`
+	Seconds float64         `json:"seconds"` // duration of the recording
 }
 
 // recognizer recognises one recording with a model of one task.
