@@ -3,8 +3,6 @@ package invariant
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -84,7 +82,7 @@ func HaarGram(g transforms.Group, k0 Base, x, z blas32.General) (blas64.General,
 		linalg.MulABt32(dots, x, gz)
 		// k0 costs a square root per entry (as much as the product at
 		// d = 40), so the rows are shared among the CPUs.
-		parallelRows(x.Rows, func(r0, r1 int) {
+		linalg.ParallelRows(x.Rows, 16, func(r0, r1 int) {
 			for i := r0; i < r1; i++ {
 				drow := linalg.Row32(dots, i)
 				krow := k.Data[i*k.Stride : i*k.Stride+z.Rows]
@@ -106,25 +104,6 @@ func HaarGram(g transforms.Group, k0 Base, x, z blas32.General) (blas64.General,
 func OrbitDistance(g transforms.Group, x, z []float32) (float64, error) {
 	k, err := HaarPair(g, CDFBase(0, len(x)), x, z)
 	return -k, err
-}
-
-// parallelRows splits [0, n) among the CPUs.
-func parallelRows(n int, f func(r0, r1 int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/16))
-	if workers <= 1 {
-		f(0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for r0 := 0; r0 < n; r0 += per {
-		wg.Add(1)
-		go func(r0, r1 int) {
-			defer wg.Done()
-			f(r0, r1)
-		}(r0, min(r0+per, n))
-	}
-	wg.Wait()
 }
 
 func dot64(a, b []float32) float64 {

@@ -21,8 +21,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -307,21 +305,7 @@ func (m *Map) Apply(dst, x blas32.General) {
 
 // pool turns projections into CDF features, splitting rows among the CPUs.
 func (m *Map) pool(dst, proj blas32.General) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, dst.Rows/8))
-	if workers == 1 {
-		m.poolRows(dst, proj, 0, dst.Rows)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (dst.Rows + workers - 1) / workers
-	for r0 := 0; r0 < dst.Rows; r0 += per {
-		wg.Add(1)
-		go func(r0, r1 int) {
-			defer wg.Done()
-			m.poolRows(dst, proj, r0, r1)
-		}(r0, min(r0+per, dst.Rows))
-	}
-	wg.Wait()
+	linalg.ParallelRows(dst.Rows, 8, func(r0, r1 int) { m.poolRows(dst, proj, r0, r1) })
 }
 
 // poolRows counts, for rows [r0, r1) and every template, how many of its |G|
