@@ -57,8 +57,8 @@ type Map struct {
 }
 
 const (
-	rowChunk  = 512 // inputs per GEMM
-	unitBlock = 512 // units per GEMM
+	rowChunk  = 1024 // inputs per GEMM
+	unitBlock = 512  // units per GEMM
 )
 
 func init() {
