@@ -90,23 +90,14 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	const pipe = "bench"
+	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed}
+	srv, err := startLocalPipeline(pl)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	workers, err := srv.Connect("bench stages")
-	if err != nil {
-		return err
-	}
-	defer workers.Close()
-	const pipe = "bench"
-	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed}
-	st, err := streaming.Start(workers, pl)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	st := srv.Stages
 	clients := make([]*nats.Conn, 4)
 	for i := range clients {
 		if clients[i], err = srv.Connect(fmt.Sprintf("bench client %d", i)); err != nil {

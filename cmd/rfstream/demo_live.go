@@ -53,21 +53,12 @@ func demoLive(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	srv, err := startLocalPipeline(streaming.Pipeline{Name: "demo", Words: words, Images: tagger})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	workers, err := srv.Connect("demo stages")
-	if err != nil {
-		return err
-	}
-	defer workers.Close()
-	st, err := streaming.Start(workers, streaming.Pipeline{Name: "demo", Words: words, Images: tagger})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	st := srv.Stages
 	client, err := srv.Connect("demo client")
 	if err != nil {
 		return err

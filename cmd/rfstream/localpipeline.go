@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream/streaming"
+)
+
+// localPipeline is an embedded loopback NATS server with every stage of a
+// pipeline running on it, for the commands that measure or show the whole
+// path in one process (demo, bench-stream). Clients connect with Connect.
+type localPipeline struct {
+	*streaming.Embedded
+	workers *nats.Conn
+	Stages  *streaming.Stages
+}
+
+// startLocalPipeline starts the server (TCP on loopback, so the clients'
+// traffic takes the same path as a remote client's) and the stages.
+func startLocalPipeline(p streaming.Pipeline) (*localPipeline, error) {
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		return nil, err
+	}
+	workers, err := srv.Connect(p.Name + " stages")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	st, err := streaming.Start(workers, p)
+	if err != nil {
+		workers.Close()
+		srv.Close()
+		return nil, err
+	}
+	return &localPipeline{Embedded: srv, workers: workers, Stages: st}, nil
+}
+
+// Close drains the stages, then closes the workers' connection and the
+// server.
+func (l *localPipeline) Close() {
+	l.Stages.Close()
+	l.workers.Close()
+	l.Embedded.Close()
+}
