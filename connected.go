@@ -265,3 +265,40 @@ func RecognizeConnected(m *Model, a *frontend.Audio) (Result, error) {
 	}
 	return c.Recognize(a)
 }
+
+// BaseFrames is the frontend half of Frames for a pipeline that splits the
+// work between processes: the frames before ±k splicing, 1/(2k+1) of the
+// size to send. Splice(BaseFrames(a)) equals Frames(a) exactly, since
+// splicing only copies (edges replicated, as the frontend does).
+func (c *Connected) BaseFrames(a *frontend.Audio) (blas32.General, error) {
+	cc := *c
+	cc.Input.Audio.Splice = 0
+	return cc.Frames(a)
+}
+
+// BaseDim is the length of a frame from BaseFrames.
+func (c *Connected) BaseDim() int {
+	in := c.Input.Audio
+	in.Splice = 0
+	return in.Dim()
+}
+
+// Splice turns frames from BaseFrames into the model's input frames.
+func (c *Connected) Splice(base blas32.General) blas32.General {
+	out := linalg.NewGeneral32(base.Rows, c.Input.Audio.Dim())
+	spliceInto(out, base, 0, base.Rows, c.Input.Audio.Splice)
+	return out
+}
+
+// DecodeWords decodes scaled log-likelihoods into words timed from the
+// first frame.
+func (c *Connected) DecodeWords(ll blas32.General) ([]Word, error) {
+	r, err := c.DecodeFrames(ll)
+	if err != nil {
+		return nil, err
+	}
+	return resultOf(r.Words, true).Words, nil
+}
+
+// Classes is the number of HMM-state classes: the width of LogLikelihoods.
+func (c *Connected) Classes() int { return c.classes }

@@ -29,21 +29,24 @@ func DefaultConnectedStreamConfig() SpotterConfig {
 // open its audio so far is decoded into a partial result every
 // PartialEveryMs. Results depend only on the samples, never on the chunking.
 type ConnectedStream struct {
-	seg   *Segmenter
-	rec   *Connected
-	padS  float64
-	words []Word // final words so far
+	seg *Segmenter
+	rec *Connected
+	tr  *ConnectedTranscript
 }
 
 // NewConnectedStream starts a recogniser for input at rate Hz.
 func NewConnectedStream(c *Connected, cfg SpotterConfig, rate int) (*ConnectedStream, error) {
-	wc := frontend.WordConfig{Audio: c.Input.Audio}
-	seg, err := NewSegmenter(wc, cfg, rate)
+	seg, err := NewConnectedSegmenter(c, cfg, rate)
 	if err != nil {
 		return nil, err
 	}
-	padFrames := math.Ceil(cfg.PadMs / c.Input.Audio.HopMs)
-	return &ConnectedStream{seg: seg, rec: c, padS: padFrames * c.Input.Audio.HopMs / 1000}, nil
+	return &ConnectedStream{seg: seg, rec: c, tr: NewConnectedTranscript(c, cfg)}, nil
+}
+
+// NewConnectedSegmenter cuts a stream at rate Hz into the utterances a
+// connected model decodes, at the model's rate.
+func NewConnectedSegmenter(c *Connected, cfg SpotterConfig, rate int) (*Segmenter, error) {
+	return NewSegmenter(frontend.WordConfig{Audio: c.Input.Audio}, cfg, rate)
 }
 
 // Push adds samples and returns the results they complete.
@@ -57,39 +60,72 @@ func (s *ConnectedStream) results(segs []Segment, end bool) []Result {
 	for _, sg := range segs {
 		r, err := s.rec.Recognize(sg.Audio)
 		if err != nil {
-			out = append(out, Result{Text: s.text(nil), Final: sg.Final, Words: s.snapshot(nil),
-				Error: fmt.Sprintf("utterance at %.2fs: %v", sg.Start, err)})
+			out = append(out, s.tr.Error(sg, err))
 			continue
 		}
-		// The segment's audio starts PadMs before its first speech frame
-		// (less at the very start of the stream).
-		off := math.Max(sg.Start-s.padS, 0)
-		ws := make([]Word, len(r.Words))
-		for i, w := range r.Words {
-			w.Start += off
-			w.End += off
-			ws[i] = w
-		}
-		if sg.Final {
-			s.words = append(s.words, ws...)
-			out = append(out, Result{Text: s.text(nil), Final: true, Words: s.snapshot(nil)})
-			continue
-		}
-		out = append(out, Result{Text: s.text(ws), Words: s.snapshot(ws)})
+		out = append(out, s.tr.Add(sg, r.Words))
 	}
 	if end {
-		out = append(out, Result{Text: s.text(nil), Final: true, EOS: true, Words: s.snapshot(nil)})
+		out = append(out, s.tr.End())
 	}
 	return out
 }
 
-func (s *ConnectedStream) snapshot(extra []Word) []Word {
-	return append(append([]Word{}, s.words...), extra...)
+// ConnectedTranscript turns the decoded utterances of one stream, taken in
+// segment order, into its results: a final result carries every word of the
+// closed utterances so far, a partial one adds the open utterance's words.
+// The streaming decoder stage keeps one per stream, so results over NATS are
+// built by the same code as ConnectedStream's.
+type ConnectedTranscript struct {
+	padS  float64
+	words []Word // words of the closed utterances
 }
 
-func (s *ConnectedStream) text(extra []Word) string {
+// NewConnectedTranscript starts the transcript of a stream segmented with
+// cfg for model c.
+func NewConnectedTranscript(c *Connected, cfg SpotterConfig) *ConnectedTranscript {
+	padFrames := math.Ceil(cfg.PadMs / c.Input.Audio.HopMs)
+	return &ConnectedTranscript{padS: padFrames * c.Input.Audio.HopMs / 1000}
+}
+
+// Add takes the words decoded from segment sg, timed from the start of the
+// segment's audio, and returns the stream's result after it.
+func (t *ConnectedTranscript) Add(sg Segment, words []Word) Result {
+	// The segment's audio starts PadMs before its first speech frame
+	// (less at the very start of the stream).
+	off := math.Max(sg.Start-t.padS, 0)
+	ws := make([]Word, len(words))
+	for i, w := range words {
+		w.Start += off
+		w.End += off
+		ws[i] = w
+	}
+	if sg.Final {
+		t.words = append(t.words, ws...)
+		return Result{Text: t.text(nil), Final: true, Words: t.snapshot(nil)}
+	}
+	return Result{Text: t.text(ws), Words: t.snapshot(ws)}
+}
+
+// Error is the result for a segment that could not be decoded; the
+// stream goes on with the words it has.
+func (t *ConnectedTranscript) Error(sg Segment, err error) Result {
+	return Result{Text: t.text(nil), Final: sg.Final, Words: t.snapshot(nil),
+		Error: fmt.Sprintf("utterance at %.2fs: %v", sg.Start, err)}
+}
+
+// End is the stream's last result.
+func (t *ConnectedTranscript) End() Result {
+	return Result{Text: t.text(nil), Final: true, EOS: true, Words: t.snapshot(nil)}
+}
+
+func (t *ConnectedTranscript) snapshot(extra []Word) []Word {
+	return append(append([]Word{}, t.words...), extra...)
+}
+
+func (t *ConnectedTranscript) text(extra []Word) string {
 	var parts []string
-	for _, w := range s.snapshot(extra) {
+	for _, w := range t.snapshot(extra) {
 		parts = append(parts, w.Word)
 	}
 	return strings.Join(parts, " ")

@@ -330,3 +330,29 @@ func TestTuneConnected(t *testing.T) {
 		t.Error("tuning without dev strings accepted")
 	}
 }
+
+// TestBaseFramesSpliceToFrames: the frontend half a pipeline sends between
+// processes, spliced on the other side, is exactly the model's input.
+func TestBaseFramesSpliceToFrames(t *testing.T) {
+	c, err := NewConnected(trainToneModel(t, "softmax"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	a := &frontend.Audio{Rate: 8000, Samples: append(datasets.Silence(1600, toneFloor, rng), toneWord("hi", 0.3, 0.2, 8000)...)}
+	want, err := c.Frames(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := c.BaseFrames(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Cols != c.BaseDim() || base.Cols*(2*c.Input.Audio.Splice+1) != want.Cols {
+		t.Fatalf("base frames %d wide, BaseDim %d, spliced %d", base.Cols, c.BaseDim(), want.Cols)
+	}
+	got := c.Splice(base)
+	if got.Rows != want.Rows || !reflect.DeepEqual(got.Data[:got.Rows*got.Cols], want.Data[:want.Rows*want.Cols]) {
+		t.Fatal("Splice(BaseFrames(a)) differs from Frames(a)")
+	}
+}

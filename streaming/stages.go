@@ -21,9 +21,9 @@ import (
 
 // Stage names, for running only some stages in a process.
 const (
-	StageFrontend = "frontend" // PCM → word vectors (stateful per stream)
-	StageFeatures = "features" // word vectors → class scores (stateless, queue group, batched)
-	StageDecoder  = "decoder"  // class scores → results (stateful per stream)
+	StageFrontend = "frontend" // PCM → word vectors or frames (stateful per stream)
+	StageFeatures = "features" // word vectors → class scores, frames → state log-likelihoods (stateless, queue group, batched)
+	StageDecoder  = "decoder"  // scores → results, log-likelihoods → Viterbi → results (stateful per stream)
 	StageTagger   = "tagger"   // images → top-k tags (stateless, queue group, batched)
 )
 
@@ -39,8 +39,15 @@ const (
 
 // Pipeline is what a set of stages runs.
 type Pipeline struct {
-	Name    string
-	Words   *rfstream.WordClassifier // audio model; nil when the pipeline has none
+	Name  string
+	Words *rfstream.WordClassifier // isolated-word audio model
+	// Connected is a connected-word audio model: the frontend cuts
+	// utterances and sends their frames, the features stage turns frames
+	// into HMM-state log-likelihoods, the decoder runs Viterbi over them.
+	// A pipeline has at most one audio model, Words or Connected.
+	Connected *rfstream.Connected
+	// Spotter segments the audio (default: DefaultSpotterConfig for a word
+	// model, DefaultConnectedStreamConfig for a connected one).
 	Spotter rfstream.SpotterConfig
 	Images  *rfstream.ImageTagger // image model; nil when the pipeline has none
 	TopK    int                   // tags per image (default 3)
@@ -97,7 +104,19 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
+		if p.Connected != nil {
+			p.Spotter = rfstream.DefaultConnectedStreamConfig()
+		}
 	}
+}
+
+// audioKinds are the subject kinds between the audio stages: what the
+// frontend sends to the features stage, and what that sends the decoder.
+func (p *Pipeline) audioKinds() (toFeatures, toDecoder string) {
+	if p.Connected != nil {
+		return KindFrames, KindLogLik
+	}
+	return KindVector, KindScores
 }
 
 // Stats counts what the stages saw; all fields are totals since Start.
@@ -168,25 +187,30 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		var err error
 		switch n {
 		case StageFrontend, StageFeatures, StageDecoder:
-			if p.Words == nil {
-				err = fmt.Errorf("streaming: stage %s needs a word model", n)
+			if (p.Words == nil) == (p.Connected == nil) {
+				err = fmt.Errorf("streaming: stage %s needs one audio model, a word model or a connected one", n)
 				break
 			}
+			toFeatures, toDecoder := p.audioKinds()
 			switch n {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
 			case StageFeatures:
 				s.vectorCh = make(chan work, 4096)
-				err = s.stateless(KindVector, QueueFeatures, s.vectorCh)
+				err = s.stateless(toFeatures, QueueFeatures, s.vectorCh)
 				// Shedding looks at the whole backlog (up to 8 batches) at
 				// once, so each stream keeps at most its newest partial.
 				limit := p.Batch
 				if p.ShedPartials {
 					limit = 8 * p.Batch
 				}
-				s.loop(s.vectorCh, limit, s.scoreVectors)
+				if p.Connected != nil {
+					s.loop(s.vectorCh, limit, s.scoreFrames)
+				} else {
+					s.loop(s.vectorCh, limit, s.scoreVectors)
+				}
 			case StageDecoder:
-				err = s.sub(Wildcard(p.Name, KindScores), "", s.onScores)
+				err = s.sub(Wildcard(p.Name, toDecoder), "", s.onScores)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -490,7 +514,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		if rate <= 0 {
 			return fail("the first message of a stream needs an %s header", HdrRate)
 		}
-		seg, err := rfstream.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+		seg, err := s.newSegmenter(rate)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -515,33 +539,59 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	return eos
 }
 
+func (s *Stages) newSegmenter(rate int) (*rfstream.Segmenter, error) {
+	if s.p.Connected != nil {
+		return rfstream.NewConnectedSegmenter(s.p.Connected, s.p.Spotter, rate)
+	}
+	return rfstream.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+}
+
 func (s *Stages) endSegments(stream string, st *frontStream) {
 	for _, seg := range st.seg.Flush() {
 		s.publishSegment(stream, st, seg)
 	}
-	m := nats.NewMsg(Subject(s.p.Name, KindVector, stream))
+	kind, _ := s.p.audioKinds()
+	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
 	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
 	s.nc.PublishMsg(m)
 }
 
-// publishSegment computes a segment's word vector (frontend work) and
-// hands it to the features stage.
+// publishSegment computes a segment's word vector, or for a connected
+// model its frames before splicing (frontend work), and hands it to the
+// features stage.
 func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Segment) {
-	m := nats.NewMsg(Subject(s.p.Name, KindVector, stream))
+	kind, _ := s.p.audioKinds()
+	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrSeq, strconv.Itoa(seg.Seq))
 	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
 	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
 	m.Header.Set(HdrFinal, boolHeader(seg.Final))
-	v, err := s.p.Words.Vector(seg.Audio)
-	if err != nil {
-		m.Header.Set(HdrError, err.Error())
+	var v []float32
+	var err error
+	if c := s.p.Connected; c != nil {
+		var x blas32.General
+		if x, err = c.BaseFrames(seg.Audio); err == nil {
+			v = x.Data[:x.Rows*x.Cols]
+		}
 	} else {
+		v, err = s.p.Words.Vector(seg.Audio)
+	}
+	switch {
+	case err != nil:
+		m.Header.Set(HdrError, err.Error())
+	case 4*len(v) > maxPayload(s.nc):
+		m.Header.Set(HdrError, fmt.Sprintf("segment of %d values is more than the server's %d-byte message limit", len(v), maxPayload(s.nc)))
+	default:
 		m.Data = EncodeF32(v)
 	}
 	st.segments++
 	s.nc.PublishMsg(m)
 }
+
+// maxPayload is the largest message body the stages publish: the server's
+// limit less room for headers.
+func maxPayload(nc *nats.Conn) int { return int(nc.MaxPayload()) - 4096 }
 
 // scoreVectors maps a batch of word vectors from any streams in one GEMM.
 func (s *Stages) scoreVectors(batch []work) {
@@ -582,6 +632,48 @@ func (s *Stages) scoreVectors(batch []work) {
 		case len(m.Data) > 0 && m.Header.Get(HdrError) == "":
 			out.Header.Set(HdrError, fmt.Sprintf("word vector of %d bytes, the model takes %d values", len(m.Data), dim))
 		}
+		s.nc.PublishMsg(out)
+	}
+	ackAll(batch)
+}
+
+// scoreFrames turns each segment's frames into HMM-state log-likelihoods.
+// A segment holds a whole utterance (hundreds of frames), so each is one
+// GEMM of its own; batching only saves the channel round trips.
+func (s *Stages) scoreFrames(batch []work) {
+	c := s.p.Connected
+	dim := c.BaseDim()
+	s.stats.vectors.Add(int64(len(batch)))
+	stale := s.stalePartials(batch)
+	outs := make([]*nats.Msg, len(batch))
+	for i, w := range batch {
+		m := w.m
+		out := nats.NewMsg(Subject(s.p.Name, KindLogLik, StreamOf(m.Subject)))
+		for k, v := range m.Header {
+			out.Header[k] = v
+		}
+		outs[i] = out
+		switch {
+		case stale[i]:
+			out.Header.Set(HdrSkipped, "1")
+		case m.Header.Get(HdrError) != "" || headerBool(m, HdrEOS):
+		case len(m.Data) == 0 || len(m.Data)%(4*dim) != 0:
+			out.Header.Set(HdrError, fmt.Sprintf("frames of %d bytes, the model takes rows of %d values", len(m.Data), dim))
+		default:
+			v, _ := DecodeF32(m.Data)
+			base := blas32.General{Rows: len(v) / dim, Cols: dim, Stride: dim, Data: v}
+			ll := c.LogLikelihoods(c.Splice(base))
+			if n := 4 * ll.Rows * ll.Cols; n > maxPayload(s.nc) {
+				out.Header.Set(HdrError, fmt.Sprintf("log-likelihoods of %d bytes are more than the server's message limit", n))
+				break
+			}
+			out.Data = EncodeF32(ll.Data[:ll.Rows*ll.Cols])
+		}
+	}
+	if s.p.hold != nil {
+		s.p.hold()
+	}
+	for _, out := range outs {
 		s.nc.PublishMsg(out)
 	}
 	ackAll(batch)
@@ -643,9 +735,45 @@ func ackAll(batch []work) {
 // decStream is the decoder stage's state for one stream.
 type decStream struct {
 	reorder
-	tr    rfstream.Transcript
-	count int // segments announced by the EOS marker; -1 before it
+	tr    rfstream.Transcript           // word model
+	ct    *rfstream.ConnectedTranscript // connected model
+	count int                           // segments announced by the EOS marker; -1 before it
 	last  time.Time
+}
+
+// result turns a segment's scores (word model) or log-likelihoods (connected
+// model) into the stream's result.
+func (st *decStream) result(c *rfstream.Connected, seg rfstream.Segment, data []byte) rfstream.Result {
+	v, err := DecodeF32(data)
+	if c == nil {
+		if err != nil || len(v) != len(st.tr.Labels) {
+			return st.tr.Error(seg, fmt.Errorf("scores of %d bytes for %d labels", len(data), len(st.tr.Labels)))
+		}
+		return st.tr.Add(seg, v)
+	}
+	k := c.Classes()
+	if err != nil || len(v) == 0 || len(v)%k != 0 {
+		return st.ct.Error(seg, fmt.Errorf("log-likelihoods of %d bytes for %d states", len(data), k))
+	}
+	words, err := c.DecodeWords(blas32.General{Rows: len(v) / k, Cols: k, Stride: k, Data: v})
+	if err != nil {
+		return st.ct.Error(seg, err)
+	}
+	return st.ct.Add(seg, words)
+}
+
+func (st *decStream) fail(seg rfstream.Segment, err error) rfstream.Result {
+	if st.ct != nil {
+		return st.ct.Error(seg, err)
+	}
+	return st.tr.Error(seg, err)
+}
+
+func (st *decStream) end() rfstream.Result {
+	if st.ct != nil {
+		return st.ct.End()
+	}
+	return st.tr.End()
 }
 
 func (s *Stages) onScores(m *nats.Msg) {
@@ -659,7 +787,12 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	st := s.dec[stream]
 	if st == nil {
-		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, tr: rfstream.Transcript{Labels: s.p.Words.Model.Labels}, count: -1}
+		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
+		if c := s.p.Connected; c != nil {
+			st.ct = rfstream.NewConnectedTranscript(c, s.p.Spotter)
+		} else {
+			st.tr = rfstream.Transcript{Labels: s.p.Words.Model.Labels}
+		}
 		s.dec[stream] = st
 	}
 	st.last = time.Now()
@@ -691,18 +824,14 @@ func (s *Stages) onScores(m *nats.Msg) {
 			continue // a partial shed by the features stage: no result
 		}
 		seg := rfstream.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
-		scores, err := DecodeF32(msg.Data)
-		switch {
-		case msg.Header.Get(HdrError) != "":
-			s.publishResult(stream, st.tr.Error(seg, errors.New(msg.Header.Get(HdrError))))
-		case err != nil || len(scores) != len(st.tr.Labels):
-			s.publishResult(stream, st.tr.Error(seg, fmt.Errorf("scores of %d bytes for %d labels", len(msg.Data), len(st.tr.Labels))))
-		default:
-			s.publishResult(stream, st.tr.Add(seg, scores))
+		if e := msg.Header.Get(HdrError); e != "" {
+			s.publishResult(stream, st.fail(seg, errors.New(e)))
+		} else {
+			s.publishResult(stream, st.result(s.p.Connected, seg, msg.Data))
 		}
 	}
 	if st.count >= 0 && st.next >= st.count {
-		s.publishResult(stream, st.tr.End())
+		s.publishResult(stream, st.end())
 		delete(s.dec, stream)
 		s.decEnded[stream] = time.Now()
 	}
@@ -719,7 +848,7 @@ func (s *Stages) endDecoderIdle(stream string, st *decStream) {
 	}
 	s.stats.lost.Add(1)
 	s.errorResult(stream, "decoder idle for %v: %s never arrived; ending the stream", 2*s.p.IdleTimeout, missing)
-	s.publishResult(stream, st.tr.End())
+	s.publishResult(stream, st.end())
 }
 
 // TagsMessage is the JSON payload of a tags subject.

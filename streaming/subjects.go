@@ -12,12 +12,15 @@ import (
 // Version is the protocol version in every subject.
 const Version = "v1"
 
-// Kinds of subject, in pipeline order for audio (pcm → vector → scores →
-// result) and for images (image → tags).
+// Kinds of subject, in pipeline order for audio with a word model (pcm →
+// vector → scores → result), for audio with a connected-word model (pcm →
+// frames → loglik → result) and for images (image → tags).
 const (
 	KindPCM    = "pcm"
 	KindVector = "vector"
 	KindScores = "scores"
+	KindFrames = "frames"
+	KindLogLik = "loglik"
 	KindResult = "result"
 	KindImage  = "image"
 	KindTags   = "tags"

@@ -51,6 +51,26 @@ func digitModel(path string, log io.Writer) (*rfstream.WordClassifier, error) {
 	return rfstream.NewWordClassifier(m)
 }
 
+// audioModel returns the audio model at path for a pipeline: a word model
+// or a connected-word model, told apart by the model's task. Without a
+// path it is the default digit word model.
+func audioModel(path string, log io.Writer) (*rfstream.WordClassifier, *rfstream.Connected, error) {
+	if path == "" {
+		w, err := digitModel("", log)
+		return w, nil, err
+	}
+	m, err := rfstream.LoadModel(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Task == rfstream.TaskConnected {
+		c, err := rfstream.NewConnected(m)
+		return nil, c, err
+	}
+	w, err := rfstream.NewWordClassifier(m)
+	return w, nil, err
+}
+
 // defaultDigitWordModel loads the data cache's digit model, training it on
 // FSDD's official training takes first when it is missing.
 func defaultDigitWordModel(log io.Writer) (*rfstream.Model, error) {

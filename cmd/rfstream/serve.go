@@ -42,7 +42,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	fs := newFlagSet("serve", "[flags]", stderr)
 	var nf natsFlags
 	nf.register(fs, true)
-	model := fs.String("model", "", "word model (default: the digit model in the data cache, trained on first use)")
+	model := fs.String("model", "", "audio model: a word model or a connected-word model (default: the digit word model in the data cache, trained on first use)")
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
@@ -55,12 +55,12 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
-			if p.Words == nil {
-				w, err := digitModel(*model, stderr)
+			if p.Words == nil && p.Connected == nil {
+				w, c, err := audioModel(*model, stderr)
 				if err != nil {
 					return nil, err
 				}
-				p.Words = w
+				p.Words, p.Connected = w, c
 			}
 		case streaming.StageTagger:
 			t, err := imageModel(*imgModel, stderr)
@@ -85,8 +85,11 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
 	if *httpAddr != "" {
 		rate := 0
-		if p.Words != nil {
+		switch {
+		case p.Words != nil:
 			rate = p.Words.Config.Audio.SampleRate
+		case p.Connected != nil:
+			rate = p.Connected.Input.Audio.SampleRate
 		}
 		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, stderr); err != nil {
 			sv.Close(io.Discard)

@@ -52,7 +52,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian PCM at this rate")
 	fast := fs.Bool("fast", false, "publish as fast as possible instead of in real time")
 	asJSON := fs.Bool("json", false, "print one JSON result per line")
-	model := fs.String("model", "", "word model for the embedded pipeline (default: the digit model in the data cache)")
+	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the digit word model in the data cache)")
 	chunk := fs.Float64("chunk-ms", 100, "audio per message")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -71,11 +71,11 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	if sess.embedded != nil {
-		words, err := digitModel(*model, stderr)
+		words, conn, err := audioModel(*model, stderr)
 		if err != nil {
 			return err
 		}
-		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words, Durable: nf.durable}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words, Connected: conn, Durable: nf.durable}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 		if err != nil {
 			return err
 		}

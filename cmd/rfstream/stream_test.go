@@ -56,3 +56,43 @@ func TestStreamCommandJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamCommandConnectedModel: given a connected-word model, `stream`
+// runs the frames → log-likelihoods → Viterbi stages and prints the word
+// string with times, a partial before the final result.
+func TestStreamCommandConnectedModel(t *testing.T) {
+	c, err := toymodels.Connected()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model, wav := filepath.Join(dir, "conn.rfm"), filepath.Join(dir, "updown.wav")
+	if err := rfstream.SaveModel(model, c.Model); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := frontend.EncodeWAVFloat32(&b, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(wav, b.Bytes(), 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"stream", "--fast", "--json", "--model", model, wav}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var first, last rfstream.Result
+	for i, l := range lines {
+		var r rfstream.Result
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %d %q: %v", i, l, err)
+		}
+		if i == 0 {
+			first = r
+		}
+		last = r
+	}
+	if first.Final || !last.EOS || last.Text != "up down" || len(last.Words) != 2 ||
+		!(last.Words[0].End < last.Words[1].Start) || !(last.Words[1].Conf > 0) {
+		t.Fatalf("first result %+v, last %+v; want a partial first and \"up down\" last", first, last)
+	}
+}

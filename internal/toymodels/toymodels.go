@@ -82,6 +82,34 @@ func Words() (*rfstream.WordClassifier, error) {
 	return rfstream.NewWordClassifier(rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"}))
 }
 
+// Connected trains a connected-word model on isolated "up" and "down"
+// glides (3 states a word, 1 of silence, softmax read-out, two passes of
+// align-and-retrain), which then decodes strings of them.
+func Connected() (*rfstream.Connected, error) {
+	var utts []rfstream.TrainUtterance
+	for i := 0; i < 60; i++ {
+		d := 0.25 + 0.01*float64(i%15)
+		w, sig := "up", Glide(400, 1500, d, uint32(i))
+		if i%2 == 1 {
+			w, sig = "down", Glide(1500, 400, d, uint32(i+100))
+		}
+		s := append(append(Noise(800+40*(i%10), uint32(i+7)), sig...), Noise(1200+40*(i%7), uint32(i+3))...)
+		utts = append(utts, rfstream.TrainUtterance{Samples: s, Words: []string{w}})
+	}
+	in := rfstream.DefaultConnectedInput()
+	in.StatesPerWord, in.SilenceStates = 3, 1
+	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 128, Q: 2}, 5)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
+		Map: mp.Recipe(), Words: []string{"up", "down"}, Passes: 2, HeldOut: 0.2, Seed: 3})
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewConnected(m)
+}
+
 // Bars is an 8×8 image with a bright horizontal (class 0) or vertical
 // (class 1) bar at row or column p, pixels in [0, 1].
 func Bars(class, p int) []float32 {
