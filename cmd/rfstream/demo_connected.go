@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/streaming"
+)
+
+func init() {
+	registerDemoPart(demoPart{order: 40, name: "live connected digits: HMM states from random maxout features, Viterbi in the NATS decoder stage", run: demoConnected})
+}
+
+// demoConnectedStrings is how many generated test strings the demo streams.
+const demoConnectedStrings = 60
+
+// defaultConnectedTraining is how the data cache's connected model is
+// trained on first use: the defaults of `rfstream train connected`.
+func defaultConnectedTraining() *connectedFlags {
+	var cf connectedFlags
+	cf.register(flag.NewFlagSet("defaults", flag.ContinueOnError))
+	return &cf
+}
+
+// connectedModel loads the data cache's connected-digit model, training
+// it on FSDD's official training takes first when it is missing.
+func connectedModel(log io.Writer) (*rfstream.Connected, error) {
+	m, err := loadOrTrain(defaultConnectedModel(), log, func() (*rfstream.Model, error) {
+		m, _, err := defaultConnectedTraining().train(log)
+		return m, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewConnected(m)
+}
+
+func demoConnected(stdout, stderr io.Writer) error {
+	rec, err := connectedModel(stderr)
+	if err != nil {
+		return err
+	}
+	recs, err := datasets.FSDD(fsddDir())
+	if err != nil {
+		return err
+	}
+	_, test := datasets.OfficialSplit(recs)
+	manifest, err := datasets.BuildConnectedSet(filepath.Join(dataDir(), "connected"), datasets.ConnectedSet{Name: "clean"}, test,
+		datasets.BuildOptions{Strings: datasets.StringOptions{Count: demoConnectedStrings, Seed: 7}})
+	if err != nil {
+		return err
+	}
+	us, err := datasets.ReadTranscripts(manifest)
+	if err != nil {
+		return err
+	}
+	srv, err := startLocalPipeline(streaming.Pipeline{Name: "democonn", Connected: rec})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	client, err := srv.Connect("demo client")
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	fmt.Fprintf(stdout, "embedded NATS server on %s: frontend → frames → features (log-likelihoods of %d HMM states) → Viterbi decoder\n",
+		srv.ClientURL(), rec.Classes())
+
+	fmt.Fprintln(stdout, "\nreal-time streams of strings joined from FSDD test recordings (100 ms chunks):")
+	for i, u := range us[:2] {
+		a, err := readWAVFile(u.Path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(u.Path), u.Transcript(), a.Duration())
+		start := time.Now()
+		_, err = streaming.StreamAudio(context.Background(), client, "democonn", fmt.Sprintf("live-%d", i), a,
+			streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
+				fmt.Fprintf(stdout, "    +%5.0f ms  ", float64(time.Since(start).Milliseconds()))
+				printResult(stdout, res, false)
+			})
+		if err != nil {
+			return err
+		}
+	}
+
+	// Every string as its own stream, 8 at a time, as fast as the
+	// pipeline takes them.
+	start := time.Now()
+	hyps := make([][]string, len(us))
+	errs := make([]error, len(us))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, u := range us {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, u datasets.Utterance) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a, err := readWAVFile(u.Path)
+			var last rfstream.Result
+			if err == nil {
+				last, err = streaming.StreamAudio(context.Background(), client, "democonn", fmt.Sprintf("str-%d", i), a, streaming.StreamOptions{}, nil)
+			}
+			if err == nil && last.Error != "" {
+				err = fmt.Errorf("%s", last.Error)
+			}
+			errs[i] = err
+			hyps[i] = strings.Fields(last.Text)
+		}(i, u)
+	}
+	wg.Wait()
+	var counts decode.ErrorCounts
+	failed := 0
+	for i, u := range us {
+		if errs[i] != nil {
+			failed++
+			continue
+		}
+		counts.Add(u.Words, hyps[i])
+	}
+	fmt.Fprintf(stdout, "\n%d connected-digit strings (2-7 digits, test speakers) streamed through NATS in %.1fs: WER %.2f%%, %d of %d strings exactly right, %d stream errors\n",
+		len(us), time.Since(start).Seconds(), 100*counts.ErrorRate(), counts.Strings-counts.StringError, counts.Strings, failed)
+	s := srv.Stages.Stats()
+	fmt.Fprintf(stdout, "pipeline: %d messages, %d utterance segments scored, %d error results, %d lost\n", s.Messages, s.Vectors, s.Errors, s.Lost)
+	return nil
+}
