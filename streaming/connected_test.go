@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -88,17 +86,7 @@ func TestConnectedThroughNATSEqualsInProcess(t *testing.T) {
 func TestConnectedStageFaults(t *testing.T) {
 	c := toyConnected(t)
 	nc, _ := pipelineWith(t, Pipeline{Connected: c})
-	send := func(kind, stream string, hdr map[string]string, data []byte) {
-		t.Helper()
-		m := nats.NewMsg(Subject("toy", kind, stream))
-		m.Data = data
-		for k, v := range hdr {
-			m.Header.Set(k, v)
-		}
-		if err := nc.PublishMsg(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := func(kind, stream string, hdr map[string]string, data []byte) { sendRaw(t, nc, kind, stream, hdr, data) }
 	ch := resultsOf(t, nc, "badframes")
 	send(KindFrames, "badframes", map[string]string{HdrSeq: "0", HdrFinal: "1"}, make([]byte, 12))
 	send(KindFrames, "badframes", map[string]string{HdrEOS: "1", HdrCount: "1"}, nil)

@@ -135,18 +135,22 @@ func TestImageFaultsGetErrorTagsAndGoodImagesAreTagged(t *testing.T) {
 
 // Messages between stages come from our own workers, but a stray or
 // corrupted one must still end as an error result, not a crash or a hang.
+// sendRaw publishes a hand-made message on a subject of the toy pipeline.
+func sendRaw(t *testing.T, nc *nats.Conn, kind, stream string, hdr map[string]string, data []byte) {
+	t.Helper()
+	m := nats.NewMsg(Subject("toy", kind, stream))
+	m.Data = data
+	for k, v := range hdr {
+		m.Header.Set(k, v)
+	}
+	if err := nc.PublishMsg(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestBadInterStageMessagesGetErrorResults(t *testing.T) {
 	nc, _ := pipelineWith(t, Pipeline{})
-	send := func(kind, stream string, hdr map[string]string, data []byte) {
-		m := nats.NewMsg(Subject("toy", kind, stream))
-		m.Data = data
-		for k, v := range hdr {
-			m.Header.Set(k, v)
-		}
-		if err := nc.PublishMsg(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send := func(kind, stream string, hdr map[string]string, data []byte) { sendRaw(t, nc, kind, stream, hdr, data) }
 	ch := resultsOf(t, nc, "badvec")
 	send(KindVector, "badvec", map[string]string{HdrSeq: "0", HdrFinal: "1"}, make([]byte, 12))
 	send(KindVector, "badvec", map[string]string{HdrEOS: "1", HdrCount: "1"}, nil)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rfstream/rfstream"
@@ -78,18 +76,7 @@ func demoConnected(stdout, stderr io.Writer) error {
 
 	fmt.Fprintln(stdout, "\nreal-time streams of strings joined from FSDD test recordings (100 ms chunks):")
 	for i, u := range us[:2] {
-		a, err := readWAVFile(u.Path)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(u.Path), u.Transcript(), a.Duration())
-		start := time.Now()
-		_, err = streaming.StreamAudio(context.Background(), client, "democonn", fmt.Sprintf("live-%d", i), a,
-			streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
-				fmt.Fprintf(stdout, "    +%5.0f ms  ", float64(time.Since(start).Milliseconds()))
-				printResult(stdout, res, false)
-			})
-		if err != nil {
+		if err := streamLive(stdout, client, "democonn", fmt.Sprintf("live-%d", i), u.Path, u.Transcript()); err != nil {
 			return err
 		}
 	}
@@ -97,37 +84,19 @@ func demoConnected(stdout, stderr io.Writer) error {
 	// Every string as its own stream, 8 at a time, as fast as the
 	// pipeline takes them.
 	start := time.Now()
-	hyps := make([][]string, len(us))
-	errs := make([]error, len(us))
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
+	paths := make([]string, len(us))
 	for i, u := range us {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, u datasets.Utterance) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			a, err := readWAVFile(u.Path)
-			var last rfstream.Result
-			if err == nil {
-				last, err = streaming.StreamAudio(context.Background(), client, "democonn", fmt.Sprintf("str-%d", i), a, streaming.StreamOptions{}, nil)
-			}
-			if err == nil && last.Error != "" {
-				err = fmt.Errorf("%s", last.Error)
-			}
-			errs[i] = err
-			hyps[i] = strings.Fields(last.Text)
-		}(i, u)
+		paths[i] = u.Path
 	}
-	wg.Wait()
+	lasts, errs := streamFiles(client, "democonn", "str", paths, 8)
 	var counts decode.ErrorCounts
 	failed := 0
 	for i, u := range us {
-		if errs[i] != nil {
+		if errs[i] != nil || lasts[i].Error != "" {
 			failed++
 			continue
 		}
-		counts.Add(u.Words, hyps[i])
+		counts.Add(u.Words, strings.Fields(lasts[i].Text))
 	}
 	fmt.Fprintf(stdout, "\n%d connected-digit strings (2-7 digits, test speakers) streamed through NATS in %.1fs: WER %.2f%%, %d of %d strings exactly right, %d stream errors\n",
 		len(us), time.Since(start).Seconds(), 100*counts.ErrorRate(), counts.Strings-counts.StringError, counts.Strings, failed)

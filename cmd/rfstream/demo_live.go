@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
@@ -75,51 +78,27 @@ func demoLive(stdout, stderr io.Writer) error {
 	// as it arrives.
 	fmt.Fprintln(stdout, "\nreal-time streams (100 ms chunks):")
 	for _, r := range []datasets.Recording{test[3], test[77], test[151], test[233]} {
-		a, err := readWAVFile(r.Path)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(r.Path), r.Label, a.Duration())
-		start := time.Now()
-		_, err = streaming.StreamAudio(context.Background(), client, "demo", "live-"+filepath.Base(r.Path)[:len(filepath.Base(r.Path))-4], a,
-			streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
-				fmt.Fprintf(stdout, "    +%4.0f ms  ", float64(time.Since(start).Milliseconds()))
-				printResult(stdout, res, false)
-			})
-		if err != nil {
+		if err := streamLive(stdout, client, "demo", "live-"+strings.TrimSuffix(filepath.Base(r.Path), ".wav"), r.Path, r.Label); err != nil {
 			return err
 		}
 	}
 	// Every test recording as its own stream, 16 at a time, as fast as
 	// the pipeline takes them.
 	start := time.Now()
-	correct, errs := 0, 0
-	var mu sync.Mutex
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
+	paths := make([]string, len(test))
 	for i, r := range test {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, r datasets.Recording) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			a, err := readWAVFile(r.Path)
-			var last rfstream.Result
-			if err == nil {
-				last, err = streaming.StreamAudio(context.Background(), client, "demo", fmt.Sprintf("fsdd-%d", i), a, streaming.StreamOptions{}, nil)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs++
-				return
-			}
-			if last.Text == r.Label {
-				correct++
-			}
-		}(i, r)
+		paths[i] = r.Path
 	}
-	wg.Wait()
+	lasts, streamErrs := streamFiles(client, "demo", "fsdd", paths, 16)
+	correct, errs := 0, 0
+	for i, r := range test {
+		switch {
+		case streamErrs[i] != nil:
+			errs++
+		case lasts[i].Text == r.Label:
+			correct++
+		}
+	}
 	fmt.Fprintf(stdout, "\n%d FSDD test recordings streamed through NATS in %.1fs: %d recognised exactly (%.2f%%), %d stream errors\n",
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
 	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
@@ -147,6 +126,48 @@ func demoLive(stdout, stderr io.Writer) error {
 	s := st.Stats()
 	fmt.Fprintf(stdout, "pipeline: %d messages, %d error results, %d lost\n", s.Messages, s.Errors, s.Lost)
 	return nil
+}
+
+// streamLive streams one recording in real time and prints every result
+// as it arrives, with the time since the stream began.
+func streamLive(stdout io.Writer, client *nats.Conn, pipeline, stream, path, said string) error {
+	a, err := readWAVFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(path), said, a.Duration())
+	start := time.Now()
+	_, err = streaming.StreamAudio(context.Background(), client, pipeline, stream, a,
+		streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
+			fmt.Fprintf(stdout, "    +%5.0f ms  ", float64(time.Since(start).Milliseconds()))
+			printResult(stdout, res, false)
+		})
+	return err
+}
+
+// streamFiles streams each recording as its own stream prefix-i, par at a
+// time, as fast as the pipeline takes them, and returns every stream's last
+// result, or its error.
+func streamFiles(client *nats.Conn, pipeline, prefix string, paths []string, par int) ([]rfstream.Result, []error) {
+	lasts := make([]rfstream.Result, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a, err := readWAVFile(path)
+			if err == nil {
+				lasts[i], err = streaming.StreamAudio(context.Background(), client, pipeline, fmt.Sprintf("%s-%d", prefix, i), a, streaming.StreamOptions{}, nil)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return lasts, errs
 }
 
 func readWAVFile(path string) (*frontend.Audio, error) { return readAudio(path, 0, nil) }
