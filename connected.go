@@ -20,6 +20,12 @@ import (
 // calibrated RLS) and a Viterbi decoder over a word loop with silence.
 const TaskConnected = "connected"
 
+// TaskPhones is the Model.Task of phone recognisers: a connected model
+// whose "words" are 3-state phone HMMs, decoded with a phone loop. It
+// shares every piece of TaskConnected; the task name only tells tools to
+// score and print phones.
+const TaskPhones = "phones"
+
 // ConnectedInput is what a connected-word model reads and how its classes
 // are laid out: word w's states are classes w·StatesPerWord … (w+1)·StatesPerWord−1,
 // then come the SilenceStates silence classes.
@@ -97,8 +103,8 @@ type Connected struct {
 
 // NewConnected prepares a connected model for recognition.
 func NewConnected(m *Model) (*Connected, error) {
-	if m.Task != TaskConnected {
-		return nil, fmt.Errorf("rfstream: model task %q is not %q", m.Task, TaskConnected)
+	if m.Task != TaskConnected && m.Task != TaskPhones {
+		return nil, fmt.Errorf("rfstream: model task %q is neither %q nor %q", m.Task, TaskConnected, TaskPhones)
 	}
 	c := &Connected{Model: m}
 	if err := strictJSON(m.Input, &c.Input); err != nil {
