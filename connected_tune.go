@@ -97,7 +97,7 @@ func (c *Connected) tryGrid(ps float64, grid TuneGrid, dev []DevUtterance, ll []
 		for _, as := range grid.AcousticScales {
 			dc := c.Decoder
 			dc.WordPenalty, dc.AcousticScale = wp, as
-			g, err := decode.WordLoop(c.words, &c.sil, decode.LoopConfig{SilenceProb: dc.SilenceProb, WordPenalty: dc.WordPenalty, LMScale: dc.LMScale})
+			g, err := c.loop(dc)
 			if err != nil {
 				return err
 			}

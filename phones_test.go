@@ -148,3 +148,59 @@ func TestExactSpanLabels(t *testing.T) {
 		t.Fatal("one span for two units was accepted")
 	}
 }
+
+// A unit bigram stored in the model survives saving and makes the decoder
+// a bigram loop; removing it restores the plain loop.
+func TestUnitBigramInModel(t *testing.T) {
+	in := DefaultConnectedInput()
+	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, "rls"
+	train, _, phones := fixtureCorpus(t, in.Audio.SampleRate, true)
+	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 64, Q: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := TrainConnected(train, ConnectedTrainOptions{Task: TaskPhones, Input: in, Decoder: DefaultConnectedDecoder(), Map: mp.Recipe(),
+		Words: phones, Passes: 0, Seed: 1, HeldOut: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetUnitBigram(m, [][]string{{"zz"}}, 0.5); err == nil {
+		t.Fatal("a transcript with an unknown phone was accepted")
+	}
+	var tr [][]string
+	for _, u := range train {
+		tr = append(tr, u.Words)
+	}
+	if err := SetUnitBigram(m, tr, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/p.rfm"
+	if err := SaveModel(path, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewConnected(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bigram loop has an arc between every pair of units (phones and
+	// silence, no silence→silence) on top of the units' own arcs.
+	n := len(phones)
+	if c.bigram == nil || c.graph.NumArcs() != 2*(3*(n+1))-(n+1)+n*n+2*n {
+		t.Fatalf("bigram %v, %d arcs", c.bigram != nil, c.graph.NumArcs())
+	}
+	if err := SetUnitBigram(back, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = NewConnected(back); err != nil || c.bigram != nil {
+		t.Fatalf("bigram removed: %v", err)
+	}
+	bad := back.Blobs[blobLogPrior]
+	back.Blobs[blobBigram] = bad
+	if _, err := NewConnected(back); err == nil {
+		t.Fatal("a bigram of the wrong shape was accepted")
+	}
+}

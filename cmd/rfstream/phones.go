@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ type phoneFlags struct {
 	passes     int
 	lambda     float64
 	tune       bool
+	bigram     bool
 	espeak     datasets.PhoneCorpusOptions
 	dec        rfstream.ConnectedDecoder
 }
@@ -57,6 +59,7 @@ func (f *phoneFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.classifier, "classifier", "rls", "frame classifier: rls or softmax")
 	fs.IntVar(&f.passes, "passes", 2, "re-alignments after the flat start (or the corpus's phone times)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "rls: ridge parameter (0: choose on held-out frames)")
+	fs.BoolVar(&f.bigram, "bigram", true, "decode with a phone bigram estimated on the training transcripts (eval phones reports the plain phone loop too)")
 	fs.BoolVar(&f.tune, "tune", true, "choose the phone insertion penalty, acoustic and prior scales on the held-out training voices/speakers")
 	f.espeak = datasets.DefaultPhoneCorpus()
 	fs.IntVar(&f.espeak.TrainPerVoice, "train-per-voice", f.espeak.TrainPerVoice, "espeak corpus: sentences per training voice")
@@ -300,6 +303,7 @@ type phoneModelSpec struct {
 // phoneModelResult is one model's training and test scores.
 type phoneModelResult struct {
 	Name       string                `json:"name"`
+	Decoder    string                `json:"decoder"` // "phone loop" or "bigram"
 	Map        string                `json:"map"`
 	M          int                   `json:"m"`
 	Classifier string                `json:"classifier"`
@@ -343,22 +347,44 @@ func (f *phoneFlags) trainPhoneModel(d *phoneData, spec phoneModelSpec, log io.W
 		return nil, res, err
 	}
 	res.Passes, res.TrainSec = rep.Passes, rep.Seconds
-	if f.tune {
-		trials, err := rfstream.TuneConnected(m, d.dev, phoneGrid(d.fold))
-		if err != nil {
-			return nil, res, err
-		}
-		best := trials[0]
-		for _, t := range trials {
-			if t.WER < best.WER {
-				best = t
+	return m, res, nil
+}
+
+// setDecoder gives m the plain phone loop or a bigram loop (estimated on
+// the transcripts of the classifier's training utterances) and, with
+// --tune, chooses its settings on the held-out training utterances.
+func (f *phoneFlags) setDecoder(m *rfstream.Model, d *phoneData, bigram bool, res *phoneModelResult, log io.Writer) error {
+	res.Decoder = "phone loop"
+	var transcripts [][]string
+	if bigram {
+		res.Decoder = "bigram"
+		transcripts = [][]string{}
+		for _, u := range d.train {
+			if !u.HeldOut {
+				transcripts = append(transcripts, u.Words)
 			}
 		}
-		res.Tuned = &best
-		fmt.Fprintf(log, "phones: %s tuned on %d held-out training utterances: phone penalty %g, acoustic scale %g, prior scale %g (dev PER %.2f%%; untuned %.2f%%)\n",
-			spec.name, len(d.dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
 	}
-	return m, res, nil
+	if err := rfstream.SetUnitBigram(m, transcripts, 0.5); err != nil {
+		return err
+	}
+	if !f.tune {
+		return nil
+	}
+	trials, err := rfstream.TuneConnected(m, d.dev, phoneGrid(d.fold))
+	if err != nil {
+		return err
+	}
+	best := trials[0]
+	for _, t := range trials {
+		if t.WER < best.WER {
+			best = t
+		}
+	}
+	res.Tuned = &best
+	fmt.Fprintf(log, "phones: %s, %s: tuned on %d held-out training utterances: phone penalty %g, acoustic scale %g, prior scale %g (dev PER %.2f%%; untuned %.2f%%)\n",
+		res.Name, res.Decoder, len(d.dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
+	return nil
 }
 
 // scorePhones recognises every test utterance on all cores and scores the
@@ -439,6 +465,9 @@ func trainPhones(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := pf.setDecoder(m, d, pf.bigram, &res, stderr); err != nil {
+		return err
+	}
 	if err := rfstream.SaveModel(*out, m); err != nil {
 		return err
 	}
@@ -486,7 +515,7 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		models = append(models, scored{m, phoneModelResult{Name: *modelPath, Map: m.Map.Kind}})
+		models = append(models, scored{m, phoneModelResult{Name: *modelPath, Map: m.Map.Kind, Decoder: "as saved"}})
 	} else {
 		recipe, err := pf.mf.recipe(rfstream.DefaultConnectedInput().Audio.Dim())
 		if err != nil {
@@ -501,7 +530,21 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			models = append(models, scored{m, r})
+			// The same classifier decoded with the plain phone loop and,
+			// unless --bigram=false, with the bigram (a copy of the model:
+			// the decoder settings and bigram live in it).
+			for _, bigram := range []bool{false, true} {
+				if bigram && !pf.bigram {
+					continue
+				}
+				mc := *m
+				mc.Blobs = maps.Clone(m.Blobs)
+				rr := r
+				if err := pf.setDecoder(&mc, d, bigram, &rr, stderr); err != nil {
+					return err
+				}
+				models = append(models, scored{&mc, rr})
+			}
 		}
 	}
 	var examples strings.Builder
@@ -520,13 +563,13 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		for _, e := range bad {
-			fmt.Fprintf(&examples, "  %s:\n    ref %s\n    hyp %s\n", r.Name, e.ref, e.hyp)
+			fmt.Fprintf(&examples, "  %s, %s:\n    ref %s\n    hyp %s\n", r.Name, r.Decoder, e.ref, e.hyp)
 		}
 		res.Models = append(res.Models, *r)
 	}
 	fmt.Fprintf(stdout, "phones: %s corpus, %d phones + silence; test voices never trained on: %s\n", d.source, len(d.phones), strings.Join(d.testVoices, ", "))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tmap\tm\tclassifier\tframe acc per pass (train/held-out %)\tdev PER %\ttest PER %\tsub\tins\tdel\tphones\tRTF")
+	fmt.Fprintln(tw, "model\tdecoder\tmap\tm\tclassifier\tframe acc per pass (train/held-out %)\tdev PER %\ttest PER %\tsub\tins\tdel\tphones\tRTF")
 	for _, r := range res.Models {
 		var acc []string
 		for _, p := range r.Passes {
@@ -536,7 +579,7 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 		if r.Tuned != nil {
 			dev = fmt.Sprintf("%.2f", 100*r.Tuned.WER)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.2f\t%d\t%d\t%d\t%d\t%.4f\n", r.Name, r.Map, r.M, r.Classifier, strings.Join(acc, "  "), dev,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2f\t%d\t%d\t%d\t%d\t%.4f\n", r.Name, r.Decoder, r.Map, r.M, r.Classifier, strings.Join(acc, "  "), dev,
 			100*r.PER, r.Sub, r.Ins, r.Del, r.Phones, r.RTF)
 	}
 	tw.Flush()
@@ -548,9 +591,9 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	if len(voices) <= 12 { // a table per TIMIT test speaker would be unreadable
 		fmt.Fprintln(stdout, "test PER % per voice:")
 		tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "model\t%s\n", strings.Join(voices, "\t"))
+		fmt.Fprintf(tw, "model\tdecoder\t%s\n", strings.Join(voices, "\t"))
 		for _, r := range res.Models {
-			row := r.Name
+			row := r.Name + "\t" + r.Decoder
 			for _, v := range voices {
 				row += fmt.Sprintf("\t%.2f", 100*r.PerSpeaker[v])
 			}

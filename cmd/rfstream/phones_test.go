@@ -37,12 +37,15 @@ func TestPhonesCommandsOnFixture(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
 		t.Fatalf("eval phones printed %q: %v", out.String(), err)
 	}
-	if len(res.Models) != 2 || res.Models[1].Map != "identity" || res.PhoneSet != 4 || len(res.TestVoices) != 1 {
+	// Two classifiers (random map, raw spliced), each with the plain phone
+	// loop and with the bigram.
+	if len(res.Models) != 4 || res.Models[2].Map != "identity" || res.Models[1].Decoder != "bigram" || res.Models[2].Decoder != "phone loop" ||
+		res.PhoneSet != 4 || len(res.TestVoices) != 1 {
 		t.Fatalf("eval report %+v", res)
 	}
 	for _, m := range res.Models {
 		if len(m.Passes) != 3 || m.Tuned == nil || m.Phones < 12 || m.PER > 0.15 {
-			t.Errorf("%s: %d passes, tuned %v, PER %.3f on %d phones (want ≤ 0.15; chance ≈ 0.75)", m.Name, len(m.Passes), m.Tuned, m.PER, m.Phones)
+			t.Errorf("%s, %s: %d passes, tuned %v, PER %.3f on %d phones (want ≤ 0.15; chance ≈ 0.75)", m.Name, m.Decoder, len(m.Passes), m.Tuned, m.PER, m.Phones)
 		}
 	}
 	if !strings.Contains(out.String(), "test PER") || !strings.Contains(out.String(), "raw spliced (baseline)") {
