@@ -146,7 +146,11 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 		errs := make([]error, len(us))
 		parallelFor(len(us), func(i int) {
 			a, err := datasets.ReadAudioAt(us[i].Path, rate)
-			out[i], errs[i] = rfstream.TrainUtterance{Samples: a.Samples, Words: us[i].Words, HeldOut: held}, err
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i] = rfstream.TrainUtterance{Samples: a.Samples, Words: us[i].Words, HeldOut: held}
 		})
 		return out, us, errors.Join(errs...)
 	}
