@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +110,40 @@ func TestPhonesCorpusErrors(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"eval", "phones", "--corpus", fixture, "--phone-map", filepath.Join(bad, "missing.map")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "missing.map") {
 		t.Fatalf("missing phone map: exit %d: %s", code, errb.String())
+	}
+}
+
+// The espeak-ng path end to end on a tiny corpus: voices split as
+// declared, per-voice scores only for test voices, models trained and
+// scored (the PER of so small a corpus is not checked; the fixture tests
+// check recognition quality).
+func TestEvalPhonesEspeakTiny(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng is not installed (Debian: apt-get install espeak-ng); CI has it")
+	}
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	var out, errb bytes.Buffer
+	args := []string{"eval", "phones", "--json", "--train-per-voice", "2", "--dev-per-voice", "1", "--test-per-voice", "1", "--m", "64", "--q", "2", "--passes", "1", "--bigram=false"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("eval phones: exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var res phonesEval
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatalf("printed %q: %v", out.String(), err)
+	}
+	split := datasets.DefaultPhoneVoices
+	if res.PhoneSet != 40 || !slices.Equal(res.TestVoices, split.Test) || !slices.Equal(res.DevVoices, split.Dev) || len(res.Models) != 2 {
+		t.Fatalf("report %+v", res)
+	}
+	for _, m := range res.Models {
+		if len(m.Passes) != 2 || m.Utterances != len(split.Test) || m.Phones == 0 || len(m.PerSpeaker) != len(split.Test) {
+			t.Fatalf("%s: %+v", m.Name, m)
+		}
+		for _, v := range split.Test {
+			if _, ok := m.PerSpeaker[v]; !ok {
+				t.Fatalf("%s: no score for test voice %s (%v)", m.Name, v, m.PerSpeaker)
+			}
+		}
 	}
 }
