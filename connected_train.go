@@ -193,8 +193,8 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	if rep.Utterances == 0 || rep.HeldOut == 0 {
 		return nil, rep, fmt.Errorf("rfstream: %d utterances are too few to hold %.0f%% out", len(us), 100*opt.HeldOut)
 	}
-	fmt.Fprintf(logw, "connected: %d training utterances (%d frames), %d held out (%d frames), %d classes, %s map %d→%d\n",
-		rep.Utterances, rep.TrainFrames, rep.HeldOut, rep.HeldOutFrames, classes, opt.Map.Kind, fm.InDim(), fm.OutDim())
+	fmt.Fprintf(logw, "%s: %d training utterances (%d frames), %d held out (%d frames), %d classes, %s map %d→%d\n",
+		opt.Task, rep.Utterances, rep.TrainFrames, rep.HeldOut, rep.HeldOutFrames, classes, opt.Map.Kind, fm.InDim(), fm.OutDim())
 
 	tr := &connTrainer{opt: opt, in: in, fm: fm, classes: classes, us: us, words: words, sil: sil}
 	if err := tr.firstPass(rng); err != nil {
@@ -215,8 +215,8 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 		}
 		pr.Seconds = time.Since(t0).Seconds()
 		rep.Passes = append(rep.Passes, pr)
-		fmt.Fprintf(logw, "connected: pass %d (%s labels): frame accuracy %.2f%% train, %.2f%% held out; %.1f%% of labels changed by re-alignment; %.1f s\n",
-			pass, pr.Labels, 100*pr.TrainFrameAcc, 100*pr.HeldOutFrameAcc, 100*pr.Changed, pr.Seconds)
+		fmt.Fprintf(logw, "%s: pass %d (%s labels): frame accuracy %.2f%% train, %.2f%% held out; %.1f%% of labels changed by re-alignment; %.1f s\n",
+			opt.Task, pass, pr.Labels, 100*pr.TrainFrameAcc, 100*pr.HeldOutFrameAcc, 100*pr.Changed, pr.Seconds)
 	}
 	// The priors come from the labels the final classifier was trained on.
 	lp, err := decode.LogPriors(tr.trainLabels(), classes)
@@ -580,7 +580,7 @@ func (t *connTrainer) fit(pr *PassReport) (*Model, error) {
 		m.Blobs[blobSoftmaxW] = sm.W
 		m.Blobs[blobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
 		pr.Loss, pr.Lambda = srep.Loss, t.opt.Softmax.Lambda
-		fmt.Fprintf(t.logw(), "connected: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
+		fmt.Fprintf(t.logw(), "%s: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", t.opt.Task, srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
 	}
 	var err error
 	if m.Input, err = json.Marshal(in); err != nil {
