@@ -20,6 +20,12 @@ import (
 // calibrated RLS) and a Viterbi decoder over a word loop with silence.
 const TaskConnected = "connected"
 
+// TaskPhones is the Model.Task of phone recognisers: a connected model
+// whose "words" are 3-state phone HMMs, decoded with a phone loop. It
+// shares every piece of TaskConnected; the task name only tells tools to
+// score and print phones.
+const TaskPhones = "phones"
+
 // ConnectedInput is what a connected-word model reads and how its classes
 // are laid out: word w's states are classes w·StatesPerWord … (w+1)·StatesPerWord−1,
 // then come the SilenceStates silence classes.
@@ -72,6 +78,10 @@ const (
 	blobSoftmaxW = "softmax.W"
 	blobSoftmaxB = "softmax.B"
 	blobLogPrior = "log_prior"
+	// blobBigram, when present, holds a unit bigram (log probabilities):
+	// row i < len(Labels) is P(· | unit i), the last row P(unit first).
+	// The decoder then uses a bigram loop instead of a uniform one.
+	blobBigram = "unit_bigram"
 )
 
 // posteriorModel is a frame classifier that gives log posteriors.
@@ -93,12 +103,13 @@ type Connected struct {
 	// logPrior is PriorScale · log P(state); rawPrior is log P(state).
 	logPrior, rawPrior []float32
 	classes            int
+	bigram             *decode.Bigram
 }
 
 // NewConnected prepares a connected model for recognition.
 func NewConnected(m *Model) (*Connected, error) {
-	if m.Task != TaskConnected {
-		return nil, fmt.Errorf("rfstream: model task %q is not %q", m.Task, TaskConnected)
+	if m.Task != TaskConnected && m.Task != TaskPhones {
+		return nil, fmt.Errorf("rfstream: model task %q is neither %q nor %q", m.Task, TaskConnected, TaskPhones)
 	}
 	c := &Connected{Model: m}
 	if err := strictJSON(m.Input, &c.Input); err != nil {
@@ -152,11 +163,83 @@ func NewConnected(m *Model) (*Connected, error) {
 	if c.words, c.sil, err = connectedUnits(m.Labels, c.Input, c.Decoder.SelfLoop); err != nil {
 		return nil, err
 	}
-	c.graph, err = decode.WordLoop(c.words, &c.sil, decode.LoopConfig{SilenceProb: c.Decoder.SilenceProb, WordPenalty: c.Decoder.WordPenalty, LMScale: c.Decoder.LMScale})
-	if err != nil {
+	if bg, ok := m.Blobs[blobBigram]; ok {
+		n := len(m.Labels)
+		if bg.Rows != n+1 || bg.Cols != n {
+			return nil, fmt.Errorf("%w: unit bigram is %d×%d, want %d×%d", ErrCorrupt, bg.Rows, bg.Cols, n+1, n)
+		}
+		lm := decode.Bigram{Next: make([][]float64, n)}
+		for i := 0; i <= n; i++ {
+			row := make([]float64, n)
+			for j := range row {
+				row[j] = float64(bg.Data[i*bg.Stride+j])
+			}
+			if i < n {
+				lm.Next[i] = row
+			} else {
+				lm.Start = row
+			}
+		}
+		c.bigram = &lm
+	}
+	if c.graph, err = c.loop(c.Decoder); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// loop builds the decoding graph for decoder settings dc: a word loop, or
+// a bigram loop when the model has a unit bigram.
+func (c *Connected) loop(dc ConnectedDecoder) (*decode.Graph, error) {
+	cfg := decode.LoopConfig{SilenceProb: dc.SilenceProb, WordPenalty: dc.WordPenalty, LMScale: dc.LMScale}
+	if c.bigram != nil {
+		return decode.BigramLoop(c.words, &c.sil, *c.bigram, cfg)
+	}
+	return decode.WordLoop(c.words, &c.sil, cfg)
+}
+
+// SetUnitBigram estimates a bigram over the model's labels from training
+// transcripts (add-k smoothing) and stores it in the model, so its decoder
+// uses a bigram loop; nil transcripts remove it.
+func SetUnitBigram(m *Model, transcripts [][]string, k float64) error {
+	if transcripts == nil {
+		delete(m.Blobs, blobBigram)
+		return nil
+	}
+	index := map[string]int{}
+	for i, l := range m.Labels {
+		index[l] = i
+	}
+	seqs := make([][]int, len(transcripts))
+	for i, tr := range transcripts {
+		for _, w := range tr {
+			j, ok := index[w]
+			if !ok {
+				return fmt.Errorf("rfstream: transcript %d has %q, not a model label", i, w)
+			}
+			seqs[i] = append(seqs[i], j)
+		}
+	}
+	n := len(m.Labels)
+	lm, err := decode.EstimateBigram(seqs, n, k)
+	if err != nil {
+		return err
+	}
+	g := linalg.NewGeneral32(n+1, n)
+	for i := 0; i <= n; i++ {
+		row := lm.Start
+		if i < n {
+			row = lm.Next[i]
+		}
+		for j, v := range row {
+			g.Data[i*g.Stride+j] = float32(v)
+		}
+	}
+	if m.Blobs == nil {
+		m.Blobs = map[string]blas32.General{}
+	}
+	m.Blobs[blobBigram] = g
+	return nil
 }
 
 func strictJSON(b json.RawMessage, v any) error {

@@ -29,6 +29,11 @@ type TrainUtterance struct {
 	// a string built from isolated recordings knows where each word lies,
 	// and the bootstrap then splits each word's own speech region.
 	Spans [][2]float64
+	// ExactSpans says the spans are the units' own boundaries (phone
+	// times from a labelled corpus): each span is split uniformly over its
+	// unit's states with no speech detection inside it, and the frames
+	// outside every span are silence.
+	ExactSpans bool
 	// HeldOut keeps the utterance out of the classifier's training (it
 	// serves λ, the temperature and the held-out frame accuracy). When no
 	// utterance is marked, a seeded fraction opt.HeldOut is held out.
@@ -37,6 +42,9 @@ type TrainUtterance struct {
 
 // ConnectedTrainOptions control TrainConnected.
 type ConnectedTrainOptions struct {
+	// Task is the trained model's task: TaskConnected (the default) or
+	// TaskPhones.
+	Task    string
 	Input   ConnectedInput
 	Decoder ConnectedDecoder
 	// Map is the feature map's recipe; its input dimension is set from
@@ -122,6 +130,13 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	if opt.HeldOut <= 0 {
 		opt.HeldOut = 0.1
 	}
+	switch opt.Task {
+	case "":
+		opt.Task = TaskConnected
+	case TaskConnected, TaskPhones:
+	default:
+		return nil, rep, fmt.Errorf("rfstream: connected training of a %q model (%s, %s)", opt.Task, TaskConnected, TaskPhones)
+	}
 	if opt.SpeechMarginDB <= 0 {
 		opt.SpeechMarginDB = 35
 	}
@@ -178,8 +193,8 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	if rep.Utterances == 0 || rep.HeldOut == 0 {
 		return nil, rep, fmt.Errorf("rfstream: %d utterances are too few to hold %.0f%% out", len(us), 100*opt.HeldOut)
 	}
-	fmt.Fprintf(logw, "connected: %d training utterances (%d frames), %d held out (%d frames), %d classes, %s map %d→%d\n",
-		rep.Utterances, rep.TrainFrames, rep.HeldOut, rep.HeldOutFrames, classes, opt.Map.Kind, fm.InDim(), fm.OutDim())
+	fmt.Fprintf(logw, "%s: %d training utterances (%d frames), %d held out (%d frames), %d classes, %s map %d→%d\n",
+		opt.Task, rep.Utterances, rep.TrainFrames, rep.HeldOut, rep.HeldOutFrames, classes, opt.Map.Kind, fm.InDim(), fm.OutDim())
 
 	tr := &connTrainer{opt: opt, in: in, fm: fm, classes: classes, us: us, words: words, sil: sil}
 	if err := tr.firstPass(rng); err != nil {
@@ -200,8 +215,8 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 		}
 		pr.Seconds = time.Since(t0).Seconds()
 		rep.Passes = append(rep.Passes, pr)
-		fmt.Fprintf(logw, "connected: pass %d (%s labels): frame accuracy %.2f%% train, %.2f%% held out; %.1f%% of labels changed by re-alignment; %.1f s\n",
-			pass, pr.Labels, 100*pr.TrainFrameAcc, 100*pr.HeldOutFrameAcc, 100*pr.Changed, pr.Seconds)
+		fmt.Fprintf(logw, "%s: pass %d (%s labels): frame accuracy %.2f%% train, %.2f%% held out; %.1f%% of labels changed by re-alignment; %.1f s\n",
+			opt.Task, pass, pr.Labels, 100*pr.TrainFrameAcc, 100*pr.HeldOutFrameAcc, 100*pr.Changed, pr.Seconds)
 	}
 	// The priors come from the labels the final classifier was trained on.
 	lp, err := decode.LogPriors(tr.trainLabels(), classes)
@@ -264,6 +279,10 @@ func prepareUtterance(u TrainUtterance, base frontend.AudioConfig, marginDB floa
 		}
 		r.seq = append(r.seq, words[i])
 	}
+	if u.Spans != nil && u.ExactSpans {
+		r.labels, err = exactSpanLabels(x.Rows, u.Spans, r.seq, sil, base.HopMs/1000)
+		return r, err
+	}
 	if u.Spans != nil {
 		r.labels, err = bootstrapSpans(x.Rows, energy, u.Spans, r.seq, sil, base.HopMs/1000, marginDB)
 		return r, err
@@ -325,6 +344,44 @@ func bootstrapSpans(n int, energy []float64, spans [][2]float64, seq []decode.Un
 			return nil, fmt.Errorf("rfstream: word span of %d frames is shorter than its states", f1-f0)
 		}
 		l, err := decode.BootstrapLabels(f1-f0, a, b, seq[i:i+1], sil)
+		if err != nil {
+			return nil, err
+		}
+		labels = append(labels, l...)
+	}
+	silence(n - len(labels))
+	return labels, nil
+}
+
+// exactSpanLabels labels frames from known unit boundaries: frame t (its
+// centre at t·hop) belongs to the span holding that time; a span's frames
+// are split uniformly over its unit's states (a span shorter than its unit
+// gets the first states only); frames outside every span are silence.
+func exactSpanLabels(n int, spans [][2]float64, seq []decode.Unit, sil decode.Unit, hop float64) ([]int, error) {
+	if len(spans) != len(seq) {
+		return nil, fmt.Errorf("rfstream: %d unit spans for %d units", len(spans), len(seq))
+	}
+	labels := make([]int, 0, n)
+	silence := func(m int) {
+		if m <= 0 {
+			return
+		}
+		k := min(m, len(sil.Classes))
+		l, _ := decode.UniformSplit(m, sil.Classes[:k])
+		labels = append(labels, l...)
+	}
+	for i, sp := range spans {
+		if !(sp[0] >= 0 && sp[1] > sp[0]) {
+			return nil, fmt.Errorf("rfstream: unit span %d is %.3f–%.3f s", i, sp[0], sp[1])
+		}
+		f0 := min(max(int(math.Round(sp[0]/hop)), len(labels)), n)
+		f1 := min(int(math.Round(sp[1]/hop)), n)
+		silence(f0 - len(labels))
+		if f1 <= f0 {
+			continue // a span shorter than half a frame, or past the end
+		}
+		cl := seq[i].Classes
+		l, err := decode.UniformSplit(f1-f0, cl[:min(len(cl), f1-f0)])
 		if err != nil {
 			return nil, err
 		}
@@ -484,7 +541,7 @@ func (t *connTrainer) fit(pr *PassReport) (*Model, error) {
 	copy(labels, t.opt.Words)
 	in := t.in
 	in.Temperature = 0
-	m := &Model{Task: TaskConnected, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
+	m := &Model{Task: t.opt.Task, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
 	heldLabels := t.labelsOf(t.heldRef)
 	if t.in.Classifier == "rls" {
 		lambda := t.opt.RLSLambda
@@ -523,7 +580,7 @@ func (t *connTrainer) fit(pr *PassReport) (*Model, error) {
 		m.Blobs[blobSoftmaxW] = sm.W
 		m.Blobs[blobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
 		pr.Loss, pr.Lambda = srep.Loss, t.opt.Softmax.Lambda
-		fmt.Fprintf(t.logw(), "connected: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
+		fmt.Fprintf(t.logw(), "%s: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", t.opt.Task, srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
 	}
 	var err error
 	if m.Input, err = json.Marshal(in); err != nil {

@@ -29,6 +29,9 @@ type TuneTrial struct {
 // TuneGrid lists the decoder settings TuneConnected tries.
 type TuneGrid struct {
 	WordPenalties, AcousticScales, PriorScales []float64
+	// Fold, when set, folds references and hypotheses before scoring (a
+	// phone model's labels onto the scoring phone set).
+	Fold decode.PhoneMap
 }
 
 // DefaultTuneGrid is 8 word penalties × 4 acoustic scales × 5 prior scales.
@@ -94,7 +97,7 @@ func (c *Connected) tryGrid(ps float64, grid TuneGrid, dev []DevUtterance, ll []
 		for _, as := range grid.AcousticScales {
 			dc := c.Decoder
 			dc.WordPenalty, dc.AcousticScale = wp, as
-			g, err := decode.WordLoop(c.words, &c.sil, decode.LoopConfig{SilenceProb: dc.SilenceProb, WordPenalty: dc.WordPenalty, LMScale: dc.LMScale})
+			g, err := c.loop(dc)
 			if err != nil {
 				return err
 			}
@@ -106,7 +109,7 @@ func (c *Connected) tryGrid(ps float64, grid TuneGrid, dev []DevUtterance, ll []
 				if err != nil {
 					return err
 				}
-				counts.Add(d.Words, decode.Labels(r.Words))
+				counts.Add(grid.Fold.Fold(d.Words), grid.Fold.Fold(decode.Labels(r.Words)))
 			}
 			*trials = append(*trials, TuneTrial{WordPenalty: wp, AcousticScale: as, PriorScale: ps, WER: counts.ErrorRate(), SER: counts.SER()})
 			if *best < 0 || (*trials)[len(*trials)-1].WER < (*trials)[*best].WER {

