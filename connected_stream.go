@@ -11,10 +11,15 @@ import (
 // DefaultConnectedStreamConfig endpoints utterances of connected words: an
 // utterance ends after 700 ms without speech (longer than the pauses
 // between the words of one string), may last 20 s, and a partial result is
-// decoded every 300 ms while one is open.
+// decoded every 300 ms while one is open. Speech is anything 6 dB above the
+// floor, not 15 as for isolated words: the decoder models silence itself,
+// so an utterance too long costs little, while a soft word taken for a
+// pause splits the string and is lost. On 100 strings joined from held-out
+// training recordings (takes 5-9), the stream's WER was 12.06 % at 15 dB,
+// 3.48 % at 10 dB and 1.39 % at 6 dB, the same as decoding each file whole.
 func DefaultConnectedStreamConfig() SpotterConfig {
 	c := DefaultSpotterConfig()
-	c.TrailingSilenceMs, c.MaxWordMs, c.PadMs, c.PartialEveryMs = 700, 20000, 300, 300
+	c.ThresholdDB, c.TrailingSilenceMs, c.MaxWordMs, c.PadMs, c.PartialEveryMs = 6, 700, 20000, 300, 300
 	return c
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rfstream/rfstream"
@@ -27,13 +29,25 @@ func init() {
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "", stderr)
+	fs := newFlagSet("demo", "[flags]", stderr)
+	only := fs.String("parts", "", "run only these parts, by number, e.g. 1,4 (default: all)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	sort.SliceStable(demoParts, func(i, j int) bool { return demoParts[i].order < demoParts[j].order })
+	chosen := map[int]bool{}
+	for _, f := range strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > len(demoParts) {
+			return fmt.Errorf("--parts: %q is not a part number 1-%d", f, len(demoParts))
+		}
+		chosen[n] = true
+	}
 	start := time.Now()
 	for i, p := range demoParts {
+		if len(chosen) > 0 && !chosen[i+1] {
+			continue
+		}
 		fmt.Fprintf(stdout, "\n== %d/%d %s ==\n", i+1, len(demoParts), p.name)
 		if err := p.run(stdout, stderr); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)

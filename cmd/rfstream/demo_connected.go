@@ -52,7 +52,7 @@ func demoConnected(stdout, stderr io.Writer) error {
 		return err
 	}
 	_, test := datasets.OfficialSplit(recs)
-	manifest, err := datasets.BuildConnectedSet(filepath.Join(dataDir(), "connected"), datasets.ConnectedSet{Name: "clean"}, test,
+	manifest, err := datasets.BuildConnectedSet(filepath.Join(dataDir(), "connected"), datasets.ConnectedSet{Name: "demo-clean"}, test,
 		datasets.BuildOptions{Strings: datasets.StringOptions{Count: demoConnectedStrings, Seed: 7}})
 	if err != nil {
 		return err
@@ -61,7 +61,8 @@ func demoConnected(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := startLocalPipeline(streaming.Pipeline{Name: "democonn", Connected: rec})
+	srv, err := startLocalPipeline(streaming.Pipeline{Name: "democonn", Connected: rec},
+		streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 	if err != nil {
 		return err
 	}

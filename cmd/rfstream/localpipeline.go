@@ -17,7 +17,7 @@ type localPipeline struct {
 
 // startLocalPipeline starts the server (TCP on loopback, so the clients'
 // traffic takes the same path as a remote client's) and the stages.
-func startLocalPipeline(p streaming.Pipeline) (*localPipeline, error) {
+func startLocalPipeline(p streaming.Pipeline, stages ...string) (*localPipeline, error) {
 	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func startLocalPipeline(p streaming.Pipeline) (*localPipeline, error) {
 		srv.Close()
 		return nil, err
 	}
-	st, err := streaming.Start(workers, p)
+	st, err := streaming.Start(workers, p, stages...)
 	if err != nil {
 		workers.Close()
 		srv.Close()

@@ -51,8 +51,9 @@ func digitModel(path string, log io.Writer) (*rfstream.WordClassifier, error) {
 	return rfstream.NewWordClassifier(m)
 }
 
-// audioModel returns the audio model at path for a pipeline: a word model
-// or a connected-word model, told apart by the model's task. Without a
+// audioModel returns the audio model at path for a pipeline: a word model,
+// or a connected-word or phone model (both decoded by Viterbi), told apart
+// by the model's task. Without a
 // path it is the default digit word model.
 func audioModel(path string, log io.Writer) (*rfstream.WordClassifier, *rfstream.Connected, error) {
 	if path == "" {
@@ -63,7 +64,7 @@ func audioModel(path string, log io.Writer) (*rfstream.WordClassifier, *rfstream
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.Task == rfstream.TaskConnected {
+	if m.Task == rfstream.TaskConnected || m.Task == rfstream.TaskPhones {
 		c, err := rfstream.NewConnected(m)
 		return nil, c, err
 	}
