@@ -25,7 +25,7 @@ test: vet
 	$(MAKE) test-purego
 
 test-purego:
-	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./features/... ./maxout/... ./classifier/... .
+	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... .
 
 data: build
 	$(BIN) data mnist

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from gobench import best_seconds, go_gflops
+from gobench import best_seconds, clock_name, go_gflops
 
 MAXOUT = [(8192, 784, 1000, 4), (8192, 784, 5000, 4)]
 FOURIER = (8192, 784, 4000)
@@ -89,7 +89,7 @@ def main():
 
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(f"Feature maps, GFLOP/s of the projection GEMM (best of {rounds} rounds; "
-          f"OPENBLAS_NUM_THREADS={threads}; NumPy {np.__version__})\n")
+          f"OPENBLAS_NUM_THREADS={threads}; {clock_name()}; NumPy {np.__version__})\n")
     hdr = f"{'map':<34} {'rfstream':>9} {'NumPy':>7} {'ratio':>6}"
     print(hdr)
     print("-" * len(hdr))

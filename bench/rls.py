@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from gobench import best_seconds, go_gflops
+from gobench import best_seconds, clock_name, go_gflops
 
 SHAPES = [(4096, 1000), (4096, 5000)]
 
@@ -40,7 +40,7 @@ def main():
                 npy[k] = max(npy.get(k, 0), numpy_best(n, m, dt, 3 if m > 2000 else 10))
 
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    print(f"Gram update, GFLOP/s (n*m^2 per block; best of {rounds} rounds; OPENBLAS_NUM_THREADS={threads})")
+    print(f"Gram update, GFLOP/s (n*m^2 per block; best of {rounds} rounds; OPENBLAS_NUM_THREADS={threads}; {clock_name()})")
     print(f"NumPy {np.__version__}: X.T @ X on an n x m block\n")
     hdr = f"{'n':>5} {'m':>5}  {'operation':<44} {'rfstream':>9} {'NumPy':>7} {'ratio':>6}"
     print(hdr)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/rfstream/rfstream/internal/flopmeter"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -22,10 +23,6 @@ var benchGramShapes = [][2]int{{4096, 1000}, {4096, 5000}}
 // needed). NumPy's figures in bench/rls.py use the same count, so GFLOP/s
 // compare times directly.
 func gramFlops(n, m int) float64 { return float64(n) * float64(m) * float64(m) }
-
-func reportGFlops(b *testing.B, flops float64) {
-	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-}
 
 // BenchmarkGramUpdate times RLSAccumulator.Add on one block: the whole
 // per-block cost of training (f32 SYRK, widening into the float64 Gram,
@@ -45,12 +42,13 @@ func BenchmarkGramUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				if err := acc.Add(z, labels); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportGFlops(b, gramFlops(n, m))
+			flopmeter.Report(b, gramFlops(n, m), cpu)
 		})
 	}
 }
@@ -66,10 +64,11 @@ func BenchmarkSyrk(b *testing.B) {
 		z := gaussianRows(n, m, r)
 		b.Run(fmt.Sprintf("f32/n=%d/m=%d", n, m), func(b *testing.B) {
 			c := blas32.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: make([]float32, m*m)}
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				blas32.Syrk(blas.Trans, 1, z, 0, c)
 			}
-			reportGFlops(b, gramFlops(n, m))
+			flopmeter.Report(b, gramFlops(n, m), cpu)
 			b.StopTimer()
 			// What float32 costs in accuracy: the largest error of the
 			// float32 Gram against a float64 SYRK of the same block,
@@ -92,13 +91,14 @@ func BenchmarkSyrk(b *testing.B) {
 		b.Run(fmt.Sprintf("f64/n=%d/m=%d", n, m), func(b *testing.B) {
 			z64 := linalg.NewGeneral64(n, m)
 			c := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: make([]float64, m*m)}
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				for k, v := range z.Data {
 					z64.Data[k] = float64(v)
 				}
 				blas64.Syrk(blas.Trans, 1, z64, 1, c)
 			}
-			reportGFlops(b, gramFlops(n, m))
+			flopmeter.Report(b, gramFlops(n, m), cpu)
 		})
 	}
 }
@@ -120,13 +120,14 @@ func BenchmarkSolve(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				if _, err := acc.Solve(1e-3 * acc.MeanDiagonal()); err != nil {
 					b.Fatal(err)
 				}
 			}
 			mf := float64(m)
-			reportGFlops(b, mf*mf*mf/3)
+			flopmeter.Report(b, mf*mf*mf/3, cpu)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/internal/vecmath"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -65,7 +66,8 @@ func (f *Fourier) Recipe() Recipe {
 }
 
 // Apply computes the features: one GEMM, then the cosine in float64 (the
-// phase can be large, and float32 cosines of large arguments lose digits).
+// phase can be large, and float32 cosines of large arguments lose digits),
+// vectorised by vecmath.
 func (f *Fourier) Apply(dst, x blas32.General) {
 	CheckShapes(f, dst, x)
 	if x.Rows == 0 {
@@ -77,10 +79,7 @@ func (f *Fourier) Apply(dst, x blas32.General) {
 	scale := math.Sqrt(2 / float64(f.p.M))
 	linalg.ParallelRows(dst.Rows, 16, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			row := dst.Data[i*dst.Stride : i*dst.Stride+f.p.M]
-			for k, v := range row {
-				row[k] = float32(scale * cosReduced(float64(v)+float64(f.b[k])))
-			}
+			vecmath.CosAffine(dst.Data[i*dst.Stride:i*dst.Stride+f.p.M], f.b, scale)
 		}
 	})
 }
@@ -160,9 +159,7 @@ func (f *fourierColumns) Apply(dst, x blas32.General) {
 	}
 	linalg.MulABt32(dst, x, f.w)
 	for i := 0; i < dst.Rows; i++ {
-		row := dst.Data[i*dst.Stride : i*dst.Stride+f.m]
-		for k, v := range row {
-			row[k] = float32(f.scale * math.Cos(float64(v)+float64(f.b[k])))
-		}
+		// The full map's cosine, so every column equals the full map's.
+		vecmath.CosAffine(dst.Data[i*dst.Stride:i*dst.Stride+f.m], f.b, f.scale)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rfstream/rfstream/internal/flopmeter"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -27,9 +28,10 @@ func BenchmarkFourierApply(b *testing.B) {
 		dst := linalg.NewGeneral32(n, m)
 		f.Apply(dst, x)
 		b.ResetTimer()
+		cpu := flopmeter.Start()
 		for i := 0; i < b.N; i++ {
 			f.Apply(dst, x)
 		}
-		b.ReportMetric(2*float64(n)*d*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		flopmeter.Report(b, 2*float64(n)*d*m, cpu)
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/vecmath"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -218,28 +219,10 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 				if codes != nil {
 					maxCodes(out, codes[(r0+i)*m+b0:(r0+i)*m+b0+bs], p, q, bs, scale)
 				} else {
-					maxInto(out, p, q, bs, scale)
+					vecmath.MaxScale(out, p, q, scale)
 				}
 			}
 		}
-	}
-}
-
-// maxInto sets out[u] = scale · max_j p[j·bs+u]: q passes over contiguous
-// slices, which the compiler keeps free of bounds checks.
-func maxInto(out, p []float32, q, bs int, scale float32) {
-	out = out[:bs]
-	copy(out, p[:bs])
-	for j := 1; j < q; j++ {
-		c := p[j*bs : (j+1)*bs]
-		for u := range out {
-			if v := c[u]; v > out[u] {
-				out[u] = v
-			}
-		}
-	}
-	for u := range out {
-		out[u] *= scale
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/internal/flopmeter"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -44,18 +45,21 @@ func BenchmarkApply(b *testing.B) {
 			dst := linalg.NewGeneral32(n, m)
 			mp.Apply(dst, x)
 			b.ResetTimer()
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				mp.Apply(dst, x)
 			}
-			b.ReportMetric(mapFlops(n, d, m, q)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			flopmeter.Report(b, mapFlops(n, d, m, q), cpu)
 		})
 		b.Run(fmt.Sprintf("gemm/n=%d/m=%d/q=%d", n, m, q), func(b *testing.B) {
 			prod := linalg.NewGeneral32(n, m*q)
+			linalg.MulABt32(prod, x, mp.w)
 			b.ResetTimer()
+			cpu := flopmeter.Start()
 			for i := 0; i < b.N; i++ {
 				linalg.MulABt32(prod, x, mp.w)
 			}
-			b.ReportMetric(mapFlops(n, d, m, q)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			flopmeter.Report(b, mapFlops(n, d, m, q), cpu)
 		})
 	}
 }

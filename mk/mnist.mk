@@ -24,3 +24,9 @@ bench-maps:
 .PHONY: bench-sklearn
 bench-sklearn: build data
 	$(PY) bench/sklearn_mnist.py $(BIN) $(RFSTREAM_DATA)/mnist 4000
+
+# The same two tables in CPU time with one thread on each side (BENCH_CLOCK=cpu, see bench/gobench.py):
+# on a machine shared with other jobs this still compares the work each side does.
+.PHONY: bench-maps-cpu bench-rls-cpu
+bench-maps-cpu bench-rls-cpu: bench-%-cpu:
+	BENCH_CLOCK=cpu OPENBLAS_NUM_THREADS=1 $(MAKE) bench-$*

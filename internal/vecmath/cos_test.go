@@ -1,4 +1,4 @@
-package features
+package vecmath
 
 import (
 	"math"
@@ -16,13 +16,13 @@ func TestCosReducedMatchesMathCos(t *testing.T) {
 		if i%10 == 0 {
 			x = (r.Float64() - 0.5) * 2e5
 		}
-		worst = math.Max(worst, math.Abs(cosReduced(x)-math.Cos(x)))
+		worst = math.Max(worst, math.Abs(CosReduced(x)-math.Cos(x)))
 	}
 	for _, x := range []float64{0, math.Pi, -math.Pi, math.Pi / 2, 3 * math.Pi, 1e5 + 0.3} {
-		worst = math.Max(worst, math.Abs(cosReduced(x)-math.Cos(x)))
+		worst = math.Max(worst, math.Abs(CosReduced(x)-math.Cos(x)))
 	}
 	if worst > 1e-8 {
-		t.Fatalf("largest |cosReduced − math.Cos| = %.3g, want ≤ 1e-8", worst)
+		t.Fatalf("largest |CosReduced − math.Cos| = %.3g, want ≤ 1e-8", worst)
 	}
 	t.Logf("largest difference %.3g", worst)
 }
@@ -41,10 +41,10 @@ func BenchmarkCos(b *testing.B) {
 			}
 		}
 	})
-	b.Run("cosReduced", func(b *testing.B) {
+	b.Run("CosReduced", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, x := range xs {
-				s += cosReduced(x)
+				s += CosReduced(x)
 			}
 		}
 	})

@@ -1,0 +1,28 @@
+// Package flopmeter reports a benchmark's speed in GFLOP/s twice: over wall
+// time, and over the CPU time the process spent. On a machine shared with
+// other jobs the wall figure drops whenever the benchmark is descheduled;
+// the CPU figure does not (it still suffers from shared caches), so with one
+// thread (OPENBLAS_NUM_THREADS=1, -test.cpu 1) it compares the work of two
+// implementations even under load. bench/gobench.py reads both.
+package flopmeter
+
+import (
+	"testing"
+	"time"
+)
+
+// Start returns the process's CPU time so far; call it right after
+// b.ResetTimer.
+func Start() time.Duration { return cpuTime() }
+
+// Report reports flops·b.N as "GFLOP/s" of wall time since the timer was
+// reset and as "GFLOP/s-cpu" of the CPU time since start (when the
+// platform can tell).
+func Report(b *testing.B, flops float64, start time.Duration) {
+	work := flops * float64(b.N) / 1e9
+	cpu := cpuTime() - start
+	b.ReportMetric(work/b.Elapsed().Seconds(), "GFLOP/s")
+	if cpu > 0 {
+		b.ReportMetric(work/cpu.Seconds(), "GFLOP/s-cpu")
+	}
+}
