@@ -103,7 +103,11 @@ func TestTickRedrawsUntilStopped(t *testing.T) {
 	b := New(&buf, "npm", 0, "")
 	b.SetInterval(5 * time.Millisecond)
 	stop := b.Tick()
-	time.Sleep(60 * time.Millisecond)
+	// Wait for two redraws however slowly a loaded machine schedules
+	// the ticker; a bar that never redraws fails at the deadline.
+	for deadline := time.Now().Add(5 * time.Second); strings.Count(buf.String(), "npm: running for") < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	stop()
 	n := strings.Count(buf.String(), "npm: running for")
 	if n < 2 || !strings.Contains(buf.String(), "npm: done in") {
