@@ -249,6 +249,10 @@ type digitsResult struct {
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
 	Select       string             `json:"select,omitempty"`
 	ScoreSeconds float64            `json:"score_seconds,omitempty"` // ELSS scoring, all splits and seeds
+	Recognizer   string             `json:"recognizer,omitempty"`
+	// Components is, with --recognizer hmm or combo, the accuracy of each
+	// recogniser alone and of the combination at every weight tried.
+	Components map[string]float64 `json:"components,omitempty"`
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -258,6 +262,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var wf wordSetFlags
 	mf.register(fs, "maxout", 2000)
 	wf.register(fs)
+	var hf hmmFlags
+	hf.register(fs)
 	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
@@ -266,16 +272,37 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	fillMin := fs.Bool("warp-fill-min", false, "pitch warps bring in silence (the patch's minimum) past the band edges instead of repeating the edge band")
 	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
+	spkWarp := fs.Float64("speaker-warp", 0, "VTLN-like: warp each speaker's vectors along the frequency axis by the shift (within ±this many cents) that best matches the training speakers' canonical mean spectrum (0: off); before --speaker-norm")
+	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := hf.validate(); err != nil {
+		return err
+	}
+	comboWeights, err := hf.comboWeights()
+	if err != nil {
+		return err
+	}
+	if hf.used() && *mismatch {
+		return errors.New("--mismatch works with --recognizer words only")
+	}
+	compAcc := map[string][]float64{}
+	var compNames []string
+	addComp := func(name string, acc float64) {
+		if _, ok := compAcc[name]; !ok {
+			compNames = append(compNames, name)
+		}
+		compAcc[name] = append(compAcc[name], acc)
+	}
 	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
-		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo})}
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo, FillMin: *fillMin})}
 	mf.group = &spec
 	warps, err := transforms.Build(spec)
 	if err != nil {
@@ -334,6 +361,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		if *spkWarp > 0 {
+			sg, ok := warps.(*transforms.SpectroGroup)
+			if !ok {
+				return fmt.Errorf("--speaker-warp needs the spectro-warp group")
+			}
+			sw, err := newSpeakerWarp(sg, wc.Audio.Mels, *spkWarp, *spkWarpStep)
+			if err != nil {
+				return err
+			}
+			sw.fit(xtr, sp.train)
+			var unseen map[string]float64
+			for i := range xtes {
+				if u := sw.apply(xtes[i], sp.test); i == 0 {
+					unseen = u
+				}
+			}
+			sw.apply(xtr, sp.train)
+			fmt.Fprintf(stderr, "%s: speaker warps (cents): %s\n", sp.name, sw.report(unseen))
+		}
 		switch *spkNorm {
 		case "none":
 		case "mean", "meanvar":
@@ -352,6 +398,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		for s := 0; s < *seeds; s++ {
 			mfs := mf
 			mfs.seed = mf.seed + uint64(s)
+			mfs.templateRows = &xtr // --templates data draws from the (normalised) training vectors
 			recipe, err := mfs.recipe(wc.Dim())
 			if err != nil {
 				return err
@@ -390,7 +437,31 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			trainSec += time.Since(start).Seconds()
 			grid.Add(1)
-			pred := rls.Predict(rfstream.Features(fm, xte, 0))
+			scores := linalg.NewGeneral32(xte.Rows, len(labels))
+			rls.Scores(scores, rfstream.Features(fm, xte, 0))
+			pred := classifier.Argmax(scores)
+			if hf.used() {
+				iw, err := hf.model(sp.train, wf.fsdd, mfs.seed, stderr)
+				if err != nil {
+					return err
+				}
+				hs, err := hmmScores(iw, sp.test, labels)
+				if err != nil {
+					return err
+				}
+				accOf := func(p []int) float64 { return 1 - classifier.ErrorRate(p, yte) }
+				addComp("words", accOf(pred))
+				addComp("hmm", accOf(classifier.Argmax(hs)))
+				for _, w := range comboWeights {
+					addComp(fmt.Sprintf("combo w=%g", w), accOf(classifier.Argmax(combineScores(scores, hs, w))))
+				}
+				switch hf.recognizer {
+				case "hmm":
+					pred = classifier.Argmax(hs)
+				case "combo":
+					pred = classifier.Argmax(combineScores(scores, hs, hf.weight))
+				}
+			}
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {
 				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
@@ -444,6 +515,14 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if len(compNames) > 0 {
+		res.Recognizer, res.Components = hf.recognizer, map[string]float64{}
+		for _, n := range compNames {
+			m, sd := meanStd(compAcc[n])
+			res.Components[n] = m
+			fmt.Fprintf(stdout, "%s: %.2f%% ± %.2f (all splits and seeds)\n", n, 100*m, 100*sd)
+		}
+	}
 	if *confusion != "" {
 		title := fmt.Sprintf("spoken digits, %s split, %s: %.2f%% accuracy", *split, mf.label(features.NewIdentity(res.M)), 100*res.Accuracy)
 		if err := drawConfusion(*confusion, title, names, allTrue, allPred); err != nil {
