@@ -277,6 +277,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
 	spkWarp := fs.Float64("speaker-warp", 0, "VTLN-like: warp each speaker's vectors along the frequency axis by the shift (within ±this many cents) that best matches the training speakers' canonical mean spectrum (0: off); before --speaker-norm")
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
+	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
@@ -289,6 +290,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
 		return err
+	}
+	if *ensemble && (*mismatch || *confusion != "") {
+		return errors.New("--ensemble works without --mismatch and --confusion")
 	}
 	if hf.used() && *mismatch {
 		return errors.New("--mismatch works with --recognizer words only")
@@ -395,6 +399,20 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		xte := xtes[0]
 		var splitAcc []float64
 		perCond := make([][]float64, len(conds))
+		// The HMM recogniser is trained once per split (with the base
+		// seed); the whole-word maps vary with the seeds. ens sums every
+		// seed's standardised whole-word scores.
+		var hs blas32.General
+		if hf.used() {
+			iw, err := hf.model(sp.train, wf.fsdd, mf.seed, stderr)
+			if err != nil {
+				return err
+			}
+			if hs, err = hmmScores(iw, sp.test, labels); err != nil {
+				return err
+			}
+		}
+		ens := linalg.NewGeneral32(len(sp.test), len(labels))
 		for s := 0; s < *seeds; s++ {
 			mfs := mf
 			mfs.seed = mf.seed + uint64(s)
@@ -440,15 +458,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			scores := linalg.NewGeneral32(xte.Rows, len(labels))
 			rls.Scores(scores, rfstream.Features(fm, xte, 0))
 			pred := classifier.Argmax(scores)
+			addScaled(ens, scores)
 			if hf.used() {
-				iw, err := hf.model(sp.train, wf.fsdd, mfs.seed, stderr)
-				if err != nil {
-					return err
-				}
-				hs, err := hmmScores(iw, sp.test, labels)
-				if err != nil {
-					return err
-				}
 				accOf := func(p []int) float64 { return 1 - classifier.ErrorRate(p, yte) }
 				addComp("words", accOf(pred))
 				addComp("hmm", accOf(classifier.Argmax(hs)))
@@ -474,6 +485,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			for i := range conds {
 				seedCond[i][s] += perCond[i][s] / float64(len(splits))
 			}
+		}
+		if *ensemble {
+			// One prediction per recording from all seeds' maps together.
+			pred := classifier.Argmax(ens)
+			if hf.used() {
+				accOf := func(p []int) float64 { return 1 - classifier.ErrorRate(p, yte) }
+				addComp("words ensemble", accOf(pred))
+				for _, w := range comboWeights {
+					addComp(fmt.Sprintf("ensemble+hmm w=%g", w), accOf(classifier.Argmax(combineScores(ens, hs, w))))
+				}
+				switch hf.recognizer {
+				case "hmm":
+					pred = classifier.Argmax(hs)
+				case "combo":
+					pred = classifier.Argmax(combineScores(ens, hs, hf.weight))
+				}
+			}
+			splitAcc = []float64{1 - classifier.ErrorRate(pred, yte)}
+			fmt.Fprintf(tw, "%s\t%d\t%d\tensemble of %d seeds\t%.2f%%\n", sp.name, len(sp.train), len(sp.test), *seeds, 100*splitAcc[0])
 		}
 		mean, _ := meanStd(splitAcc)
 		res.PerSplit[sp.name] = mean

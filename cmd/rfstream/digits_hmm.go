@@ -179,3 +179,13 @@ func standardised(v []float32) []float64 {
 	}
 	return out
 }
+
+// addScaled adds the standardised rows of s into sum.
+func addScaled(sum, s blas32.General) {
+	for i := 0; i < s.Rows; i++ {
+		row := linalg.Row32(sum, i)
+		for k, v := range standardised(linalg.Row32(s, i)) {
+			row[k] += float32(v)
+		}
+	}
+}

@@ -97,6 +97,12 @@ func TestDigitsHMMRecognizer(t *testing.T) {
 		"--hmm-m", "64", "--hmm-passes", "1", "--hmm-states", "3", "--json"}
 	for round := 0; round < 2; round++ {
 		var out, errb bytes.Buffer
+		want := []string{"words", "hmm", "combo w=0.5", "combo w=2"}
+		if round == 1 {
+			// The second run sums two seeds' maps; the HMM is the same.
+			args = append(args, "--seeds", "2", "--ensemble")
+			want = append(want, "words ensemble", "ensemble+hmm w=0.5", "ensemble+hmm w=2")
+		}
 		if code := run(args, &out, &errb); code != 0 {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
@@ -109,7 +115,7 @@ func TestDigitsHMMRecognizer(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"words", "hmm", "combo w=0.5", "combo w=2"} {
+		for _, k := range want {
 			if v, ok := r.Components[k]; !ok || v < 0.8 {
 				t.Errorf("component %q: accuracy %v (present %v)", k, v, ok)
 			}
