@@ -276,6 +276,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
 	spkWarp := fs.Float64("speaker-warp", 0, "VTLN-like: warp each speaker's vectors along the frequency axis by the shift (within ±this many cents) that best matches the training speakers' canonical mean spectrum (0: off); before --speaker-norm")
+	spkWarpBy := fs.String("speaker-warp-by", "spectrum", "--speaker-warp: spectrum (every speaker matched to the training voices' canonical mean spectrum, training included) or confidence (training unchanged; each voice absent from training gets the warp under which the model's score margin on its recordings is largest)")
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
@@ -293,6 +294,12 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	if *ensemble && (*mismatch || *confusion != "") {
 		return errors.New("--ensemble works without --mismatch and --confusion")
+	}
+	if *spkWarpBy != "spectrum" && *spkWarpBy != "confidence" {
+		return fmt.Errorf("unknown --speaker-warp-by %q (spectrum, confidence)", *spkWarpBy)
+	}
+	if *spkWarpBy == "confidence" && *mismatch {
+		return errors.New("--speaker-warp-by confidence works without --mismatch")
 	}
 	if hf.used() && *mismatch {
 		return errors.New("--mismatch works with --recognizer words only")
@@ -365,7 +372,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		if *spkWarp > 0 {
+		// rawTest keeps the clean test vectors before any speaker
+		// normalisation, for the confidence-chosen warp.
+		rawTest := linalg.NewGeneral32(xtes[0].Rows, xtes[0].Cols)
+		copy(rawTest.Data, xtes[0].Data)
+		if *spkWarp > 0 && *spkWarpBy == "spectrum" {
 			sg, ok := warps.(*transforms.SpectroGroup)
 			if !ok {
 				return fmt.Errorf("--speaker-warp needs the spectro-warp group")
@@ -384,11 +395,12 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			sw.apply(xtr, sp.train)
 			fmt.Fprintf(stderr, "%s: speaker warps (cents): %s\n", sp.name, sw.report(unseen))
 		}
+		var norm *speakerNorm
 		switch *spkNorm {
 		case "none":
 		case "mean", "meanvar":
 			// Test statistics are estimated before any row is changed.
-			norm := newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
+			norm = newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
 			for i := range xtes {
 				norm.apply(xtes[i], sp.test)
 			}
@@ -408,7 +420,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if hs, err = hmmScores(iw, sp.test, labels); err != nil {
+			if hs, err = hmmScores(iw, sp.test, labels, hf.pad); err != nil {
 				return err
 			}
 		}
@@ -457,6 +469,33 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			grid.Add(1)
 			scores := linalg.NewGeneral32(xte.Rows, len(labels))
 			rls.Scores(scores, rfstream.Features(fm, xte, 0))
+			if *spkWarp > 0 && *spkWarpBy == "confidence" {
+				sg, ok := warps.(*transforms.SpectroGroup)
+				if !ok {
+					return fmt.Errorf("--speaker-warp needs the spectro-warp group")
+				}
+				trained := map[string]bool{}
+				for _, r := range sp.train {
+					trained[r.Speaker] = true
+				}
+				var grid []float64
+				for c := -*spkWarp; c <= *spkWarp+1e-9; c += *spkWarpStep {
+					grid = append(grid, c)
+				}
+				prep := func(x blas32.General) {
+					if norm != nil {
+						norm.apply(x, sp.test)
+					}
+				}
+				score := func(x blas32.General) blas32.General {
+					out := linalg.NewGeneral32(x.Rows, len(labels))
+					rls.Scores(out, rfstream.Features(fm, x, 0))
+					return out
+				}
+				var chosen map[string]float64
+				scores, chosen = confidenceWarp(rawTest, sp.test, trained, sg, grid, prep, score)
+				fmt.Fprintf(stderr, "%s seed %d: warps chosen by confidence (cents): %v\n", sp.name, mfs.seed, chosen)
+			}
 			pred := classifier.Argmax(scores)
 			addScaled(ens, scores)
 			if hf.used() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,6 +29,7 @@ type hmmFlags struct {
 	recognizer string
 	weight     float64
 	weights    string
+	pad        float64
 	cf         connectedFlags
 }
 
@@ -40,6 +42,7 @@ func (h *hmmFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.cf.mf.m, "hmm-m", 2000, "hmm: maxout units of the frame classifier")
 	fs.IntVar(&h.cf.passes, "hmm-passes", 4, "hmm: re-alignments after the uniform bootstrap")
 	fs.IntVar(&h.cf.states, "hmm-states", 8, "hmm: states per digit")
+	fs.Float64Var(&h.pad, "hmm-pad", 0.25, "hmm: seconds of background-level silence added before and after each test recording (training pads 0.1-0.4 s)")
 	fs.IntVar(&h.cf.trainStrings, "hmm-strings", 0, "hmm: also train on this many strings joined from training recordings")
 	h.cf.classifier, h.cf.silStates, h.cf.softmaxFrames, h.cf.optimizer, h.cf.softmaxLambda = "rls", 3, 60000, "adam", 1e-3
 	h.cf.padMin, h.cf.padMax = 0.1, 0.4
@@ -101,8 +104,11 @@ func (h *hmmFlags) model(train []datasets.Recording, fsdd string, seed uint64, l
 }
 
 // hmmScores scores every test recording against every word (per-frame
-// log probabilities), rows in labels' order.
-func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []string) (blas32.General, error) {
+// log probabilities), rows in labels' order. Each recording is padded with
+// pad seconds of its own background-level silence on both sides, as the
+// training recordings were: the frontend's per-utterance CMVN then sees
+// the same mix of speech and silence in training and test.
+func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
 	idx := labelIndex(iw.Labels())
 	perm := make([]int, len(labels))
 	for i, l := range labels {
@@ -119,6 +125,10 @@ func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []st
 		if err != nil {
 			errs[i] = err
 			return
+		}
+		if pad > 0 {
+			rng := rand.New(rand.NewPCG(uint64(i), 0x706164))
+			a.Samples = datasets.PadSilence(a.Samples, a.Rate, pad, pad, rng)
 		}
 		s, err := iw.Scores(a)
 		if err != nil {

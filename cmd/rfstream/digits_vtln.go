@@ -215,3 +215,73 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// confidenceWarp is the model-based form of the speaker warp, for voices
+// absent from training: every such test speaker gets the warp of the grid
+// under which the trained model is most confident on their (unlabelled)
+// recordings, confidence being the mean margin between the best and the
+// second-best class score. raw holds the test vectors before any speaker
+// normalisation; prep normalises a warped copy in place, score maps it to
+// class scores. It returns the scores with every speaker's rows taken
+// under their chosen warp, and the warps.
+func confidenceWarp(raw blas32.General, test []datasets.Recording, trained map[string]bool, g *transforms.SpectroGroup, grid []float64,
+	prep func(x blas32.General), score func(x blas32.General) blas32.General) (blas32.General, map[string]float64) {
+	rows := map[string][]int{}
+	for i, r := range test {
+		if !trained[r.Speaker] {
+			rows[r.Speaker] = append(rows[r.Speaker], i)
+		}
+	}
+	x := linalg.NewGeneral32(raw.Rows, raw.Cols)
+	copy(x.Data, raw.Data)
+	prep(x)
+	out := score(x)
+	chosen := map[string]float64{}
+	if len(rows) == 0 {
+		return out, chosen
+	}
+	bestConf := map[string]float64{}
+	tmp := make([]float32, raw.Cols)
+	for _, c := range grid {
+		for i := 0; i < raw.Rows; i++ {
+			dst := linalg.Row32(x, i)
+			if c == 0 {
+				copy(dst, linalg.Row32(raw, i))
+				continue
+			}
+			g.Apply(tmp, linalg.Row32(raw, i), transforms.Warp{Cents: c, Tempo: 1})
+			copy(dst, tmp)
+			centreAndNormalise(dst)
+		}
+		prep(x)
+		s := score(x)
+		for spk, idx := range rows {
+			var conf float64
+			for _, i := range idx {
+				conf += margin(linalg.Row32(s, i))
+			}
+			conf /= float64(len(idx))
+			if b, ok := bestConf[spk]; !ok || conf > b+1e-12 || (math.Abs(conf-b) <= 1e-12 && math.Abs(c) < math.Abs(chosen[spk])) {
+				bestConf[spk], chosen[spk] = conf, c
+				for _, i := range idx {
+					copy(linalg.Row32(out, i), linalg.Row32(s, i))
+				}
+			}
+		}
+	}
+	return out, chosen
+}
+
+// margin is the best score minus the second best.
+func margin(v []float32) float64 {
+	b1, b2 := math.Inf(-1), math.Inf(-1)
+	for _, x := range v {
+		switch f := float64(x); {
+		case f > b1:
+			b1, b2 = f, b1
+		case f > b2:
+			b2 = f
+		}
+	}
+	return b1 - b2
+}
