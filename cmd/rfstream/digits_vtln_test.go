@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
@@ -127,5 +129,61 @@ func TestDigitsHMMRecognizer(t *testing.T) {
 	var errb bytes.Buffer
 	if code := run([]string{"eval", "digits", "--fsdd", fsdd, "--recognizer", "nope"}, &bytes.Buffer{}, &errb); code == 0 {
 		t.Error("unknown recognizer: want a failure")
+	}
+}
+
+// TestConfidenceWarpUndoesAShift: with a "model" whose margin is the
+// correlation with one canonical voice, a voice shifted by +100 cents gets
+// the warp −100, its rows are scored under that warp, and a voice seen in
+// training is left alone.
+func TestConfidenceWarpUndoesAShift(t *testing.T) {
+	const frames, mels = 8, 40
+	g, err := transforms.NewSpectroGroup(transforms.SpectroParams{Frames: frames, Mels: mels, LowHz: 20, HighHz: 4000, Cents: 400, Tempo: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	canon := make([]float32, frames*mels)
+	for i := range canon {
+		x := float64(i % mels)
+		canon[i] = float32(math.Exp(-(x-15)*(x-15)/6) + 0.5*math.Exp(-(x-28)*(x-28)/6))
+	}
+	centreAndNormalise(canon)
+	shifted := make([]float32, len(canon))
+	g.Apply(shifted, canon, transforms.Warp{Cents: 100, Tempo: 1})
+	centreAndNormalise(shifted)
+	raw := linalg.NewGeneral32(3, len(canon))
+	copy(linalg.Row32(raw, 0), shifted)
+	copy(linalg.Row32(raw, 1), shifted)
+	copy(linalg.Row32(raw, 2), shifted)
+	test := []datasets.Recording{{Speaker: "new"}, {Speaker: "new"}, {Speaker: "old"}}
+	score := func(x blas32.General) blas32.General {
+		out := linalg.NewGeneral32(x.Rows, 2)
+		for i := 0; i < x.Rows; i++ {
+			var dot float32
+			for k, v := range linalg.Row32(x, i) {
+				dot += v * canon[k]
+			}
+			out.Data[i*2] = dot
+		}
+		return out
+	}
+	prepped := 0
+	grid := []float64{-200, -150, -100, -50, 0, 50, 100, 150, 200}
+	s, chosen := confidenceWarp(raw, test, map[string]bool{"old": true}, g, grid, func(blas32.General) { prepped++ }, score)
+	if chosen["new"] != -100 || len(chosen) != 1 {
+		t.Fatalf("chosen warps %v, want new: −100 only", chosen)
+	}
+	if prepped != 1+len(grid) {
+		t.Errorf("prep ran %d times, want once per grid warp and once unwarped", prepped)
+	}
+	unwarped := score(raw)
+	if s.Data[2*2] != unwarped.Data[2*2] {
+		t.Errorf("the trained voice was re-scored: %v, unwarped %v", s.Data[4], unwarped.Data[4])
+	}
+	if !(s.Data[0] > unwarped.Data[0]+0.01) {
+		t.Errorf("the new voice's score %v is not above its unwarped %v", s.Data[0], unwarped.Data[0])
+	}
+	if m := margin([]float32{1, 5, 3}); m != 2 {
+		t.Errorf("margin %v, want 2", m)
 	}
 }
