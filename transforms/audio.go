@@ -22,6 +22,12 @@ type SpectroParams struct {
 	// under inverse.
 	Cents float64 `json:"cents"`
 	Tempo float64 `json:"tempo"`
+	// FillMin makes a pitch shift a translation with silence coming in:
+	// bands whose source frequency lies outside the patch read the patch's
+	// smallest value (what an empty band of a word vector holds) instead of
+	// repeating the edge band, as a shift of the waveform does when content
+	// moves past the band edges or Nyquist.
+	FillMin bool `json:"fill_min,omitempty"`
 }
 
 // Warp is a pitch shift in cents and a tempo factor (2 plays twice as fast).
@@ -116,13 +122,34 @@ func (g *SpectroGroup) Apply(dst, src []float32, e Element) {
 	F, M := g.p.Frames, g.p.Mels
 	ratio := math.Pow(2, w.Cents/1200)
 	mid := float64(F-1) / 2
+	var floor float32
+	if g.p.FillMin {
+		floor = src[0]
+		for _, v := range src {
+			floor = min(floor, v)
+		}
+	}
 	for t := 0; t < F; t++ {
 		st := clamp(mid+(float64(t)-mid)*w.Tempo, 0, float64(F-1))
 		t0 := int(st)
 		t1 := min(t0+1, F-1)
 		ft := float32(st - float64(t0))
 		for k := 0; k < M; k++ {
-			sk := clamp(g.bandOf(g.centre[k]/ratio), 0, float64(M-1))
+			raw := g.bandOf(g.centre[k] / ratio)
+			if g.p.FillMin && (raw < 0 || raw > float64(M-1)) {
+				// Between the edge band and one band beyond it the value
+				// fades to the floor; further out it is the floor.
+				edge, out := 0, -raw
+				if raw > 0 {
+					edge, out = M-1, raw-float64(M-1)
+				}
+				f := float32(math.Min(out, 1))
+				a := (1-f)*src[t0*M+edge] + f*floor
+				b := (1-f)*src[t1*M+edge] + f*floor
+				dst[t*M+k] = (1-ft)*a + ft*b
+				continue
+			}
+			sk := clamp(raw, 0, float64(M-1))
 			k0 := int(sk)
 			k1 := min(k0+1, M-1)
 			fk := float32(sk - float64(k0))

@@ -250,3 +250,57 @@ func TestTempoWarpKeepsTheHarmonicSpectrum(t *testing.T) {
 		}
 	}
 }
+
+// TestSpectroWarpFillMin: with FillMin a large upward shift empties the
+// lowest bands to the patch's minimum (silence comes in from below), a
+// downward one empties the top bands, and the interior moves as with edge
+// clamping.
+func TestSpectroWarpFillMin(t *testing.T) {
+	p := SpectroParams{Frames: 4, Mels: 40, LowHz: 20, HighHz: 4000, Cents: 1200, Tempo: 1, FillMin: true}
+	g, err := NewSpectroGroup(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.FillMin = false
+	clampG, err := NewSpectroGroup(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]float32, g.Dim())
+	for i := range src {
+		src[i] = 1 + float32(i%40)/40 // every band above the minimum but band 0
+	}
+	src[0] = -3 // the patch's minimum
+	dst, ref := make([]float32, g.Dim()), make([]float32, g.Dim())
+	for _, c := range []float64{1200, -1200} {
+		g.Apply(dst, src, Warp{Cents: c, Tempo: 1})
+		clampG.Apply(ref, src, Warp{Cents: c, Tempo: 1})
+		emptied, same := 0, 0
+		for k := 0; k < 40; k++ {
+			raw := g.bandOf(g.centre[k] / math.Pow(2, c/1200))
+			v := dst[2*40+k]
+			switch {
+			case raw < -1 || raw > 40:
+				if v != -3 {
+					t.Errorf("%+g cents: band %d (source %.2f) holds %v, want the minimum −3", c, k, raw, v)
+				}
+				emptied++
+			case raw >= 0 && raw <= 39:
+				if v != ref[2*40+k] {
+					t.Errorf("%+g cents: interior band %d holds %v, clamped warp %v", c, k, v, ref[2*40+k])
+				}
+				same++
+			}
+		}
+		// Downwards, everything above 4 kHz·2^(−1) empties; upwards the
+		// mel axis is nearly linear at the bottom, so the lowest band is
+		// only partly outside and must lie strictly between the floor
+		// and the clamped value.
+		if same == 0 || (c < 0 && emptied == 0) {
+			t.Errorf("%+g cents: %d emptied and %d interior bands; the test checks too little", c, emptied, same)
+		}
+		if c > 0 && !(dst[2*40] > -3 && dst[2*40] < ref[2*40]) {
+			t.Errorf("%+g cents: lowest band %v, want between the floor −3 and the clamped %v", c, dst[2*40], ref[2*40])
+		}
+	}
+}

@@ -83,6 +83,21 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 		return nil, rep, err
 	}
 	train, _ := datasets.OfficialSplit(recs)
+	m, rep, err := f.trainOn(train, heldOutTake, log)
+	if err != nil || !f.tune {
+		return m, rep, err
+	}
+	rep.Tuning, err = f.tuneModel(m, train, log)
+	return m, rep, err
+}
+
+// trainOn trains a connected model on the given recordings (each padded
+// with silence, plus joined strings when trainStrings > 0); heldOut marks
+// the recordings kept out of the classifier's training (nil: a seeded
+// tenth). It does not tune the decoder.
+func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datasets.Recording) bool, log io.Writer) (*rfstream.Model, rfstream.ConnectedTrainReport, error) {
+	var rep rfstream.ConnectedTrainReport
+	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = f.states, f.silStates, f.classifier
 	utts := make([]rfstream.TrainUtterance, len(train))
@@ -97,7 +112,7 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 		lead := f.padMin + (f.padMax-f.padMin)*rng.Float64()
 		trail := f.padMin + (f.padMax-f.padMin)*rng.Float64()
 		utts[i] = rfstream.TrainUtterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{train[i].Label},
-			HeldOut: heldOutTake(train[i])}
+			HeldOut: held(train[i])}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rep, err
@@ -105,7 +120,7 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 	if f.trainStrings > 0 {
 		var pool []datasets.Recording
 		for _, r := range train {
-			if !heldOutTake(r) {
+			if !held(r) {
 				pool = append(pool, r)
 			}
 		}
@@ -137,16 +152,11 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 		return nil, rep, err
 	}
 	words := datasets.Labels(train)
-	m, rep, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
+	return rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
 		Input: in, Decoder: f.dec, Map: recipe, Words: words, Passes: f.passes,
 		SoftmaxFrames: f.softmaxFrames, RLSLambda: f.rlsLambda, Seed: f.mf.seed, Log: log,
 		Softmax: classifier.SoftmaxOptions{Optimizer: f.optimizer, Lambda: f.softmaxLambda, MaxIter: f.softmaxIter, Seed: f.mf.seed},
 	})
-	if err != nil || !f.tune {
-		return m, rep, err
-	}
-	rep.Tuning, err = f.tuneModel(m, train, log)
-	return m, rep, err
 }
 
 // tuneModel chooses the decoder settings on strings of the held-out

@@ -249,6 +249,10 @@ type digitsResult struct {
 	PeakRSSMB    float64            `json:"peak_rss_mb"`
 	Select       string             `json:"select,omitempty"`
 	ScoreSeconds float64            `json:"score_seconds,omitempty"` // ELSS scoring, all splits and seeds
+	Recognizer   string             `json:"recognizer,omitempty"`
+	// Components is, with --recognizer hmm or combo, the accuracy of each
+	// recogniser alone and of the combination at every weight tried.
+	Components map[string]float64 `json:"components,omitempty"`
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -258,6 +262,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var wf wordSetFlags
 	mf.register(fs, "maxout", 2000)
 	wf.register(fs)
+	var hf hmmFlags
+	hf.register(fs)
 	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
@@ -266,16 +272,48 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	fillMin := fs.Bool("warp-fill-min", false, "pitch warps bring in silence (the patch's minimum) past the band edges instead of repeating the edge band")
 	lambdaBy := fs.String("lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
+	spkWarp := fs.Float64("speaker-warp", 0, "VTLN-like: warp each speaker's vectors along the frequency axis by the shift (within ±this many cents) that best matches the training speakers' canonical mean spectrum (0: off); before --speaker-norm")
+	spkWarpBy := fs.String("speaker-warp-by", "spectrum", "--speaker-warp: spectrum (every speaker matched to the training voices' canonical mean spectrum, training included) or confidence (training unchanged; each voice absent from training gets the warp under which the model's score margin on its recordings is largest)")
+	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
+	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := hf.validate(); err != nil {
+		return err
+	}
+	comboWeights, err := hf.comboWeights()
+	if err != nil {
+		return err
+	}
+	if *ensemble && (*mismatch || *confusion != "") {
+		return errors.New("--ensemble works without --mismatch and --confusion")
+	}
+	if *spkWarpBy != "spectrum" && *spkWarpBy != "confidence" {
+		return fmt.Errorf("unknown --speaker-warp-by %q (spectrum, confidence)", *spkWarpBy)
+	}
+	if *spkWarpBy == "confidence" && *mismatch {
+		return errors.New("--speaker-warp-by confidence works without --mismatch")
+	}
+	if hf.used() && *mismatch {
+		return errors.New("--mismatch works with --recognizer words only")
+	}
+	compAcc := map[string][]float64{}
+	var compNames []string
+	addComp := func(name string, acc float64) {
+		if _, ok := compAcc[name]; !ok {
+			compNames = append(compNames, name)
+		}
+		compAcc[name] = append(compAcc[name], acc)
+	}
 	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
-		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo})}
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo, FillMin: *fillMin})}
 	mf.group = &spec
 	warps, err := transforms.Build(spec)
 	if err != nil {
@@ -334,11 +372,35 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		// rawTest keeps the clean test vectors before any speaker
+		// normalisation, for the confidence-chosen warp.
+		rawTest := linalg.NewGeneral32(xtes[0].Rows, xtes[0].Cols)
+		copy(rawTest.Data, xtes[0].Data)
+		if *spkWarp > 0 && *spkWarpBy == "spectrum" {
+			sg, ok := warps.(*transforms.SpectroGroup)
+			if !ok {
+				return fmt.Errorf("--speaker-warp needs the spectro-warp group")
+			}
+			sw, err := newSpeakerWarp(sg, wc.Audio.Mels, *spkWarp, *spkWarpStep)
+			if err != nil {
+				return err
+			}
+			sw.fit(xtr, sp.train)
+			var unseen map[string]float64
+			for i := range xtes {
+				if u := sw.apply(xtes[i], sp.test); i == 0 {
+					unseen = u
+				}
+			}
+			sw.apply(xtr, sp.train)
+			fmt.Fprintf(stderr, "%s: speaker warps (cents): %s\n", sp.name, sw.report(unseen))
+		}
+		var norm *speakerNorm
 		switch *spkNorm {
 		case "none":
 		case "mean", "meanvar":
 			// Test statistics are estimated before any row is changed.
-			norm := newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
+			norm = newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
 			for i := range xtes {
 				norm.apply(xtes[i], sp.test)
 			}
@@ -349,9 +411,24 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		xte := xtes[0]
 		var splitAcc []float64
 		perCond := make([][]float64, len(conds))
+		// The HMM recogniser is trained once per split (with the base
+		// seed); the whole-word maps vary with the seeds. ens sums every
+		// seed's standardised whole-word scores.
+		var hs blas32.General
+		if hf.used() {
+			iw, err := hf.model(sp.train, wf.fsdd, mf.seed, stderr)
+			if err != nil {
+				return err
+			}
+			if hs, err = hmmScores(iw, sp.test, labels, hf.pad); err != nil {
+				return err
+			}
+		}
+		ens := linalg.NewGeneral32(len(sp.test), len(labels))
 		for s := 0; s < *seeds; s++ {
 			mfs := mf
 			mfs.seed = mf.seed + uint64(s)
+			mfs.templateRows = &xtr // --templates data draws from the (normalised) training vectors
 			recipe, err := mfs.recipe(wc.Dim())
 			if err != nil {
 				return err
@@ -390,7 +467,51 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			trainSec += time.Since(start).Seconds()
 			grid.Add(1)
-			pred := rls.Predict(rfstream.Features(fm, xte, 0))
+			scores := linalg.NewGeneral32(xte.Rows, len(labels))
+			rls.Scores(scores, rfstream.Features(fm, xte, 0))
+			if *spkWarp > 0 && *spkWarpBy == "confidence" {
+				sg, ok := warps.(*transforms.SpectroGroup)
+				if !ok {
+					return fmt.Errorf("--speaker-warp needs the spectro-warp group")
+				}
+				trained := map[string]bool{}
+				for _, r := range sp.train {
+					trained[r.Speaker] = true
+				}
+				var grid []float64
+				for c := -*spkWarp; c <= *spkWarp+1e-9; c += *spkWarpStep {
+					grid = append(grid, c)
+				}
+				prep := func(x blas32.General) {
+					if norm != nil {
+						norm.apply(x, sp.test)
+					}
+				}
+				score := func(x blas32.General) blas32.General {
+					out := linalg.NewGeneral32(x.Rows, len(labels))
+					rls.Scores(out, rfstream.Features(fm, x, 0))
+					return out
+				}
+				var chosen map[string]float64
+				scores, chosen = confidenceWarp(rawTest, sp.test, trained, sg, grid, prep, score)
+				fmt.Fprintf(stderr, "%s seed %d: warps chosen by confidence (cents): %v\n", sp.name, mfs.seed, chosen)
+			}
+			pred := classifier.Argmax(scores)
+			addScaled(ens, scores)
+			if hf.used() {
+				accOf := func(p []int) float64 { return 1 - classifier.ErrorRate(p, yte) }
+				addComp("words", accOf(pred))
+				addComp("hmm", accOf(classifier.Argmax(hs)))
+				for _, w := range comboWeights {
+					addComp(fmt.Sprintf("combo w=%g", w), accOf(classifier.Argmax(combineScores(scores, hs, w))))
+				}
+				switch hf.recognizer {
+				case "hmm":
+					pred = classifier.Argmax(hs)
+				case "combo":
+					pred = classifier.Argmax(combineScores(scores, hs, hf.weight))
+				}
+			}
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {
 				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
@@ -403,6 +524,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			for i := range conds {
 				seedCond[i][s] += perCond[i][s] / float64(len(splits))
 			}
+		}
+		if *ensemble {
+			// One prediction per recording from all seeds' maps together.
+			pred := classifier.Argmax(ens)
+			if hf.used() {
+				accOf := func(p []int) float64 { return 1 - classifier.ErrorRate(p, yte) }
+				addComp("words ensemble", accOf(pred))
+				for _, w := range comboWeights {
+					addComp(fmt.Sprintf("ensemble+hmm w=%g", w), accOf(classifier.Argmax(combineScores(ens, hs, w))))
+				}
+				switch hf.recognizer {
+				case "hmm":
+					pred = classifier.Argmax(hs)
+				case "combo":
+					pred = classifier.Argmax(combineScores(ens, hs, hf.weight))
+				}
+			}
+			splitAcc = []float64{1 - classifier.ErrorRate(pred, yte)}
+			fmt.Fprintf(tw, "%s\t%d\t%d\tensemble of %d seeds\t%.2f%%\n", sp.name, len(sp.train), len(sp.test), *seeds, 100*splitAcc[0])
 		}
 		mean, _ := meanStd(splitAcc)
 		res.PerSplit[sp.name] = mean
@@ -444,6 +584,14 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if len(compNames) > 0 {
+		res.Recognizer, res.Components = hf.recognizer, map[string]float64{}
+		for _, n := range compNames {
+			m, sd := meanStd(compAcc[n])
+			res.Components[n] = m
+			fmt.Fprintf(stdout, "%s: %.2f%% ± %.2f (all splits and seeds)\n", n, 100*m, 100*sd)
+		}
+	}
 	if *confusion != "" {
 		title := fmt.Sprintf("spoken digits, %s split, %s: %.2f%% accuracy", *split, mf.label(features.NewIdentity(res.M)), 100*res.Accuracy)
 		if err := drawConfusion(*confusion, title, names, allTrue, allPred); err != nil {

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// hmmFlags configure the HMM isolated-word recogniser of eval digits: the
+// connected-digit system (frame classifier over HMM states + Viterbi)
+// trained on the split's training recordings and used with one-word
+// grammars, alone or with its scores combined with the whole-word model's.
+type hmmFlags struct {
+	recognizer string
+	weight     float64
+	weights    string
+	pad        float64
+	cf         connectedFlags
+}
+
+func (h *hmmFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.recognizer, "recognizer", "words", "words (whole-word map + RLS), hmm (HMM states + one-word Viterbi, trained on the split's training recordings) or combo (both, scores combined)")
+	fs.Float64Var(&h.weight, "hmm-weight", 1, "combo: weight of the HMM's standardised scores against the whole-word model's")
+	fs.StringVar(&h.weights, "hmm-weights", "", "also report combo accuracy at each of these comma-separated weights (for choosing --hmm-weight on dev)")
+	// The connected trainer's own flags, prefixed so they do not clash.
+	h.cf.mf = mapFlags{kind: "maxout", m: 2000, q: 4}
+	fs.IntVar(&h.cf.mf.m, "hmm-m", 2000, "hmm: maxout units of the frame classifier")
+	fs.IntVar(&h.cf.passes, "hmm-passes", 4, "hmm: re-alignments after the uniform bootstrap")
+	fs.IntVar(&h.cf.states, "hmm-states", 8, "hmm: states per digit")
+	fs.Float64Var(&h.pad, "hmm-pad", 0.25, "hmm: seconds of background-level silence added before and after each test recording (training pads 0.1-0.4 s)")
+	fs.IntVar(&h.cf.trainStrings, "hmm-strings", 0, "hmm: also train on this many strings joined from training recordings")
+	h.cf.classifier, h.cf.silStates, h.cf.softmaxFrames, h.cf.optimizer, h.cf.softmaxLambda = "rls", 3, 60000, "adam", 1e-3
+	h.cf.padMin, h.cf.padMax = 0.1, 0.4
+	h.cf.dec = rfstream.DefaultConnectedDecoder()
+}
+
+func (h *hmmFlags) validate() error {
+	switch h.recognizer {
+	case "words", "hmm", "combo":
+		return nil
+	}
+	return fmt.Errorf("unknown --recognizer %q (words, hmm, combo)", h.recognizer)
+}
+
+func (h *hmmFlags) used() bool { return h.recognizer != "words" }
+
+func (h *hmmFlags) comboWeights() ([]float64, error) {
+	if h.weights == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(h.weights, ",") {
+		w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || w < 0 {
+			return nil, fmt.Errorf("--hmm-weights: %q is not a weight ≥ 0", f)
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// model trains (or loads from the data cache, keyed by the training
+// recordings and every setting) the HMM model of one split and seed.
+func (h *hmmFlags) model(train []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*rfstream.IsolatedWord, error) {
+	cf := h.cf
+	cf.fsdd, cf.mf.seed = fsdd, seed
+	key := sha256.New()
+	fmt.Fprintf(key, "isolated v1 m=%d q=%d seed=%d passes=%d states=%d sil=%d strings=%d pad=%g-%g cls=%s\n",
+		cf.mf.m, cf.mf.q, seed, cf.passes, cf.states, cf.silStates, cf.trainStrings, cf.padMin, cf.padMax, cf.classifier)
+	for _, r := range train {
+		fmt.Fprintf(key, "%s\t%s\n", filepath.Base(r.Path), r.Label)
+	}
+	path := filepath.Join(dataDir(), "models", "isolated", hex.EncodeToString(key.Sum(nil))[:16]+".rfm")
+	m, err := rfstream.LoadModel(path)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(log, "hmm: training on %d recordings (seed %d) → %s\n", len(train), seed, path)
+		if m, _, err = cf.trainOn(train, nil, log); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		err = rfstream.SaveModel(path, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewIsolatedWord(m)
+}
+
+// hmmScores scores every test recording against every word (per-frame
+// log probabilities), rows in labels' order. Each recording is padded with
+// pad seconds of its own background-level silence on both sides, as the
+// training recordings were: the frontend's per-utterance CMVN then sees
+// the same mix of speech and silence in training and test.
+func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
+	idx := labelIndex(iw.Labels())
+	perm := make([]int, len(labels))
+	for i, l := range labels {
+		j, ok := idx[l]
+		if !ok {
+			return blas32.General{}, fmt.Errorf("hmm model has no word %q", l)
+		}
+		perm[i] = j
+	}
+	out := linalg.NewGeneral32(len(test), len(labels))
+	errs := make([]error, len(test))
+	parallelFor(len(test), func(i int) {
+		a, err := datasets.ReadAudioAt(test[i].Path, rfstream.DefaultConnectedInput().Audio.SampleRate)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if pad > 0 {
+			rng := rand.New(rand.NewPCG(uint64(i), 0x706164))
+			a.Samples = datasets.PadSilence(a.Samples, a.Rate, pad, pad, rng)
+		}
+		s, err := iw.Scores(a)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", test[i].Path, err)
+			return
+		}
+		row := linalg.Row32(out, i)
+		for k, j := range perm {
+			row[k] = float32(s[j])
+		}
+	})
+	return out, errors.Join(errs...)
+}
+
+// combineScores adds the standardised rows of a and w times those of b:
+// each recogniser's scores of one recording are shifted to mean 0 and
+// scaled to unit standard deviation over the words, so the weight does not
+// depend on either recogniser's score scale. A word with −Inf (no path)
+// gets the row's lowest finite score.
+func combineScores(a, b blas32.General, w float64) blas32.General {
+	out := linalg.NewGeneral32(a.Rows, a.Cols)
+	for i := 0; i < a.Rows; i++ {
+		za, zb := standardised(linalg.Row32(a, i)), standardised(linalg.Row32(b, i))
+		row := linalg.Row32(out, i)
+		for k := range row {
+			row[k] = float32(za[k] + w*zb[k])
+		}
+	}
+	return out
+}
+
+func standardised(v []float32) []float64 {
+	lo := math.Inf(1)
+	for _, x := range v {
+		if !math.IsInf(float64(x), 0) {
+			lo = math.Min(lo, float64(x))
+		}
+	}
+	out := make([]float64, len(v))
+	var mean float64
+	for k, x := range v {
+		out[k] = float64(x)
+		if math.IsInf(out[k], 0) || math.IsNaN(out[k]) {
+			out[k] = lo
+		}
+		mean += out[k]
+	}
+	mean /= float64(len(v))
+	var ss float64
+	for k := range out {
+		out[k] -= mean
+		ss += out[k] * out[k]
+	}
+	if sd := math.Sqrt(ss / float64(len(v))); sd > 0 {
+		for k := range out {
+			out[k] /= sd
+		}
+	}
+	return out
+}
+
+// addScaled adds the standardised rows of s into sum.
+func addScaled(sum, s blas32.General) {
+	for i := 0; i < s.Rows; i++ {
+		row := linalg.Row32(sum, i)
+		for k, v := range standardised(linalg.Row32(s, i)) {
+			row[k] += float32(v)
+		}
+	}
+}
