@@ -281,10 +281,21 @@ func (m *Map) Group() (transforms.Group, []transforms.Element) { return m.group,
 // template-major.
 func (m *Map) Transformed() blas32.General { return m.t }
 
-// blockRows bounds the rows projected at once, so the projection matrix of a
-// block stays near 16 MB whatever the batch size.
-func (m *Map) blockRows() int {
-	return max(16, min(1024, (4<<20)/max(1, m.t.Rows)))
+// projBudget bounds the projections held at once (in float32 values, 32 MB),
+// whatever the batch size.
+const projBudget = 8 << 20
+
+// blockRows splits a batch of rows into equal blocks whose projections fit
+// the budget, each a multiple of 64 rows. The GEMM runs well below its peak
+// on thin or ragged blocks (on 2 cores: 19 GFLOP/s for 1024 rows at once,
+// 18.5 for 512, 15 for 419, 13.5 for 256), and the CDF counts cost ~1% of
+// the projection (BenchmarkPoolMNIST: ~2 ns a projection against ~200
+// core-ns of GEMM), so the block shape decides the extraction speed.
+func (m *Map) blockRows(rows int) int {
+	limit := max(64, projBudget/max(1, m.t.Rows))
+	blocks := (rows + limit - 1) / limit
+	per := (rows + blocks - 1) / blocks
+	return min(rows, (per+63)/64*64)
 }
 
 // Apply computes the features of every row of x.
@@ -293,8 +304,8 @@ func (m *Map) Apply(dst, x blas32.General) {
 	if x.Rows == 0 {
 		return
 	}
-	block := m.blockRows()
-	proj := linalg.NewGeneral32(min(block, x.Rows), m.t.Rows)
+	block := m.blockRows(x.Rows)
+	proj := linalg.NewGeneral32(block, m.t.Rows)
 	for b0 := 0; b0 < x.Rows; b0 += block {
 		b1 := min(b0+block, x.Rows)
 		pr := linalg.Rows32(proj, 0, b1-b0)
