@@ -17,6 +17,7 @@ eval-xperm: build
 eval-mnist-invariant: build data
 	nice -n 10 $(BIN) eval mnist-sizes --sizes 10,50,100,500,1000 --m 1500 --g 40 --deskew --out out/mnist-invariant
 
-# Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same shapes.
+# Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same
+# shapes; then the CDF pooling step alone (ns per projection value, one goroutine).
 bench-invariant:
-	$(GO) test -run '^$$' -bench BenchmarkInvariantMNIST -benchtime 2x ./invariant/
+	$(GO) test -run '^$$' -bench 'BenchmarkInvariantMNIST|BenchmarkPoolMNIST' -benchtime 2x ./invariant/
