@@ -10,6 +10,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 // TaskImages is the Model.Task of image models.
@@ -21,6 +22,29 @@ type ImageInput struct {
 	Width     int    `json:"width"`
 	Scale     string `json:"scale"`     // "byte/255": pixels in [0, 1]
 	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
+	// Deskew shears each image upright (transforms.Deskew) before it is
+	// normalised.
+	Deskew bool `json:"deskew,omitempty"`
+}
+
+// Prepare turns rows of pixels in [0, 1] into the map's inputs in place:
+// deskewed when the model was trained so, then normalised.
+func (in ImageInput) Prepare(x blas32.General) error {
+	if in.Deskew {
+		sz := transforms.ImageSize{Width: in.Width, Height: in.Height}
+		buf := make([]float32, x.Cols)
+		for i := 0; i < x.Rows; i++ {
+			row := linalg.Row32(x, i)
+			if err := transforms.Deskew(buf, row, sz); err != nil {
+				return err
+			}
+			copy(row, buf)
+		}
+	}
+	if in.Normalize == "unit" {
+		return frontend.NormalizeRows(x)
+	}
+	return nil
 }
 
 // Tag is one label with its confidence.
@@ -61,10 +85,8 @@ func (t *ImageTagger) TagRows(x blas32.General, k int) ([][]Tag, error) {
 	if x.Cols != t.Map.InDim() {
 		return nil, fmt.Errorf("rfstream: images of %d pixels for a model of %d", x.Cols, t.Map.InDim())
 	}
-	if t.Input.Normalize == "unit" {
-		if err := frontend.NormalizeRows(x); err != nil {
-			return nil, err
-		}
+	if err := t.Input.Prepare(x); err != nil {
+		return nil, err
 	}
 	z := linalg.NewGeneral32(x.Rows, t.Map.OutDim())
 	t.Map.Apply(z, x)

@@ -5,9 +5,13 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"testing"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 func TestImageTaggerTagsEncodedImages(t *testing.T) {
@@ -33,5 +37,44 @@ func TestImageTaggerTagsEncodedImages(t *testing.T) {
 	}
 	if _, err := tg.TagImage([]byte("not an image"), 1); err == nil {
 		t.Fatal("garbage tagged")
+	}
+}
+
+// An image model trained on deskewed images prepares its inputs the same
+// way: deskewed, then scaled to unit length.
+func TestImageInputPrepareDeskews(t *testing.T) {
+	const w, h = 12, 10
+	x := linalg.NewGeneral32(2, w*h)
+	for y := 2; y < 8; y++ {
+		x.Data[y*w+3+y/2] = 1 // a slanted stroke
+		x.Data[w*h+y*w+6] = 0.5
+	}
+	want := make([]float32, w*h)
+	if err := transforms.Deskew(want, linalg.Row32(x, 0), transforms.ImageSize{Width: w, Height: h}); err != nil {
+		t.Fatal(err)
+	}
+	in := rfstream.ImageInput{Height: h, Width: w, Normalize: "unit", Deskew: true}
+	if err := in.Prepare(x); err != nil {
+		t.Fatal(err)
+	}
+	var n2 float64
+	for _, v := range want {
+		n2 += float64(v) * float64(v)
+	}
+	for i, v := range linalg.Row32(x, 0) {
+		if d := float64(v) - float64(want[i])/math.Sqrt(n2); math.Abs(d) > 1e-6 {
+			t.Fatalf("pixel %d: %v, want %v", i, v, float64(want[i])/math.Sqrt(n2))
+		}
+	}
+	var rn2 float64
+	for _, v := range linalg.Row32(x, 1) {
+		rn2 += float64(v) * float64(v)
+	}
+	if math.Abs(rn2-1) > 1e-5 {
+		t.Errorf("second row has squared length %v after Prepare, want 1", rn2)
+	}
+	bad := rfstream.ImageInput{Height: 3, Width: 3, Deskew: true}
+	if err := bad.Prepare(x); err == nil {
+		t.Error("3x3 input on rows of 120 pixels: no error")
 	}
 }

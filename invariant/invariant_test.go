@@ -293,3 +293,45 @@ func TestSampledGroupIsNearlyInvariant(t *testing.T) {
 		t.Errorf("sampled group: ratio %.3f (one element: %.3f)", sampled, single)
 	}
 }
+
+// TestTiledApplyMatchesRowByRow forces Apply to cut a batch into several row
+// blocks and template chunks, and checks it against the map applied to one
+// row at a time (a single tile each): the same features, up to a projection
+// that lands on a threshold and rounds differently in another GEMM shape.
+func TestTiledApplyMatchesRowByRow(t *testing.T) {
+	g := permGroup(t, 4, 3)
+	m, err := New(12, Params{M: 10, N: 3, G: 0, Group: g.Spec(), Templates: Sphere, S: 1}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int) { projBudget = b }(projBudget)
+	_, elems := m.Group()
+	projBudget = 512 * len(elems) * 3 // a few templates per chunk
+	rows := 1100                      // three row blocks
+	if block, chunk := m.tiles(rows); chunk >= 10 || block >= rows {
+		t.Fatalf("tiles(%d) = %d rows × %d templates: the test means several of each", rows, block, chunk)
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	x := linalg.NewGeneral32(rows, 12)
+	for i := range x.Data {
+		x.Data[i] = float32(r.NormFloat64() / 3)
+	}
+	z := apply(m, x)
+	w := math.Sqrt(m.S()/float64(3*10)) / float64(len(elems))
+	off := 0
+	for i := 0; i < rows; i++ {
+		one := apply(m, linalg.Rows32(x, i, i+1))
+		for k, v := range linalg.Row32(one, 0) {
+			d := math.Abs(float64(v - linalg.Row32(z, i)[k]))
+			if d > w*1.01 {
+				t.Fatalf("row %d feature %d: tiled %v, alone %v", i, k, linalg.Row32(z, i)[k], v)
+			}
+			if d > 0 {
+				off++
+			}
+		}
+	}
+	if off > rows*m.OutDim()/1000 {
+		t.Errorf("%d of %d features differ by a count", off, rows*m.OutDim())
+	}
+}

@@ -36,6 +36,9 @@ type imageFlags struct {
 	// degrees and shift bound the local group the invariant map transforms
 	// its templates by: rotations within ±degrees, shifts within ±shift px.
 	degrees, shift float64
+	// deskew shears every image (training, test and template pool alike)
+	// upright before the rows are normalised.
+	deskew bool
 	// unlabelled is the whole training image file, normalised: the pool
 	// data templates are drawn from (its labels are never read).
 	unlabelled blas32.General
@@ -50,6 +53,7 @@ func (f *imageFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.subsetSeed, "subset-seed", 1, "seed choosing the --per-class subset")
 	fs.Float64Var(&f.degrees, "degrees", 20, "invariant map: templates rotated within ±degrees")
 	fs.Float64Var(&f.shift, "shift", 3, "invariant map: templates shifted within ±shift pixels (sub-pixel)")
+	fs.BoolVar(&f.deskew, "deskew", false, "shear every image upright (zero slant, centre of mass centred) before normalising: training, test and template rows alike")
 }
 
 // group is the local group of the invariant map on images of the given
@@ -108,7 +112,7 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if train, err = frontend.ReadIDXPair(f.trainImages, f.trainLabels); err != nil {
 			return nil, nil, err
 		}
-		if err := frontend.NormalizeRows(train.X); err != nil {
+		if err := prepareImages(train, f.deskew); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
 		}
 		f.unlabelled = train.X
@@ -120,7 +124,7 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if test, err = frontend.ReadIDXPair(f.testImages, f.testLabels); err != nil {
 			return nil, nil, err
 		}
-		if err := frontend.NormalizeRows(test.X); err != nil {
+		if err := prepareImages(test, f.deskew); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.testImages, err)
 		}
 	}
@@ -128,6 +132,13 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		return nil, nil, fmt.Errorf("training images have %d pixels, test images %d", train.X.Cols, test.X.Cols)
 	}
 	return train, test, nil
+}
+
+// prepareImages deskews the rows when asked and scales them to unit length,
+// as rfstream.ImageInput says a model's inputs are prepared.
+func prepareImages(s *frontend.LabelledImages, deskew bool) error {
+	in := rfstream.ImageInput{Height: s.Height, Width: s.Width, Normalize: "unit", Deskew: deskew}
+	return in.Prepare(s.X)
 }
 
 // perClassSubset keeps n seeded-random examples of every class, in file order.
@@ -232,6 +243,10 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 		}
 	}
 	run.result.PerClass = imf.perClass
+	if imf.deskew {
+		in, _ := json.Marshal(rfstream.ImageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit", Deskew: true})
+		run.model.Input = in
+	}
 	run.model.Meta["train_images"] = imf.trainImages
 	return run, nil
 }
@@ -403,6 +418,11 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 	if err != nil {
 		return nil, err
 	}
+	var in rfstream.ImageInput
+	if err := json.Unmarshal(model.Input, &in); err != nil {
+		return nil, fmt.Errorf("%s: image input: %w", path, err)
+	}
+	imf.deskew = in.Deskew // the test images are prepared as the training ones were
 	_, test, err := imf.load(log, false)
 	if err != nil {
 		return nil, err

@@ -118,8 +118,12 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		maxout.Kind:          fmt.Sprintf("maxout m=%d q=%d", dim, mf.q),
 		features.FourierKind: fmt.Sprintf("fourier m=%d", dim),
 	}
-	fmt.Fprintf(stdout, "MNIST, RLS, test on all %d test images; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
-		test.N, mf.label(nil), imf.degrees, imf.shift, dim)
+	prep := "unit-length pixel rows"
+	if imf.deskew {
+		prep = "deskewed, unit-length pixel rows (every map)"
+	}
+	fmt.Fprintf(stdout, "MNIST, RLS, test on all %d test images, %s; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
+		test.N, prep, mf.label(nil), imf.degrees, imf.shift, dim)
 
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		return err
@@ -190,7 +194,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s.csv, %s.png, %s.svg\n", *out, *out, *out)
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"task": "mnist-sizes", "features": dim, "recipe_kind": inv.Kind, "rows": rows, "peak_rss_mb": peakRSSMB()})
+		b, _ := json.Marshal(map[string]any{"task": "mnist-sizes", "features": dim, "deskew": imf.deskew, "recipe_kind": inv.Kind, "rows": rows, "peak_rss_mb": peakRSSMB()})
 		fmt.Fprintln(stdout, string(b))
 	}
 	return cw.Error()
