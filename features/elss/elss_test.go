@@ -3,6 +3,7 @@ package elss_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -10,8 +11,10 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
+	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 func fourierRecipe(in, m int, sigma float64, seed uint64) features.Recipe {
@@ -595,5 +598,84 @@ func BenchmarkApply(b *testing.B) {
 			}
 			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// An invariant base map is selected like any other (its pool is the map
+// with Pool times the templates; it has no column builder, so the selected
+// map applies the pool and picks), and each kept column is still a pooled
+// feature: with the whole permutation group the selected features of every
+// point of an orbit are bit-identical, and a point of another orbit maps
+// elsewhere.
+func TestInvariantBaseStaysInvariant(t *testing.T) {
+	const positions, symbols, n0 = 5, 8, 300
+	g, err := transforms.NewPermutationGroup(positions, symbols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := positions * symbols
+	base := features.Recipe{Kind: invariant.Kind, In: d, Seed: 4, Params: features.MarshalParams(invariant.Params{
+		M: 6, N: 3, Group: g.Spec(), GridBits: 12, S: math.Sqrt(positions) * 1.5})}
+	r := rand.New(rand.NewPCG(2, 3))
+	randomSeq := func() []int {
+		seq := make([]int, positions)
+		for i := range seq {
+			seq[i] = r.IntN(symbols)
+		}
+		return seq
+	}
+	oneHot := func(seq []int) []float32 {
+		v := make([]float32, d)
+		for i, c := range seq {
+			v[i*symbols+c] = 1
+		}
+		return v
+	}
+	x0 := linalg.NewGeneral32(n0, d)
+	for i := 0; i < n0; i++ {
+		copy(linalg.Row32(x0, i), oneHot(randomSeq()))
+	}
+	all, _ := g.Elements()
+	for _, alg := range []elss.Algorithm{elss.Sample, elss.Top} {
+		mp, rep, err := elss.Select(base, x0, elss.Config{Algorithm: alg, Pool: 4, Lambda: 1e-2}, 9)
+		if err != nil {
+			t.Fatalf("algorithm %d: %v", alg, err)
+		}
+		if rep.M0 != 4*6*7 || mp.OutDim() > 6*7 || (alg == elss.Top && mp.OutDim() != 6*7) {
+			t.Fatalf("algorithm %d: pool %d, kept %d", alg, rep.M0, mp.OutDim())
+		}
+		rebuilt, err := features.Build(mp.Recipe())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 5; trial++ {
+			seq := randomSeq()
+			x := oneHot(seq)
+			orbit := linalg.NewGeneral32(len(all), d)
+			for i, e := range all {
+				g.Apply(linalg.Row32(orbit, i), x, e)
+			}
+			z := apply(t, rebuilt, orbit)
+			first := linalg.Row32(z, 0)
+			for i := range all {
+				for j, v := range linalg.Row32(z, i) {
+					if v != first[j] {
+						t.Fatalf("algorithm %d: selected feature %d of %v·x is %v, of x %v", alg, j, all[i], v, first[j])
+					}
+				}
+			}
+			other := append([]int(nil), seq...)
+			other[0] = (other[0] + 1) % symbols
+			xo := linalg.NewGeneral32(1, d)
+			copy(xo.Data, oneHot(other))
+			zo := apply(t, rebuilt, xo)
+			var dist float64
+			for j, v := range linalg.Row32(zo, 0) {
+				dist += float64(v-first[j]) * float64(v-first[j])
+			}
+			if dist < 1e-8 {
+				t.Fatalf("algorithm %d: sequences %v and %v (different orbits) have the same selected features", alg, seq, other)
+			}
+		}
 	}
 }
