@@ -79,6 +79,16 @@ func (f *mapFlags) selectFeatures(base features.Recipe, unlabelled, x blas32.Gen
 	return f.sel.apply(base, pool, unlabelled, x, labels, classes, log)
 }
 
+// refuseSelect is for the tasks that register the map flags but do not
+// select features (their training is not one RLS fit on one matrix of
+// inputs): --select there is an error, not silently ignored.
+func (f *mapFlags) refuseSelect(task string) error {
+	if alg, err := f.sel.algorithm(); err != nil || alg != 0 {
+		return fmt.Errorf("--select %q: %s does not select features (eval/train mnist and digits, eval elss do)", f.sel.method, task)
+	}
+	return nil
+}
+
 // apply is selectFeatures with the pool given (zero Kind: base with its m
 // multiplied by --select-pool).
 func (f *selectFlags) apply(base, pool features.Recipe, unlabelled, x blas32.General, labels []int, classes int, log io.Writer) (features.Recipe, *selection, error) {

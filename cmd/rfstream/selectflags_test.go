@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -74,5 +75,15 @@ func TestSelectFlags(t *testing.T) {
 	inv.sel.pool = 1000 // 4000 templates from 40 rows
 	if _, _, err := inv.selectFeatures(base, x, x, nil, 2, nil); err == nil || !strings.Contains(err.Error(), "pool") {
 		t.Fatalf("a pool of more data templates than rows: %v", err)
+	}
+	// Tasks that do not select refuse --select instead of ignoring it.
+	for _, args := range [][]string{
+		{"eval", "mnist-sizes", "--select", "elss2"},
+		{"train", "connected", "--select", "elss1", "--out", t.TempDir() + "/c.rfm"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "does not select features") {
+			t.Errorf("%v: exit %d, %q", args, code, errb.String())
+		}
 	}
 }
