@@ -90,6 +90,9 @@ func SelectFeatures(base features.Recipe, unlabelled, x blas32.General, labels [
 		sc, poolRecipe, err = elss.NewPoolScorer(base, cfg, x0)
 	} else {
 		sc, err = elss.NewRecipeScorer(poolRecipe, cfg.Side, x0)
+		if err == nil {
+			err = checkPoolSize(base, sc.M0(), cfg.Pool)
+		}
 	}
 	if err != nil {
 		return nil, SelectReport{}, err
@@ -110,6 +113,22 @@ func SelectFeatures(base features.Recipe, unlabelled, x blas32.General, labels [
 	rep.Report, rep.Lambda = r, cfg.Lambda
 	rep.Seconds = time.Since(start).Seconds()
 	return mp, rep, nil
+}
+
+// checkPoolSize verifies that a pool given by the caller has pool times
+// base's features, so the selection keeps as many as base has.
+func checkPoolSize(base features.Recipe, m0, pool int) error {
+	bm, err := features.Build(base)
+	if err != nil {
+		return err
+	}
+	if pool <= 0 {
+		pool = 10 // elss.Config's default
+	}
+	if m0 != pool*bm.OutDim() {
+		return fmt.Errorf("rfstream: the given pool has %d features, not %d × the map's %d", m0, pool, bm.OutDim())
+	}
+	return nil
 }
 
 // searchSelectionLambda tries every λ of the grid: select, fit RLS (its own
