@@ -82,3 +82,28 @@ func TestSelectFeaturesSearchesLambda(t *testing.T) {
 		t.Fatal("λ search without labels accepted")
 	}
 }
+
+// SelectFeatures with a pool given by the caller (as invariant maps with
+// data templates need) selects from that pool, and refuses a pool that is
+// not Pool times the map.
+func TestSelectFeaturesFromGivenPool(t *testing.T) {
+	x := linalg.NewGeneral32(80, 5)
+	features.FillNormal32(features.NewRand(2, 2), x.Data)
+	fourier := func(m int, seed uint64) features.Recipe {
+		return features.Recipe{Kind: features.FourierKind, In: 5, Seed: seed, Params: features.MarshalParams(features.FourierParams{M: m, Sigma: 1})}
+	}
+	base := fourier(10, 1)
+	pool := fourier(30, 77) // another seed: the selection must come from this pool
+	opt := SelectOptions{Config: elss.Config{Algorithm: elss.Top, Pool: 3, Lambda: 0.1}, N0: 40, Seed: 1, PoolRecipe: pool}
+	mp, rep, err := SelectFeatures(base, x, x, nil, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mp.Params().Base; got.Seed != 77 || rep.M0 != 30 || mp.OutDim() != 10 {
+		t.Fatalf("selected from pool seed %d, M0 %d, kept %d", got.Seed, rep.M0, mp.OutDim())
+	}
+	opt.PoolRecipe = fourier(40, 77)
+	if _, _, err := SelectFeatures(base, x, x, nil, 2, opt); err == nil {
+		t.Fatal("a pool of 40 for 3 × 10 features was accepted")
+	}
+}

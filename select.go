@@ -33,6 +33,12 @@ type SelectOptions struct {
 	SearchRows int
 	// Seed picks the sample, the search rows and Algorithm 1's draws.
 	Seed uint64
+	// PoolRecipe, when its Kind is set, is the pool to select from (it must
+	// have Config.Pool times the base map's features); otherwise the pool is
+	// base with its m multiplied by Config.Pool (elss.PoolRecipe). Invariant
+	// maps with data templates need it: their templates are data rows, which
+	// only the caller can draw.
+	PoolRecipe features.Recipe
 }
 
 // SelectReport says what selection chose and what it cost.
@@ -77,7 +83,17 @@ func SelectFeatures(base features.Recipe, unlabelled, x blas32.General, labels [
 	}
 	cfg := opt.Config
 	x0 := SampleRows(unlabelled, opt.N0, opt.Seed)
-	sc, poolRecipe, err := elss.NewPoolScorer(base, cfg, x0)
+	var sc *elss.Scorer
+	poolRecipe := opt.PoolRecipe
+	var err error
+	if poolRecipe.Kind == "" {
+		sc, poolRecipe, err = elss.NewPoolScorer(base, cfg, x0)
+	} else {
+		sc, err = elss.NewRecipeScorer(poolRecipe, cfg.Side, x0)
+		if err == nil {
+			err = checkPoolSize(base, sc.M0(), cfg.Pool)
+		}
+	}
 	if err != nil {
 		return nil, SelectReport{}, err
 	}
@@ -97,6 +113,22 @@ func SelectFeatures(base features.Recipe, unlabelled, x blas32.General, labels [
 	rep.Report, rep.Lambda = r, cfg.Lambda
 	rep.Seconds = time.Since(start).Seconds()
 	return mp, rep, nil
+}
+
+// checkPoolSize verifies that a pool given by the caller has pool times
+// base's features, so the selection keeps as many as base has.
+func checkPoolSize(base features.Recipe, m0, pool int) error {
+	bm, err := features.Build(base)
+	if err != nil {
+		return err
+	}
+	if pool <= 0 {
+		pool = 10 // elss.Config's default
+	}
+	if m0 != pool*bm.OutDim() {
+		return fmt.Errorf("rfstream: the given pool has %d features, not %d × the map's %d", m0, pool, bm.OutDim())
+	}
+	return nil
 }
 
 // searchSelectionLambda tries every λ of the grid: select, fit RLS (its own

@@ -78,6 +78,9 @@ func (f *connectedFlags) register(fs *flag.FlagSet) {
 // and trains a connected model by alignment.
 func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.ConnectedTrainReport, error) {
 	var rep rfstream.ConnectedTrainReport
+	if err := f.mf.refuseSelect("connected digits"); err != nil {
+		return nil, rep, err
+	}
 	recs, err := datasets.FSDD(f.fsdd)
 	if err != nil {
 		return nil, rep, err

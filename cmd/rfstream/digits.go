@@ -312,8 +312,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		}
 		compAcc[name] = append(compAcc[name], acc)
 	}
-	spec := transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
-		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: *cents, Tempo: *tempo, FillMin: *fillMin})}
+	spec := wordGroup(wc, *cents, *tempo, *fillMin)
 	mf.group = &spec
 	warps, err := transforms.Build(spec)
 	if err != nil {
@@ -433,7 +432,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			recipe, sel, err := mfs.sel.apply(recipe, xtr, xtr, ytr, len(labels), nil)
+			recipe, sel, err := mfs.selectFeatures(recipe, xtr, xtr, ytr, len(labels), nil)
 			if err != nil {
 				return err
 			}
@@ -646,13 +645,22 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
+// wordGroup is the group an invariant map of word vectors pools over:
+// pitch shifts up to ±cents and tempo factors in [1/tempo, tempo] of the
+// log-mel templates.
+func wordGroup(wc frontend.WordConfig, cents, tempo float64, fillMin bool) transforms.Spec {
+	return transforms.Spec{Kind: transforms.SpectroKind, Params: mustJSON(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: cents, Tempo: tempo, FillMin: fillMin})}
+}
+
 func trainDigits(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train digits", "--out MODEL [flags]", stderr)
 	var wf wordSetFlags
 	wf.register(fs)
-	m := fs.Int("m", 3000, "maxout units")
-	q := fs.Int("q", 4, "maxout projections per unit")
-	seed := fs.Uint64("seed", 1, "map seed")
+	var mf mapFlags
+	mf.register(fs, "maxout", 3000)
+	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
+	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
 	split := fs.String("split", "official", "FSDD recordings to train on: official (takes 5-49) or all")
 	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
 	wc := frontend.DefaultWordConfig()
@@ -663,7 +671,9 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = defaultDigitModel()
 	}
-	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, split: *split, m: *m, q: *q, seed: *seed, wc: &wc}, stderr)
+	spec := wordGroup(wc, *cents, *tempo, false)
+	mf.group = &spec
+	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, split: *split, maps: &mf, wc: &wc}, stderr)
 	if err != nil {
 		return err
 	}

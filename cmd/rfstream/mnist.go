@@ -227,7 +227,7 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if test != nil {
 		classes = numClasses(train.Labels, test.Labels)
 	}
-	recipe, sel, err := mf.sel.apply(recipe, imf.unlabelled, train.X, train.Labels, classes, slog)
+	recipe, sel, err := mf.selectFeatures(recipe, imf.unlabelled, train.X, train.Labels, classes, slog)
 	if err != nil {
 		return nil, err
 	}

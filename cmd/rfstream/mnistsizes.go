@@ -59,6 +59,9 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := mf.refuseSelect("mnist-sizes"); err != nil {
+		return err
+	}
 	sv, err := parseInts(*sizes)
 	if err != nil {
 		return err

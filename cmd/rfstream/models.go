@@ -10,6 +10,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -111,13 +112,16 @@ func imageModel(path string, log io.Writer) (*rfstream.ImageTagger, error) {
 
 type wordTrainOptions struct {
 	fsdd, manifest, split string
-	m, q                  int
-	seed                  uint64
-	wc                    *frontend.WordConfig
+	// maps chooses the map (any kind, optionally --select); nil means
+	// maxout with m, q and seed.
+	maps *mapFlags
+	m, q int
+	seed uint64
+	wc   *frontend.WordConfig
 }
 
-// trainWordModel trains a maxout word model on FSDD (the official
-// training takes, or every take with split "all") or on a manifest.
+// trainWordModel trains a word model on FSDD (the official training takes,
+// or every take with split "all") or on a manifest.
 func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) {
 	var recs []datasets.Recording
 	var err error
@@ -143,18 +147,38 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	}
 	labels := datasets.Labels(recs)
 	y, _ := indices(recs, labelIndex(labels))
-	mp, err := maxout.New(wc.Dim(), maxout.Params{M: o.m, Q: o.q}, o.seed)
+	mf := o.maps
+	if mf == nil {
+		mf = &mapFlags{kind: maxout.Kind, m: o.m, q: o.q, seed: o.seed}
+	}
+	if mf.templateRows == nil {
+		mf.templateRows = &x // --templates data draws from the training words
+	}
+	recipe, err := mf.recipe(wc.Dim())
 	if err != nil {
 		return nil, err
 	}
-	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), rfstream.FitOptions{Seed: o.seed, Progress: log})
+	// The scores see the training words only as unlabelled inputs; labels
+	// choose the selection's λ when --select-lambda is not given.
+	recipe, sel, err := mf.selectFeatures(recipe, x, x, y, len(labels), log)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "trained a word model on %d recordings (%d labels, maxout m=%d q=%d, λ=%.3g) in %.1fs\n",
-		len(recs), len(labels), o.m, o.q, rep.Lambda, time.Since(start).Seconds())
+	mp, err := features.Build(recipe)
+	if err != nil {
+		return nil, err
+	}
+	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), rfstream.FitOptions{Seed: mf.seed, Progress: log})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "trained a word model on %d recordings (%d labels, %s, λ=%.3g) in %.1fs\n",
+		len(recs), len(labels), mf.label(mp), rep.Lambda, time.Since(start).Seconds())
 	model := rfstream.NewWordModel(wc, mp, rls, labels)
 	model.Meta = map[string]any{"recordings": len(recs), "source": firstNonEmpty(o.manifest, o.fsdd), "split": o.split}
+	if sel != nil {
+		model.Meta["selection"] = sel
+	}
 	return model, nil
 }
 

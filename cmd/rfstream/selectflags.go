@@ -10,6 +10,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
+	"github.com/rfstream/rfstream/invariant"
 )
 
 // selectFlags choose leverage-score selection (ELSS) of any map's features.
@@ -56,15 +57,46 @@ type selection struct {
 	Trials         []rfstream.LambdaTrial `json:"select_lambda_trials,omitempty"`
 }
 
-// apply selects base's features when --select is given: scores on rows of
-// unlabelled, λ (when not given) chosen on held-out rows of the labelled x.
-// Without --select it returns base unchanged and a nil selection.
-func (f *selectFlags) apply(base features.Recipe, unlabelled, x blas32.General, labels []int, classes int, log io.Writer) (features.Recipe, *selection, error) {
+// selectFeatures selects the features of base (the recipe of f) when
+// --select is given: scores on rows of unlabelled, λ (when not given) chosen
+// on held-out rows of the labelled x. Without --select it returns base
+// unchanged and a nil selection.
+func (f *mapFlags) selectFeatures(base features.Recipe, unlabelled, x blas32.General, labels []int, classes int, log io.Writer) (features.Recipe, *selection, error) {
+	var pool features.Recipe // zero: base with its m multiplied
+	if f.kind == invariant.Kind && f.templates == invariant.Data && f.sel.method != "" {
+		// Data templates are rows of the data, not draws from the seed:
+		// the pool draws --select-pool times as many rows itself.
+		if f.sel.pool < 1 {
+			return base, nil, fmt.Errorf("--select-pool %d: must be at least 1", f.sel.pool)
+		}
+		pf := *f
+		pf.sel, pf.m = selectFlags{}, f.m*f.sel.pool
+		var err error
+		if pool, err = pf.recipe(base.In); err != nil {
+			return base, nil, fmt.Errorf("--select pool: %w", err)
+		}
+	}
+	return f.sel.apply(base, pool, unlabelled, x, labels, classes, log)
+}
+
+// refuseSelect is for the tasks that register the map flags but do not
+// select features (their training is not one RLS fit on one matrix of
+// inputs): --select there is an error, not silently ignored.
+func (f *mapFlags) refuseSelect(task string) error {
+	if alg, err := f.sel.algorithm(); err != nil || alg != 0 {
+		return fmt.Errorf("--select %q: %s does not select features (eval/train mnist and digits, eval elss do)", f.sel.method, task)
+	}
+	return nil
+}
+
+// apply is selectFeatures with the pool given (zero Kind: base with its m
+// multiplied by --select-pool).
+func (f *selectFlags) apply(base, pool features.Recipe, unlabelled, x blas32.General, labels []int, classes int, log io.Writer) (features.Recipe, *selection, error) {
 	alg, err := f.algorithm()
 	if err != nil || alg == 0 {
 		return base, nil, err
 	}
-	opt := rfstream.SelectOptions{Config: elss.Config{Algorithm: alg, Pool: f.pool, Lambda: f.lambda}, N0: f.n0, Seed: base.Seed}
+	opt := rfstream.SelectOptions{Config: elss.Config{Algorithm: alg, Pool: f.pool, Lambda: f.lambda}, N0: f.n0, Seed: base.Seed, PoolRecipe: pool}
 	mp, rep, err := rfstream.SelectFeatures(base, unlabelled, x, labels, classes, opt)
 	if err != nil {
 		return base, nil, err

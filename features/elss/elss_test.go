@@ -3,6 +3,7 @@ package elss_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -10,8 +11,10 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
+	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 func fourierRecipe(in, m int, sigma float64, seed uint64) features.Recipe {
@@ -135,11 +138,15 @@ func TestSidesAgree(t *testing.T) {
 	}
 }
 
-// λ → 0 makes every score 1 (when n0 ≥ M0, G has full rank); λ → ∞ makes
-// p_k proportional to G_kk, the candidate's mean square on the sample,
-// which for Fourier features is 1 up to sampling noise: plain sampling. In
-// between the scores are far from uniform.
-func TestScoresUniformAtExtremeLambda(t *testing.T) {
+// λ → 0 makes every score 1 when n0 ≥ M0 (G has full rank). λ → ∞ gives
+// q_k ≈ G_kk/λ, so p_k → G_kk/tr G, the candidate's mean square on the
+// sample: that is plain sampling only when every candidate has the same
+// mean square. For Fourier features it is 1 up to sampling noise (and
+// exactly 1 in expectation over the phase, TestFourierLargeLambdaUniformOverPhases);
+// maxout units' mean squares grow with their weights' norms, so there the
+// limit is importance sampling by mean square, not uniform. In between the
+// scores are far from uniform.
+func TestScoresAtExtremeLambda(t *testing.T) {
 	const n0, m0 = 2000, 100
 	// Independent Gaussian inputs: every frequency sees the same spread of
 	// phases, so G_kk ≈ 1 for all k.
@@ -159,31 +166,53 @@ func TestScoresUniformAtExtremeLambda(t *testing.T) {
 			t.Fatalf("λ→0: q[%d] = %v, want 1", k, v)
 		}
 	}
-	q, err = s.Scores(1e8)
+	// λ → ∞: p = diag(G)/tr G for any map; near uniform for Fourier, not
+	// for maxout on the same inputs.
+	tvLarge := map[string]float64{}
+	for _, r := range []features.Recipe{r, maxoutRecipe(5, m0, 4, 0, 7)} {
+		s := newScorer(t, r, x, elss.Auto)
+		q, err = s.Scores(1e8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool, _ := features.Build(r)
+		z := apply(t, pool, x)
+		diag := make([]float64, m0)
+		var tr, tq float64
+		for i := 0; i < n0; i++ {
+			for k, v := range linalg.Row32(z, i) {
+				diag[k] += float64(v) * float64(v)
+			}
+		}
+		for k := range q {
+			tr += diag[k]
+			tq += q[k]
+		}
+		for k := range q {
+			if p, want := q[k]/tq, diag[k]/tr; math.Abs(p-want) > 1e-6*want {
+				t.Fatalf("%s λ→∞: p[%d] = %v, want G_kk/tr G = %v", r.Kind, k, p, want)
+			}
+		}
+		tvLarge[r.Kind] = tvFromUniform(q)
+	}
+	t.Logf("λ→∞, Gaussian inputs: total variation of p from uniform %v", tvLarge)
+	if tvLarge[features.FourierKind] > 0.02 || tvLarge[maxout.Kind] < 5*tvLarge[features.FourierKind] {
+		t.Fatalf("λ→∞: p from uniform %v, want Fourier < 0.02 and maxout (unequal mean squares) far larger", tvLarge)
+	}
+	// n0 < M0: G has rank n0, so λ → 0 gives the leverage of each column of
+	// Φ0 in its n0-dimensional row space (Σq = n0, each q_k ≤ 1), not 1.
+	small := newScorer(t, fourierRecipe(5, 4*50, 1, 7), linalg.Rows32(x, 0, 50), elss.Auto)
+	q, err = small.Scores(1e-10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// G_kk from the features themselves.
-	pool, _ := features.Build(r)
-	z := apply(t, pool, x)
-	diag := make([]float64, m0)
-	var tr, tq float64
-	for i := 0; i < n0; i++ {
-		for k, v := range linalg.Row32(z, i) {
-			diag[k] += float64(v) * float64(v)
+	if tq := sum(q); math.Abs(tq-50) > 1e-3 {
+		t.Fatalf("λ→0 with n0=50 < M0=200: Σq = %v, want n0 = 50", tq)
+	}
+	for k, v := range q {
+		if v > 1+1e-6 {
+			t.Fatalf("λ→0 with n0 < M0: q[%d] = %v > 1", k, v)
 		}
-	}
-	for k := range q {
-		tr += diag[k]
-		tq += q[k]
-	}
-	for k := range q {
-		if p, want := q[k]/tq, diag[k]/tr; math.Abs(p-want) > 1e-6*want {
-			t.Fatalf("λ→∞: p[%d] = %v, want G_kk/tr G = %v", k, p, want)
-		}
-	}
-	if tv := tvFromUniform(q); tv > 0.02 {
-		t.Fatalf("λ→∞: p is %.4f from uniform in total variation", tv)
 	}
 	// On clustered inputs the pool's features are far from independent, and
 	// a moderate λ sets the candidates apart; both extremes still do not.
@@ -202,6 +231,82 @@ func TestScoresUniformAtExtremeLambda(t *testing.T) {
 	// frequencies see almost one phase per cluster), at λ = 0.1 it is 0.17.
 	if tv[1e-12] > 0.01 || tv[1e-1] < 1.5*tv[1e8] {
 		t.Fatalf("clustered inputs: p from uniform %v, want < 0.01 at λ→0 and the largest at λ=0.1", tv)
+	}
+}
+
+// phasedFourier is √(2/M0)·cos(<w_k,x> + b_k) with frequencies w held fixed
+// and phases b given: it lets a test redraw the phases alone.
+type phasedFourier struct {
+	w  blas32.General // M0 × in
+	b  []float64
+	in int
+}
+
+func (f *phasedFourier) InDim() int  { return f.in }
+func (f *phasedFourier) OutDim() int { return len(f.b) }
+func (f *phasedFourier) Apply(dst, x blas32.General) {
+	scale := math.Sqrt(2 / float64(len(f.b)))
+	for i := 0; i < x.Rows; i++ {
+		xi, out := linalg.Row32(x, i), linalg.Row32(dst, i)
+		for k := range f.b {
+			dot := f.b[k]
+			for j, v := range linalg.Row32(f.w, k) {
+				dot += float64(v) * float64(xi[j])
+			}
+			out[k] = float32(scale * math.Cos(dot))
+		}
+	}
+}
+
+// For Fourier features E_b[2cos²(<w,x>+b)] = 1 for every w and x, so with
+// the frequencies held fixed every candidate's mean square G_kk is 1/M0 in
+// expectation over its phase, whatever the data: the λ → ∞ distribution
+// p_k = G_kk/tr G is uniform in expectation, while one draw of the phases on
+// clustered inputs with low frequencies is far from it.
+func TestFourierLargeLambdaUniformOverPhases(t *testing.T) {
+	const d, n0, m0, draws = 5, 400, 60, 400
+	x := clustered(n0, d, 12)
+	f := &phasedFourier{w: linalg.NewGeneral32(m0, d), b: make([]float64, m0), in: d}
+	features.FillNormal32(features.NewRand(5, 0), f.w.Data)
+	for i := range f.w.Data {
+		f.w.Data[i] /= 3 // σ = 3: low frequencies, few distinct phases per cluster
+	}
+	r := features.NewRand(5, 1)
+	mean, sq := make([]float64, m0), make([]float64, m0)
+	var tvOne float64
+	for draw := 0; draw < draws; draw++ {
+		for k := range f.b {
+			f.b[k] = 2 * math.Pi * features.Uniform(r)
+		}
+		s, err := elss.NewScorer(f, x, elss.Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := s.Scores(1e8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tq := sum(q)
+		for k, v := range q {
+			mp := float64(m0) * v / tq // M0·p_k: 1 when uniform
+			mean[k] += mp / draws
+			sq[k] += mp * mp / draws
+		}
+		if draw == 0 {
+			tvOne = tvFromUniform(q)
+		}
+	}
+	var tvMean float64
+	for k := range mean {
+		se := math.Sqrt((sq[k] - mean[k]*mean[k]) / draws)
+		if math.Abs(mean[k]-1) > 4*se+1e-3 {
+			t.Errorf("candidate %d: M0·p averaged over %d phase draws is %.4f ± %.4f, want 1", k, draws, mean[k], se)
+		}
+		tvMean += math.Abs(mean[k]-1) / float64(m0) / 2
+	}
+	t.Logf("λ→∞: one phase draw %.3f from uniform in total variation, the mean over %d draws %.4f", tvOne, draws, tvMean)
+	if tvOne < 0.05 || tvMean > tvOne/4 {
+		t.Fatalf("one draw %.3f from uniform (want ≥ 0.05: else the test has no power), mean over draws %.4f", tvOne, tvMean)
 	}
 }
 
@@ -493,5 +598,84 @@ func BenchmarkApply(b *testing.B) {
 			}
 			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// An invariant base map is selected like any other (its pool is the map
+// with Pool times the templates; it has no column builder, so the selected
+// map applies the pool and picks), and each kept column is still a pooled
+// feature: with the whole permutation group the selected features of every
+// point of an orbit are bit-identical, and a point of another orbit maps
+// elsewhere.
+func TestInvariantBaseStaysInvariant(t *testing.T) {
+	const positions, symbols, n0 = 5, 8, 300
+	g, err := transforms.NewPermutationGroup(positions, symbols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := positions * symbols
+	base := features.Recipe{Kind: invariant.Kind, In: d, Seed: 4, Params: features.MarshalParams(invariant.Params{
+		M: 6, N: 3, Group: g.Spec(), GridBits: 12, S: math.Sqrt(positions) * 1.5})}
+	r := rand.New(rand.NewPCG(2, 3))
+	randomSeq := func() []int {
+		seq := make([]int, positions)
+		for i := range seq {
+			seq[i] = r.IntN(symbols)
+		}
+		return seq
+	}
+	oneHot := func(seq []int) []float32 {
+		v := make([]float32, d)
+		for i, c := range seq {
+			v[i*symbols+c] = 1
+		}
+		return v
+	}
+	x0 := linalg.NewGeneral32(n0, d)
+	for i := 0; i < n0; i++ {
+		copy(linalg.Row32(x0, i), oneHot(randomSeq()))
+	}
+	all, _ := g.Elements()
+	for _, alg := range []elss.Algorithm{elss.Sample, elss.Top} {
+		mp, rep, err := elss.Select(base, x0, elss.Config{Algorithm: alg, Pool: 4, Lambda: 1e-2}, 9)
+		if err != nil {
+			t.Fatalf("algorithm %d: %v", alg, err)
+		}
+		if rep.M0 != 4*6*7 || mp.OutDim() > 6*7 || (alg == elss.Top && mp.OutDim() != 6*7) {
+			t.Fatalf("algorithm %d: pool %d, kept %d", alg, rep.M0, mp.OutDim())
+		}
+		rebuilt, err := features.Build(mp.Recipe())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 5; trial++ {
+			seq := randomSeq()
+			x := oneHot(seq)
+			orbit := linalg.NewGeneral32(len(all), d)
+			for i, e := range all {
+				g.Apply(linalg.Row32(orbit, i), x, e)
+			}
+			z := apply(t, rebuilt, orbit)
+			first := linalg.Row32(z, 0)
+			for i := range all {
+				for j, v := range linalg.Row32(z, i) {
+					if v != first[j] {
+						t.Fatalf("algorithm %d: selected feature %d of %v·x is %v, of x %v", alg, j, all[i], v, first[j])
+					}
+				}
+			}
+			other := append([]int(nil), seq...)
+			other[0] = (other[0] + 1) % symbols
+			xo := linalg.NewGeneral32(1, d)
+			copy(xo.Data, oneHot(other))
+			zo := apply(t, rebuilt, xo)
+			var dist float64
+			for j, v := range linalg.Row32(zo, 0) {
+				dist += float64(v-first[j]) * float64(v-first[j])
+			}
+			if dist < 1e-8 {
+				t.Fatalf("algorithm %d: sequences %v and %v (different orbits) have the same selected features", alg, seq, other)
+			}
+		}
 	}
 }

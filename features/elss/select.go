@@ -160,12 +160,23 @@ func NewPoolScorer(base features.Recipe, cfg Config, x0 blas32.General) (*Scorer
 	if err != nil {
 		return nil, base, err
 	}
-	pool, err := features.Build(pr)
-	if err != nil {
-		return nil, base, err
-	}
-	sc, err := NewScorer(pool, x0, cfg.Side)
+	sc, err := NewRecipeScorer(pr, cfg.Side, x0)
 	return sc, pr, err
+}
+
+// NewRecipeScorer builds the pool map of poolRecipe and its scorer on x0:
+// for pools that PoolRecipe cannot make by enlarging a recipe's m, such as
+// invariant maps whose templates are drawn from data (the caller draws
+// Pool·m of them).
+func NewRecipeScorer(poolRecipe features.Recipe, side Side, x0 blas32.General) (*Scorer, error) {
+	if poolRecipe.Kind == Kind {
+		return nil, fmt.Errorf("elss: a pool cannot itself be a selected map")
+	}
+	pool, err := features.Build(poolRecipe)
+	if err != nil {
+		return nil, err
+	}
+	return NewScorer(pool, x0, side)
 }
 
 // Select scores the pool at cfg.Lambda and keeps M0/cfg.Pool candidates.
