@@ -79,31 +79,9 @@ func BigramLoop(words []Unit, sil *Unit, lm Bigram, cfg LoopConfig) (*Graph, err
 			}
 		}
 	}
-	units := append([]Unit(nil), words...)
-	for i := range units {
-		if units[i].Silence {
-			return nil, fmt.Errorf("decode: word %q is marked as silence; pass silence separately", units[i].Name)
-		}
-	}
-	ps := 0.0
-	if sil != nil {
-		s := *sil
-		s.Silence = true
-		units = append(units, s)
-		ps = cfg.SilenceProb
-		if ps == 0 {
-			ps = 0.5
-		}
-		if !(ps > 0 && ps < 1) {
-			return nil, fmt.Errorf("decode: silence probability %v, want 0 < p < 1", cfg.SilenceProb)
-		}
-	}
-	scale := cfg.LMScale
-	if scale == 0 {
-		scale = 1
-	}
-	if !(scale > 0) || math.IsInf(scale, 1) || badWeight(cfg.WordPenalty) || math.IsInf(cfg.WordPenalty, -1) {
-		return nil, fmt.Errorf("decode: LM scale %v and word penalty %v must be finite (scale > 0)", cfg.LMScale, cfg.WordPenalty)
+	units, ps, scale, err := loopUnits(words, sil, cfg)
+	if err != nil {
+		return nil, err
 	}
 	b := NewBuilder(units)
 	spans := make([]Span, len(units))

@@ -254,31 +254,9 @@ func WordLoop(words []Unit, sil *Unit, cfg LoopConfig) (*Graph, error) {
 	if len(words) == 0 {
 		return nil, fmt.Errorf("decode: word loop without words")
 	}
-	units := append([]Unit(nil), words...)
-	for i := range units {
-		if units[i].Silence {
-			return nil, fmt.Errorf("decode: word %q is marked as silence; pass silence separately", units[i].Name)
-		}
-	}
-	ps := 0.0
-	if sil != nil {
-		s := *sil
-		s.Silence = true
-		units = append(units, s)
-		ps = cfg.SilenceProb
-		if ps == 0 {
-			ps = 0.5
-		}
-		if !(ps > 0 && ps < 1) {
-			return nil, fmt.Errorf("decode: silence probability %v, want 0 < p < 1", cfg.SilenceProb)
-		}
-	}
-	scale := cfg.LMScale
-	if scale == 0 {
-		scale = 1
-	}
-	if !(scale > 0) || math.IsInf(scale, 1) || badWeight(cfg.WordPenalty) || math.IsInf(cfg.WordPenalty, -1) {
-		return nil, fmt.Errorf("decode: LM scale %v and word penalty %v must be finite (scale > 0)", cfg.LMScale, cfg.WordPenalty)
+	units, ps, scale, err := loopUnits(words, sil, cfg)
+	if err != nil {
+		return nil, err
 	}
 	b := NewBuilder(units)
 	spans := make([]Span, len(units))
@@ -422,4 +400,36 @@ func Linear(seq []Unit, sil *Unit, cfg LinearConfig) (*Graph, error) {
 		b.SetFinal(wy.from, wy.w)
 	}
 	return b.Build()
+}
+
+// loopUnits lays out a loop's units (the words, then the silence unit when
+// sil is given) and checks cfg: it returns the silence probability at
+// each choice and the LM scale, with their defaults applied.
+func loopUnits(words []Unit, sil *Unit, cfg LoopConfig) (units []Unit, ps, scale float64, err error) {
+	units = append([]Unit(nil), words...)
+	for i := range units {
+		if units[i].Silence {
+			return nil, 0, 0, fmt.Errorf("decode: word %q is marked as silence; pass silence separately", units[i].Name)
+		}
+	}
+	if sil != nil {
+		s := *sil
+		s.Silence = true
+		units = append(units, s)
+		ps = cfg.SilenceProb
+		if ps == 0 {
+			ps = 0.5
+		}
+		if !(ps > 0 && ps < 1) {
+			return nil, 0, 0, fmt.Errorf("decode: silence probability %v, want 0 < p < 1", cfg.SilenceProb)
+		}
+	}
+	scale = cfg.LMScale
+	if scale == 0 {
+		scale = 1
+	}
+	if !(scale > 0) || math.IsInf(scale, 1) || badWeight(cfg.WordPenalty) || math.IsInf(cfg.WordPenalty, -1) {
+		return nil, 0, 0, fmt.Errorf("decode: LM scale %v and word penalty %v must be finite (scale > 0)", cfg.LMScale, cfg.WordPenalty)
+	}
+	return units, ps, scale, nil
 }
