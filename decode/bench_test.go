@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/rfstream/rfstream/internal/flopmeter"
 )
 
 // frameMeter reports frames/s of wall time and, where the OS tells the
@@ -18,13 +20,13 @@ type frameMeter struct {
 func startMeter(b *testing.B) *frameMeter {
 	runtime.LockOSThread()
 	b.Cleanup(runtime.UnlockOSThread)
-	c, ok := threadCPU()
+	c, ok := flopmeter.ThreadCPU()
 	return &frameMeter{c, ok}
 }
 
 func (m *frameMeter) report(b *testing.B, frames int) {
 	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
-	if c, ok := threadCPU(); ok && m.ok && c > m.cpu0 {
+	if c, ok := flopmeter.ThreadCPU(); ok && m.ok && c > m.cpu0 {
 		b.ReportMetric(float64(frames)/(c-m.cpu0).Seconds(), "frames/cpu-s")
 	}
 }

@@ -1,29 +1,14 @@
-//go:build linux
-
 package invariant
 
 import (
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/rfstream/rfstream/internal/flopmeter"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
-
-// threadCPU is the CPU time the calling OS thread has used. Under a shared
-// machine's load the wall clock measures the scheduler; the thread's own CPU
-// time measures the code.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	const rusageThread = 1 // RUSAGE_THREAD
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkPoolMNIST times the CDF pooling step alone (threshold counts of
 // precomputed projections) in the MNIST configuration, on one goroutine
@@ -43,10 +28,14 @@ func BenchmarkPoolMNIST(b *testing.B) {
 	defer runtime.UnlockOSThread()
 	b.SetBytes(int64(4 * len(proj.Data)))
 	b.ResetTimer()
-	c0 := threadCPU()
+	c0, ok := flopmeter.ThreadCPU()
+	if !ok {
+		b.Skip("no thread CPU clock on this platform")
+	}
 	for i := 0; i < b.N; i++ {
 		m.poolRows(dst, proj, 0, rows)
 	}
-	cpu := threadCPU() - c0
+	c1, _ := flopmeter.ThreadCPU()
+	cpu := c1 - c0
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(len(proj.Data)), "cpu-ns/projection")
 }

@@ -1,6 +1,7 @@
 package flopmeter
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -42,4 +43,22 @@ func TestReportGivesBothFigures(t *testing.T) {
 		t.Fatalf("CPU figure %v", cpu)
 	}
 	t.Logf("%.3g GFLOP/s by the wall clock, %.3g by CPU time", wall, cpu)
+}
+
+func TestThreadCPUAdvancesWithWork(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, ok := ThreadCPU()
+	if !ok {
+		t.Skip("no thread CPU clock on this platform")
+	}
+	x := 0.0
+	for k := 0; k < 20_000_000; k++ {
+		x += float64(k)
+	}
+	sink = x
+	end, _ := ThreadCPU()
+	if d := end - start; d <= 0 || d > time.Minute {
+		t.Fatalf("thread CPU time advanced by %v over 2e7 additions", d)
+	}
 }
