@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -114,16 +112,11 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("eval elss: unknown data set %q (mnist, digits)", s)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return err
-	}
-	csvf, err := os.Create(*out + ".csv")
+	csvf, cw, err := createCSV(*out, []string{"data", "labels", "map", "method", "m", "seed", "test_error", "select_lambda", "distinct_features", "score_seconds", "score_mb", "train_seconds"})
 	if err != nil {
 		return err
 	}
 	defer csvf.Close()
-	cw := csv.NewWriter(csvf)
-	cw.Write([]string{"data", "labels", "map", "method", "m", "seed", "test_error", "select_lambda", "distinct_features", "score_seconds", "score_mb", "train_seconds"})
 	g := &elssGrid{pool: *pool, n0: *n0, sigma: *sigma, q: *q, seeds: *seeds, log: stderr, cw: cw}
 	start := time.Now()
 	// Every data set with all its labels first, then the few-labels settings.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -128,16 +125,11 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "MNIST, RLS, test on all %d test images, %s; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
 		test.N, prep, mf.label(nil), imf.degrees, imf.shift, dim)
 
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(*out + ".csv")
+	f, cw, err := createCSV(*out, []string{"map", "per_class", "train_n", "features", "lambda", "accuracy", "train_seconds"})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	cw := csv.NewWriter(f)
-	cw.Write([]string{"map", "per_class", "train_n", "features", "lambda", "accuracy", "train_seconds"})
 	var rows []sizesRow
 	// Map by map: the test set's features are computed once and scored by
 	// the model of every size.

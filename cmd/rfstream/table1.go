@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -89,16 +86,11 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	type cell struct{ errs, secs []float64 }
 	cells := map[[2]int]*cell{}
 	var rffErr, rffSec float64
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return err
-	}
-	csvf, err := os.Create(*out + ".csv")
+	csvf, cw, err := createCSV(*out, []string{"map", "q", "m", "seed", "test_error", "train_seconds", "lambda", "paper_error"})
 	if err != nil {
 		return err
 	}
 	defer csvf.Close()
-	cw := csv.NewWriter(csvf)
-	cw.Write([]string{"map", "q", "m", "seed", "test_error", "train_seconds", "lambda", "paper_error"})
 	runs := 0
 	for _, m := range mv {
 		if m <= 1000 {

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -318,16 +316,12 @@ func evalXperm(args []string, stdout, stderr io.Writer) error {
 
 	var cw *csv.Writer
 	if *out != "" {
-		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(*out + ".csv")
+		f, w, err := createCSV(*out, []string{"map", "classifier", "m", "n", "g", "draw", "features", "lambda", "accuracy", "seconds"})
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		cw = csv.NewWriter(f)
-		cw.Write([]string{"map", "classifier", "m", "n", "g", "draw", "features", "lambda", "accuracy", "seconds"})
+		cw = w
 	}
 	record := func(r xpermRow) {
 		res.Rows = append(res.Rows, r)
