@@ -21,15 +21,29 @@ type ImageInput struct {
 	Height    int    `json:"height"`
 	Width     int    `json:"width"`
 	Scale     string `json:"scale"`     // "byte/255": pixels in [0, 1]
-	Normalize string `json:"normalize"` // "unit": rows scaled to length 1
+	Normalize string `json:"normalize"` // "unit": rows scaled to length 1; "none" or "": left as they are
 	// Deskew shears each image upright (transforms.Deskew) before it is
 	// normalised.
 	Deskew bool `json:"deskew,omitempty"`
 }
 
+// Validate reports a normalisation this version does not know, so that a
+// model written by a newer version is refused rather than fed rows scaled
+// differently from the ones it was trained on.
+func (in ImageInput) Validate() error {
+	switch in.Normalize {
+	case "", "none", "unit":
+		return nil
+	}
+	return fmt.Errorf("rfstream: unknown image normalisation %q (want unit or none)", in.Normalize)
+}
+
 // Prepare turns rows of pixels in [0, 1] into the map's inputs in place:
 // deskewed when the model was trained so, then normalised.
 func (in ImageInput) Prepare(x blas32.General) error {
+	if err := in.Validate(); err != nil {
+		return err
+	}
 	if in.Deskew {
 		sz := transforms.ImageSize{Width: in.Width, Height: in.Height}
 		buf := make([]float32, x.Cols)
@@ -68,6 +82,9 @@ func NewImageTagger(m *Model) (*ImageTagger, error) {
 	var in ImageInput
 	if err := json.Unmarshal(m.Input, &in); err != nil {
 		return nil, fmt.Errorf("rfstream: image model input: %w", err)
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
 	}
 	fm, err := m.FeatureMap()
 	if err != nil {

@@ -78,3 +78,40 @@ func TestImageInputPrepareDeskews(t *testing.T) {
 		t.Error("3x3 input on rows of 120 pixels: no error")
 	}
 }
+
+// "none" leaves the pixels as they are, "unit" scales rows to length 1, and
+// a normalisation this version does not know is refused before any row
+// changes.
+func TestImageInputNormalizations(t *testing.T) {
+	row := []float32{0.5, 0, 1, 0.25}
+	for _, tc := range []struct {
+		normalize string
+		want      []float32
+	}{
+		{"none", []float32{0.5, 0, 1, 0.25}},
+		{"", []float32{0.5, 0, 1, 0.25}},
+		{"unit", []float32{0.5 / 1.1456439, 0, 1 / 1.1456439, 0.25 / 1.1456439}},
+	} {
+		x := linalg.NewGeneral32(1, len(row))
+		copy(x.Data, row)
+		in := rfstream.ImageInput{Height: 2, Width: 2, Normalize: tc.normalize}
+		if err := in.Prepare(x); err != nil {
+			t.Fatalf("%q: %v", tc.normalize, err)
+		}
+		for i, v := range x.Data {
+			if math.Abs(float64(v-tc.want[i])) > 1e-6 {
+				t.Errorf("%q: pixel %d is %v, want %v", tc.normalize, i, v, tc.want[i])
+			}
+		}
+	}
+	x := linalg.NewGeneral32(1, len(row))
+	copy(x.Data, row)
+	if err := (rfstream.ImageInput{Height: 2, Width: 2, Normalize: "l1"}).Prepare(x); err == nil {
+		t.Error(`normalisation "l1" accepted`)
+	}
+	for i, v := range x.Data {
+		if v != row[i] {
+			t.Fatalf("refused Prepare changed pixel %d: %v", i, v)
+		}
+	}
+}

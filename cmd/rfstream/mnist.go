@@ -39,6 +39,10 @@ type imageFlags struct {
 	// deskew shears every image (training, test and template pool alike)
 	// upright before the rows are normalised.
 	deskew bool
+	// normalize is how rows are scaled after the pixels are mapped to
+	// [0, 1]: "unit" (length 1, what the maxout and invariant kernels
+	// assume) or "none".
+	normalize string
 	// unlabelled is the whole training image file, normalised: the pool
 	// data templates are drawn from (its labels are never read).
 	unlabelled blas32.General
@@ -54,6 +58,13 @@ func (f *imageFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.degrees, "degrees", 20, "invariant map: templates rotated within ±degrees")
 	fs.Float64Var(&f.shift, "shift", 3, "invariant map: templates shifted within ±shift pixels (sub-pixel)")
 	fs.BoolVar(&f.deskew, "deskew", false, "shear every image upright (zero slant, centre of mass centred) before normalising: training, test and template rows alike")
+	fs.StringVar(&f.normalize, "normalize", "unit", "rows after pixels are scaled to [0, 1]: unit (length 1) or none")
+}
+
+// input is the preparation every image of the task gets, as recorded in
+// the model file.
+func (f *imageFlags) input(height, width int) rfstream.ImageInput {
+	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: f.normalize, Deskew: f.deskew}
 }
 
 // group is the local group of the invariant map on images of the given
@@ -94,8 +105,11 @@ func setImageGroup(mf *mapFlags, imf *imageFlags, train *frontend.LabelledImages
 }
 
 // load reads the training and test sets, fetching MNIST when the defaults
-// are used and the cache is empty. Rows come back unit-normalised.
+// are used and the cache is empty. Rows come back prepared as f.input says.
 func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.LabelledImages, err error) {
+	if err := f.input(0, 0).Validate(); err != nil {
+		return nil, nil, err
+	}
 	def := f.trainImages == "" && f.trainLabels == "" && f.testImages == "" && f.testLabels == ""
 	if def {
 		if err := ensureMNIST(log); err != nil {
@@ -112,7 +126,7 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if train, err = frontend.ReadIDXPair(f.trainImages, f.trainLabels); err != nil {
 			return nil, nil, err
 		}
-		if err := prepareImages(train, f.deskew); err != nil {
+		if err := f.input(train.Height, train.Width).Prepare(train.X); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.trainImages, err)
 		}
 		f.unlabelled = train.X
@@ -124,7 +138,7 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		if test, err = frontend.ReadIDXPair(f.testImages, f.testLabels); err != nil {
 			return nil, nil, err
 		}
-		if err := prepareImages(test, f.deskew); err != nil {
+		if err := f.input(test.Height, test.Width).Prepare(test.X); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.testImages, err)
 		}
 	}
@@ -132,13 +146,6 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 		return nil, nil, fmt.Errorf("training images have %d pixels, test images %d", train.X.Cols, test.X.Cols)
 	}
 	return train, test, nil
-}
-
-// prepareImages deskews the rows when asked and scales them to unit length,
-// as rfstream.ImageInput says a model's inputs are prepared.
-func prepareImages(s *frontend.LabelledImages, deskew bool) error {
-	in := rfstream.ImageInput{Height: s.Height, Width: s.Width, Normalize: "unit", Deskew: deskew}
-	return in.Prepare(s.X)
 }
 
 // perClassSubset keeps n seeded-random examples of every class, in file order.
@@ -231,7 +238,7 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
-	run, err := trainAndTest(train, test, recipe, lambda, quiet, log)
+	run, err := trainAndTest(train, test, imf.input(train.Height, train.Width), recipe, lambda, quiet, log)
 	if err != nil {
 		return nil, err
 	}
@@ -243,17 +250,14 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 		}
 	}
 	run.result.PerClass = imf.perClass
-	if imf.deskew {
-		in, _ := json.Marshal(rfstream.ImageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit", Deskew: true})
-		run.model.Input = in
-	}
 	run.model.Meta["train_images"] = imf.trainImages
 	return run, nil
 }
 
 // trainAndTest fits RLS on recipe's map of the training images and scores
-// the test images when given.
-func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, lambda float64, quiet bool, log io.Writer) (*mnistRun, error) {
+// the test images when given. Both are already prepared as in says, which
+// the model records.
+func trainAndTest(train, test *frontend.LabelledImages, in rfstream.ImageInput, recipe features.Recipe, lambda float64, quiet bool, log io.Writer) (*mnistRun, error) {
 	fm, err := features.Build(recipe)
 	if err != nil {
 		return nil, err
@@ -283,8 +287,11 @@ func trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, 
 	for i := range labels {
 		labels[i] = fmt.Sprint(i)
 	}
-	in, _ := json.Marshal(rfstream.ImageInput{Height: train.Height, Width: train.Width, Scale: "byte/255", Normalize: "unit"})
-	model := &rfstream.Model{Task: rfstream.TaskImages, Labels: labels, Input: in, Map: recipe, RLS: rls,
+	input, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	model := &rfstream.Model{Task: rfstream.TaskImages, Labels: labels, Input: input, Map: recipe, RLS: rls,
 		Meta: map[string]any{"train_n": train.N, "lambda_trials": rep.Trials}}
 	run := &mnistRun{model: model, test: test}
 	run.result = evalResult{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: recipe.Seed, Lambda: rls.Lambda,
