@@ -62,9 +62,14 @@ func (f *imageFlags) register(fs *flag.FlagSet) {
 }
 
 // input is the preparation every image of the task gets, as recorded in
-// the model file.
+// the model file. Flags built in code rather than parsed (the demo's) leave
+// normalize empty and get the flag's default, unit rows.
 func (f *imageFlags) input(height, width int) rfstream.ImageInput {
-	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: f.normalize, Deskew: f.deskew}
+	norm := f.normalize
+	if norm == "" {
+		norm = "unit"
+	}
+	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: f.deskew}
 }
 
 // group is the local group of the invariant map on images of the given

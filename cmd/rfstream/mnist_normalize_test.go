@@ -43,3 +43,18 @@ func TestTrainImagesRecordsNormalization(t *testing.T) {
 		t.Errorf("--normalize l1: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// The demo builds its image flags in code: they must prepare images as the
+// parsed flags' default does, with unit rows.
+func TestImageFlagsZeroValueIsUnitRows(t *testing.T) {
+	var parsed imageFlags
+	fs := newFlagSet("test", "", &bytes.Buffer{})
+	parsed.register(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	var zero imageFlags
+	if got, want := zero.input(28, 28), parsed.input(28, 28); got != want || got.Normalize != "unit" {
+		t.Errorf("zero-value flags give %+v, parsed defaults %+v", got, want)
+	}
+}
