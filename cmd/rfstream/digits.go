@@ -264,6 +264,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	wf.register(fs)
 	var hf hmmFlags
 	hf.register(fs)
+	var tv trainVoiceFlags
+	tv.register(fs)
 	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
@@ -286,6 +288,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := hf.validate(); err != nil {
+		return err
+	}
+	if err := tv.validate(); err != nil {
 		return err
 	}
 	comboWeights, err := hf.comboWeights()
@@ -327,6 +332,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	synth, err := tv.synth(wc.Audio.SampleRate)
+	if err != nil {
+		return err
+	}
 	res.Task, res.Split, res.Map, res.Seeds, res.PerSplit = "digits", *split, mf.kind, *seeds, map[string]float64{}
 	if mf.kind == "maxout" {
 		res.Q = mf.q
@@ -351,17 +360,32 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	grid := progress.New(stderr, "digits runs", int64(len(splits)**seeds), "runs")
 	defer grid.Finish()
 	for _, sp := range splits {
+		// realTrain are the split's own recordings; sp.train becomes one
+		// recording per training row once synthetic voices, speed copies
+		// and repeats are added. groups ties each row to its source
+		// recording for the λ hold-out.
+		realTrain := sp.train
 		labels := datasets.Labels(sp.train)
+		var xtr blas32.General
+		var groups []int
+		if tv.used() {
+			rows, err := tv.rows(sp.train, synth, wc, cache)
+			if err != nil {
+				return err
+			}
+			xtr, sp.train, groups = rows.x, rows.recs, rows.groups
+			if got := datasets.Labels(sp.train); len(got) != len(labels) {
+				return fmt.Errorf("synthetic voices say the digits 0-9, the training set's labels are %v", labels)
+			}
+		} else if xtr, err = cachedWordVectors(sp.train, wc, cache); err != nil {
+			return err
+		}
 		idx := labelIndex(labels)
 		ytr, err := indices(sp.train, idx)
 		if err != nil {
 			return err
 		}
 		yte, err := indices(sp.test, idx)
-		if err != nil {
-			return err
-		}
-		xtr, err := cachedWordVectors(sp.train, wc, cache)
 		if err != nil {
 			return err
 		}
@@ -415,7 +439,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		// seed's standardised whole-word scores.
 		var hs blas32.General
 		if hf.used() {
-			iw, err := hf.model(sp.train, wf.fsdd, mf.seed, stderr)
+			// The HMM trains on the real recordings only.
+			iw, err := hf.model(realTrain, wf.fsdd, mf.seed, stderr)
 			if err != nil {
 				return err
 			}
@@ -458,6 +483,12 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				if opt.HeldOutRows != nil {
 					// New voices may want far more smoothing than new takes.
 					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
+				} else if groups != nil {
+					// Repeats and speed copies of a held-out recording
+					// must not stay in the fit that λ is judged on.
+					if opt.HeldOutRows, err = groupHoldOut(groups, xfit.Rows, 0.1, mfs.seed); err != nil {
+						return err
+					}
 				}
 			}
 			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
