@@ -282,6 +282,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
+	selfTrainFlag := fs.String("self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -292,6 +293,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := tv.validate(); err != nil {
 		return err
+	}
+	selfFracs, err := parseSelfTrain(*selfTrainFlag)
+	if err != nil {
+		return err
+	}
+	if len(selfFracs) > 0 && *mismatch {
+		return errors.New("--self-train works without --mismatch")
 	}
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
@@ -491,7 +499,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 					}
 				}
 			}
-			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
+			rls, fitRep, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
 			if err != nil {
 				return err
 			}
@@ -499,23 +507,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			grid.Add(1)
 			scores := linalg.NewGeneral32(xte.Rows, len(labels))
 			rls.Scores(scores, rfstream.Features(fm, xte, 0))
+			trained := map[string]bool{}
+			for _, r := range sp.train {
+				trained[r.Speaker] = true
+			}
+			prep := func(x blas32.General) {
+				if norm != nil {
+					norm.apply(x, sp.test)
+				}
+			}
+			// scored are the test vectors as the model last scored them.
+			scored := xte
 			if *spkWarp > 0 && *spkWarpBy == "confidence" {
 				sg, ok := warps.(*transforms.SpectroGroup)
 				if !ok {
 					return fmt.Errorf("--speaker-warp needs the spectro-warp group")
 				}
-				trained := map[string]bool{}
-				for _, r := range sp.train {
-					trained[r.Speaker] = true
-				}
 				var grid []float64
 				for c := -*spkWarp; c <= *spkWarp+1e-9; c += *spkWarpStep {
 					grid = append(grid, c)
-				}
-				prep := func(x blas32.General) {
-					if norm != nil {
-						norm.apply(x, sp.test)
-					}
 				}
 				score := func(x blas32.General) blas32.General {
 					out := linalg.NewGeneral32(x.Rows, len(labels))
@@ -525,6 +535,27 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				var chosen map[string]float64
 				scores, chosen = confidenceWarp(rawTest, sp.test, trained, sg, grid, prep, score)
 				fmt.Fprintf(stderr, "%s seed %d: warps chosen by confidence (cents): %v\n", sp.name, mfs.seed, chosen)
+				if len(selfFracs) > 0 {
+					scored = warpedTest(rawTest, sp.test, chosen, sg, prep)
+				}
+			}
+			for round, f := range selfFracs {
+				// Refit with the unseen voices' surest recordings under
+				// their predicted labels; λ stays the one chosen on the
+				// training set, scaled with the number of rows.
+				rows, pl := pseudoLabelled(scores, sp.test, trained, f)
+				if len(rows) == 0 {
+					break
+				}
+				xa, ya := withRows(xfit, yfit, scored, rows, pl)
+				o := opt
+				o.Lambda, o.HeldOutRows = fitRep.Lambda*float64(xa.Rows)/float64(xfit.Rows), nil
+				adapted, _, err := rfstream.FitRLS(fm, xa, ya, len(labels), o)
+				if err != nil {
+					return err
+				}
+				adapted.Scores(scores, rfstream.Features(fm, scored, 0))
+				fmt.Fprintf(stderr, "%s seed %d: self-training round %d took %d pseudo-labelled recordings\n", sp.name, mfs.seed, round+1, len(rows))
 			}
 			pred := classifier.Argmax(scores)
 			addScaled(ens, scores)

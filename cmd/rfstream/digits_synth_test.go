@@ -136,3 +136,66 @@ func TestTrainVoiceRows(t *testing.T) {
 		t.Error("holding out none of two recordings: no error")
 	}
 }
+
+func TestParseSelfTrain(t *testing.T) {
+	got, err := parseSelfTrain(" 0.25, 1")
+	if err != nil || !slices.Equal(got, []float64{0.25, 1}) {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if got, err := parseSelfTrain(""); err != nil || got != nil {
+		t.Fatalf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{"0", "1.5", "-0.5", "x", "0.5,,1", "NaN", "1,1,1,1,1,1,1,1,1,1,1"} {
+		if _, err := parseSelfTrain(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// Pseudo-labels come only from voices absent from training, and within
+// each predicted class from the recordings with the largest margins.
+func TestPseudoLabelled(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "new"}, {Speaker: "new"}, {Speaker: "new"}, {Speaker: "old"}, {Speaker: "new"}, {Speaker: "new"}}
+	scores := linalg.NewGeneral32(6, 2)
+	copy(scores.Data, []float32{
+		0.9, 0.1, // class 0, margin 0.8
+		0.6, 0.4, // class 0, margin 0.2
+		0.2, 0.8, // class 1, margin 0.6
+		1.0, 0.0, // a trained voice: never taken
+		0.55, 0.45, // class 0, margin 0.1
+		0.45, 0.55, // class 1, margin 0.1
+	})
+	trained := map[string]bool{"old": true}
+	rows, labels := pseudoLabelled(scores, test, trained, 0.5)
+	// ceil(0.5·3) = 2 of class 0 (rows 0, 1), ceil(0.5·2) = 1 of class 1 (row 2).
+	if !slices.Equal(rows, []int{0, 1, 2}) || !slices.Equal(labels, []int{0, 0, 1}) {
+		t.Fatalf("rows %v labels %v", rows, labels)
+	}
+	rows, labels = pseudoLabelled(scores, test, trained, 1)
+	if len(rows) != 5 || slices.Contains(rows, 3) {
+		t.Fatalf("fraction 1: rows %v labels %v", rows, labels)
+	}
+	x, y := withRows(linalg.NewGeneral32(1, 2), []int{1}, scores, []int{2, 0}, []int{1, 0})
+	if x.Rows != 3 || !slices.Equal(y, []int{1, 1, 0}) || !slices.Equal(linalg.Row32(x, 1), linalg.Row32(scores, 2)) {
+		t.Fatalf("withRows: %v %v", x.Data, y)
+	}
+}
+
+// Leave-one-speaker-out on the toy voices with two self-training rounds:
+// every held-out voice's recordings are pseudo-labelled in the last round.
+func TestEvalDigitsSelfTrain(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"eval", "digits", "--fsdd", toyFSDD(t), "--split", "speaker", "--m", "40", "--frames", "16", "--lambda", "1e-3",
+		"--speaker-norm", "mean", "--self-train", "0.5,1", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"held-out ann seed 1: self-training round 1 took 10 ", "held-out bob seed 1: self-training round 2 took 20 "} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"accuracy":`) {
+		t.Errorf("no JSON result: %s", out.String())
+	}
+}
