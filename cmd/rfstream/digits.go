@@ -282,6 +282,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
+	knnSmooth := fs.Int("knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
+	balanced := fs.Bool("self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see docs/audio.md: this uses the test voice's label distribution)")
 	selfTrainFlag := fs.String("self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
@@ -298,8 +300,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(selfFracs) > 0 && *mismatch {
-		return errors.New("--self-train works without --mismatch")
+	if (len(selfFracs) > 0 || *knnSmooth != 0) && *mismatch {
+		return errors.New("--self-train and --knn-smooth work without --mismatch")
+	}
+	if *knnSmooth < 0 {
+		return fmt.Errorf("--knn-smooth %d: want ≥ 0", *knnSmooth)
 	}
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
@@ -535,15 +540,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				var chosen map[string]float64
 				scores, chosen = confidenceWarp(rawTest, sp.test, trained, sg, grid, prep, score)
 				fmt.Fprintf(stderr, "%s seed %d: warps chosen by confidence (cents): %v\n", sp.name, mfs.seed, chosen)
-				if len(selfFracs) > 0 {
+				if len(selfFracs) > 0 || *knnSmooth > 0 {
 					scored = warpedTest(rawTest, sp.test, chosen, sg, prep)
 				}
 			}
+			smooth := func(s blas32.General) blas32.General {
+				if *knnSmooth > 0 {
+					return neighbourSmoothed(s, scored, sp.test, trained, *knnSmooth)
+				}
+				return s
+			}
+			scores = smooth(scores)
 			for round, f := range selfFracs {
 				// Refit with the unseen voices' surest recordings under
 				// their predicted labels; λ stays the one chosen on the
 				// training set, scaled with the number of rows.
 				rows, pl := pseudoLabelled(scores, sp.test, trained, f)
+				if *balanced {
+					rows, pl = balancedPseudoLabelled(scores, sp.test, trained, f)
+				}
 				if len(rows) == 0 {
 					break
 				}
@@ -555,6 +570,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 					return err
 				}
 				adapted.Scores(scores, rfstream.Features(fm, scored, 0))
+				scores = smooth(scores)
 				fmt.Fprintf(stderr, "%s seed %d: self-training round %d took %d pseudo-labelled recordings\n", sp.name, mfs.seed, round+1, len(rows))
 			}
 			pred := classifier.Argmax(scores)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
@@ -197,5 +199,66 @@ func TestEvalDigitsSelfTrain(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"accuracy":`) {
 		t.Errorf("no JSON result: %s", out.String())
+	}
+}
+
+// A recording scored wrongly is outvoted by its nearest takes of the same
+// voice; trained voices keep their scores; k = n averages over the voice.
+func TestNeighbourSmoothed(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "v"}, {Speaker: "v"}, {Speaker: "v"}, {Speaker: "old"}, {Speaker: "v"}}
+	x := linalg.NewGeneral32(5, 2)
+	copy(x.Data, []float32{1, 0, 0.99, 0.141, 0, 1, 1, 0, 0.141, 0.99}) // rows 0,1 close; 2,4 close
+	scores := linalg.NewGeneral32(5, 2)
+	copy(scores.Data, []float32{3, 0, 0, 0.5, 0, 3, 7, 1, 0, 2}) // row 1 leans wrongly to class 1
+	trained := map[string]bool{"old": true}
+	s := neighbourSmoothed(scores, x, test, trained, 2)
+	if got := classifierArgmaxRows(s); !slices.Equal(got, []int{0, 0, 1, 0, 1}) {
+		t.Fatalf("argmax after smoothing %v, want row 1 outvoted to class 0", got)
+	}
+	if !slices.Equal(linalg.Row32(s, 3), linalg.Row32(scores, 3)) {
+		t.Error("a trained voice's scores changed")
+	}
+	all := neighbourSmoothed(scores, x, test, trained, 10)
+	for c := 0; c < 2; c++ {
+		var want float64
+		for _, i := range []int{0, 1, 2, 4} {
+			want += standardised(linalg.Row32(scores, i))[c] / 4
+		}
+		for _, i := range []int{0, 1, 2, 4} {
+			if math.Abs(float64(linalg.Row32(all, i)[c])-want) > 1e-6 {
+				t.Fatalf("k ≥ n: row %d class %d is %v, want the voice's mean %v", i, c, linalg.Row32(all, i)[c], want)
+			}
+		}
+	}
+}
+
+func classifierArgmaxRows(s blas32.General) []int {
+	out := make([]int, s.Rows)
+	for i := range out {
+		out[i] = argmax32(linalg.Row32(s, i))
+	}
+	return out
+}
+
+// With every class capped at its share, the recordings that fit the
+// over-full class less well than the surest one go to the class each fits
+// next best.
+func TestBalancedPseudoLabelled(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "v"}, {Speaker: "v"}, {Speaker: "old"}, {Speaker: "v"}}
+	scores := linalg.NewGeneral32(4, 3)
+	copy(scores.Data, []float32{
+		5, 0, 0, // class 0, z = 1.41
+		4, 0, 1, // class 0, z = 1.37; next best class 2
+		9, 0, 0, // a trained voice: never taken
+		2, 1.5, 0, // class 0, z = 0.98; next best class 1
+	})
+	trained := map[string]bool{"old": true}
+	rows, labels := balancedPseudoLabelled(scores, test, trained, 1)
+	if !slices.Equal(rows, []int{0, 1, 3}) || !slices.Equal(labels, []int{0, 2, 1}) {
+		t.Fatalf("rows %v labels %v, want 0→0, 1→2, 3→1", rows, labels)
+	}
+	// Unbalanced, all three would be class 0.
+	if _, l := pseudoLabelled(scores, test, trained, 1); !slices.Equal(l, []int{0, 0, 0}) {
+		t.Fatalf("unbalanced labels %v", l)
 	}
 }
