@@ -264,6 +264,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	wf.register(fs)
 	var hf hmmFlags
 	hf.register(fs)
+	var tv trainVoiceFlags
+	tv.register(fs)
 	split := fs.String("split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	seeds := fs.Int("seeds", 1, "map seeds to average over (seed, seed+1, …)")
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
@@ -280,6 +282,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
+	knnSmooth := fs.Int("knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
+	balanced := fs.Bool("self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see docs/audio.md: this uses the test voice's label distribution)")
+	selfTrainFlag := fs.String("self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -287,6 +292,19 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := hf.validate(); err != nil {
 		return err
+	}
+	if err := tv.validate(); err != nil {
+		return err
+	}
+	selfFracs, err := parseSelfTrain(*selfTrainFlag)
+	if err != nil {
+		return err
+	}
+	if (len(selfFracs) > 0 || *knnSmooth != 0) && *mismatch {
+		return errors.New("--self-train and --knn-smooth work without --mismatch")
+	}
+	if *knnSmooth < 0 {
+		return fmt.Errorf("--knn-smooth %d: want ≥ 0", *knnSmooth)
 	}
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
@@ -327,6 +345,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	synth, err := tv.synth(wc.Audio.SampleRate)
+	if err != nil {
+		return err
+	}
 	res.Task, res.Split, res.Map, res.Seeds, res.PerSplit = "digits", *split, mf.kind, *seeds, map[string]float64{}
 	if mf.kind == "maxout" {
 		res.Q = mf.q
@@ -351,17 +373,32 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	grid := progress.New(stderr, "digits runs", int64(len(splits)**seeds), "runs")
 	defer grid.Finish()
 	for _, sp := range splits {
+		// realTrain are the split's own recordings; sp.train becomes one
+		// recording per training row once synthetic voices, speed copies
+		// and repeats are added. groups ties each row to its source
+		// recording for the λ hold-out.
+		realTrain := sp.train
 		labels := datasets.Labels(sp.train)
+		var xtr blas32.General
+		var groups []int
+		if tv.used() {
+			rows, err := tv.rows(sp.train, synth, wc, cache)
+			if err != nil {
+				return err
+			}
+			xtr, sp.train, groups = rows.x, rows.recs, rows.groups
+			if got := datasets.Labels(sp.train); len(got) != len(labels) {
+				return fmt.Errorf("synthetic voices say the digits 0-9, the training set's labels are %v", labels)
+			}
+		} else if xtr, err = cachedWordVectors(sp.train, wc, cache); err != nil {
+			return err
+		}
 		idx := labelIndex(labels)
 		ytr, err := indices(sp.train, idx)
 		if err != nil {
 			return err
 		}
 		yte, err := indices(sp.test, idx)
-		if err != nil {
-			return err
-		}
-		xtr, err := cachedWordVectors(sp.train, wc, cache)
 		if err != nil {
 			return err
 		}
@@ -415,7 +452,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		// seed's standardised whole-word scores.
 		var hs blas32.General
 		if hf.used() {
-			iw, err := hf.model(sp.train, wf.fsdd, mf.seed, stderr)
+			// The HMM trains on the real recordings only.
+			iw, err := hf.model(realTrain, wf.fsdd, mf.seed, stderr)
 			if err != nil {
 				return err
 			}
@@ -458,9 +496,15 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				if opt.HeldOutRows != nil {
 					// New voices may want far more smoothing than new takes.
 					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
+				} else if groups != nil {
+					// Repeats and speed copies of a held-out recording
+					// must not stay in the fit that λ is judged on.
+					if opt.HeldOutRows, err = groupHoldOut(groups, xfit.Rows, 0.1, mfs.seed); err != nil {
+						return err
+					}
 				}
 			}
-			rls, _, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
+			rls, fitRep, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
 			if err != nil {
 				return err
 			}
@@ -468,23 +512,25 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			grid.Add(1)
 			scores := linalg.NewGeneral32(xte.Rows, len(labels))
 			rls.Scores(scores, rfstream.Features(fm, xte, 0))
+			trained := map[string]bool{}
+			for _, r := range sp.train {
+				trained[r.Speaker] = true
+			}
+			prep := func(x blas32.General) {
+				if norm != nil {
+					norm.apply(x, sp.test)
+				}
+			}
+			// scored are the test vectors as the model last scored them.
+			scored := xte
 			if *spkWarp > 0 && *spkWarpBy == "confidence" {
 				sg, ok := warps.(*transforms.SpectroGroup)
 				if !ok {
 					return fmt.Errorf("--speaker-warp needs the spectro-warp group")
 				}
-				trained := map[string]bool{}
-				for _, r := range sp.train {
-					trained[r.Speaker] = true
-				}
 				var grid []float64
 				for c := -*spkWarp; c <= *spkWarp+1e-9; c += *spkWarpStep {
 					grid = append(grid, c)
-				}
-				prep := func(x blas32.General) {
-					if norm != nil {
-						norm.apply(x, sp.test)
-					}
 				}
 				score := func(x blas32.General) blas32.General {
 					out := linalg.NewGeneral32(x.Rows, len(labels))
@@ -494,6 +540,38 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				var chosen map[string]float64
 				scores, chosen = confidenceWarp(rawTest, sp.test, trained, sg, grid, prep, score)
 				fmt.Fprintf(stderr, "%s seed %d: warps chosen by confidence (cents): %v\n", sp.name, mfs.seed, chosen)
+				if len(selfFracs) > 0 || *knnSmooth > 0 {
+					scored = warpedTest(rawTest, sp.test, chosen, sg, prep)
+				}
+			}
+			smooth := func(s blas32.General) blas32.General {
+				if *knnSmooth > 0 {
+					return neighbourSmoothed(s, scored, sp.test, trained, *knnSmooth)
+				}
+				return s
+			}
+			scores = smooth(scores)
+			for round, f := range selfFracs {
+				// Refit with the unseen voices' surest recordings under
+				// their predicted labels; λ stays the one chosen on the
+				// training set, scaled with the number of rows.
+				rows, pl := pseudoLabelled(scores, sp.test, trained, f)
+				if *balanced {
+					rows, pl = balancedPseudoLabelled(scores, sp.test, trained, f)
+				}
+				if len(rows) == 0 {
+					break
+				}
+				xa, ya := withRows(xfit, yfit, scored, rows, pl)
+				o := opt
+				o.Lambda, o.HeldOutRows = fitRep.Lambda*float64(xa.Rows)/float64(xfit.Rows), nil
+				adapted, _, err := rfstream.FitRLS(fm, xa, ya, len(labels), o)
+				if err != nil {
+					return err
+				}
+				adapted.Scores(scores, rfstream.Features(fm, scored, 0))
+				scores = smooth(scores)
+				fmt.Fprintf(stderr, "%s seed %d: self-training round %d took %d pseudo-labelled recordings\n", sp.name, mfs.seed, round+1, len(rows))
 			}
 			pred := classifier.Argmax(scores)
 			addScaled(ens, scores)

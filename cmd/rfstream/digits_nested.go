@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rfstream/rfstream/datasets"
+)
+
+func init() {
+	registerTask(&task{name: "digits-nested", summary: "spoken digits: leave-one-speaker-out with the settings chosen per held-out speaker by inner LOSO over the others",
+		eval: evalDigitsNested})
+}
+
+// digitsCandidate is one setting of eval digits to choose among.
+type digitsCandidate struct {
+	name string
+	args []string
+}
+
+// candidateFlag collects repeated --candidate "name: eval digits flags".
+type candidateFlag []digitsCandidate
+
+func (c *candidateFlag) String() string { return fmt.Sprint(len(*c), " candidates") }
+
+func (c *candidateFlag) Set(s string) error {
+	name, args, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("want \"name: eval digits flags\", have %q", s)
+	}
+	for _, d := range *c {
+		if d.name == name {
+			return fmt.Errorf("candidate %q given twice", name)
+		}
+	}
+	*c = append(*c, digitsCandidate{name, strings.Fields(args)})
+	return nil
+}
+
+// evalDigitsNested is leave-one-speaker-out where nothing about the
+// held-out speaker chooses the setting: for every outer speaker, each
+// candidate is scored by LOSO over the other speakers with the outer one
+// removed entirely (--exclude-speakers), the best inner score picks the
+// candidate (the first listed on a tie), and the outer accuracy is that
+// candidate's on the outer speaker. Every candidate's outer accuracy is
+// printed too, for the record; it chooses nothing.
+func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval digits-nested", "--candidate 'name: flags' … [-- flags for every run]", stderr)
+	var cands candidateFlag
+	fs.Var(&cands, "candidate", "a setting to choose among, as \"name: eval digits flags\" (repeat the flag for each)")
+	fsdd := fs.String("fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	asJSON := fs.Bool("json", false, "end with one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if len(cands) == 0 {
+		return errors.New("give at least one --candidate")
+	}
+	for _, c := range cands {
+		for _, a := range c.args {
+			switch strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-") {
+			case "split", "exclude-speakers", "json", "fsdd", "train-manifest", "test-manifest":
+				return fmt.Errorf("candidate %s: %s is set by eval digits-nested", c.name, a)
+			}
+		}
+	}
+	recs, err := datasets.FSDD(*fsdd)
+	if err != nil {
+		return err
+	}
+	speakers := datasets.Speakers(recs)
+	if len(speakers) < 3 {
+		return fmt.Errorf("nested leave-one-speaker-out needs at least 3 speakers, %s has %d", *fsdd, len(speakers))
+	}
+	common := fs.Args()
+	runOne := func(c digitsCandidate, extra ...string) (digitsResult, error) {
+		a := append(append(append([]string{}, c.args...), common...), "--fsdd", *fsdd, "--split", "speaker", "--json")
+		a = append(a, extra...)
+		fmt.Fprintf(stderr, "eval digits %s\n", strings.Join(a, " "))
+		var out bytes.Buffer
+		var r digitsResult
+		if err := evalDigits(a, &out, stderr); err != nil {
+			return r, fmt.Errorf("candidate %s: %w", c.name, err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+			return r, fmt.Errorf("candidate %s: reading its result: %w", c.name, err)
+		}
+		return r, nil
+	}
+	// inner[s][c]: candidate c's inner LOSO mean without speaker s;
+	// outer[c][s]: its accuracy on s when trained on all the others.
+	inner := map[string][]float64{}
+	outer := make([]map[string]float64, len(cands))
+	for ci, c := range cands {
+		r, err := runOne(c)
+		if err != nil {
+			return err
+		}
+		outer[ci] = map[string]float64{}
+		for _, s := range speakers {
+			v, ok := r.PerSplit["held-out "+s]
+			if !ok {
+				return fmt.Errorf("candidate %s: no result for held-out %s", c.name, s)
+			}
+			outer[ci][s] = v
+		}
+		for _, s := range speakers {
+			ri, err := runOne(c, "--exclude-speakers", s)
+			if err != nil {
+				return err
+			}
+			inner[s] = append(inner[s], ri.Accuracy)
+		}
+	}
+	type row struct {
+		Speaker string             `json:"speaker"`
+		Chosen  string             `json:"chosen"`
+		Inner   map[string]float64 `json:"inner"`
+		Outer   float64            `json:"outer"`
+	}
+	var rows []row
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "held-out\t")
+	for _, c := range cands {
+		fmt.Fprintf(tw, "inner %s\t", c.name)
+	}
+	fmt.Fprint(tw, "chosen\tnested accuracy\t")
+	for _, c := range cands {
+		fmt.Fprintf(tw, "outer %s\t", c.name)
+	}
+	fmt.Fprintln(tw)
+	var sum float64
+	candSum := make([]float64, len(cands))
+	for _, s := range speakers {
+		best := 0
+		for ci, v := range inner[s] {
+			if v > inner[s][best] {
+				best = ci
+			}
+		}
+		r := row{Speaker: s, Chosen: cands[best].name, Inner: map[string]float64{}, Outer: outer[best][s]}
+		fmt.Fprintf(tw, "%s\t", s)
+		for ci, v := range inner[s] {
+			r.Inner[cands[ci].name] = v
+			fmt.Fprintf(tw, "%.2f%%\t", 100*v)
+		}
+		fmt.Fprintf(tw, "%s\t%.2f%%\t", r.Chosen, 100*r.Outer)
+		for ci := range cands {
+			fmt.Fprintf(tw, "%.2f%%\t", 100*outer[ci][s])
+			candSum[ci] += outer[ci][s]
+		}
+		fmt.Fprintln(tw)
+		sum += r.Outer
+		rows = append(rows, r)
+	}
+	n := float64(len(speakers))
+	fmt.Fprintf(tw, "mean\t%s\t%.2f%%\t", strings.Repeat("\t", len(cands)), 100*sum/n)
+	for ci := range cands {
+		fmt.Fprintf(tw, "%.2f%%\t", 100*candSum[ci]/n)
+	}
+	fmt.Fprintln(tw)
+	tw.Flush()
+	if *asJSON {
+		b, _ := json.Marshal(struct {
+			Task     string  `json:"task"`
+			Accuracy float64 `json:"accuracy"`
+			Folds    []row   `json:"folds"`
+		}{"digits-nested", sum / n, rows})
+		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}
+
+var _ flag.Value = (*candidateFlag)(nil)

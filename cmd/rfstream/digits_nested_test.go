@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// toyFSDD3 is the toy word set spoken by three voices, enough for a
+// leave-one-speaker-out inside leave-one-speaker-out.
+func toyFSDD3(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for take := 0; take < 6; take++ {
+		for si, speaker := range []string{"ann", "bob", "cy"} {
+			seed := uint32(100*take + 10*si)
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))
+			writeWAV(t, filepath.Join(dir, fmt.Sprintf("1_%s_%d.wav", speaker, take)), downWord(seed+5))
+		}
+	}
+	return dir
+}
+
+// Every fold's choice is the candidate with the best inner score, and the
+// nested accuracy is that candidate's outer accuracy on the fold.
+func TestEvalDigitsNested(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	var out, errb bytes.Buffer
+	code := run([]string{"eval", "digits-nested", "--fsdd", fsdd, "--json",
+		"--candidate", "tiny: --m 1 --lambda 100",
+		"--candidate", "wide: --m 40 --lambda 1e-3",
+		"--", "--frames", "16"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var res struct {
+		Accuracy float64
+		Folds    []struct {
+			Speaker, Chosen string
+			Inner           map[string]float64
+			Outer           float64
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Folds) != 3 {
+		t.Fatalf("%d folds, want 3", len(res.Folds))
+	}
+	var sum float64
+	for _, f := range res.Folds {
+		best := "tiny"
+		if f.Inner["wide"] > f.Inner["tiny"] {
+			best = "wide"
+		}
+		if f.Chosen != best {
+			t.Errorf("%s: chose %s with inner scores %v", f.Speaker, f.Chosen, f.Inner)
+		}
+		sum += f.Outer
+	}
+	if d := sum/3 - res.Accuracy; d > 1e-9 || d < -1e-9 {
+		t.Errorf("nested accuracy %v, mean of the folds %v", res.Accuracy, sum/3)
+	}
+	// Each inner run left its outer speaker out entirely.
+	for _, s := range []string{"ann", "bob", "cy"} {
+		if !strings.Contains(errb.String(), "--exclude-speakers "+s) {
+			t.Errorf("no inner run without %s", s)
+		}
+	}
+}
+
+func TestEvalDigitsNestedRefusesBadCandidates(t *testing.T) {
+	fsdd := toyFSDD(t)
+	for _, bad := range [][]string{
+		{},
+		{"--candidate", "no colon"},
+		{"--candidate", ": --m 3"},
+		{"--candidate", "a: --m 3", "--candidate", "a: --m 4"},
+		{"--candidate", "a: --split official"},
+		{"--candidate", "a: --exclude-speakers=ann"},
+		{"--candidate", "a: --m 3"}, // two speakers only
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"eval", "digits-nested", "--fsdd", fsdd}, bad...), &out, &errb); code == 0 {
+			t.Errorf("%v: exit 0", bad)
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/transforms"
+)
+
+// parseSelfTrain reads --self-train: the fraction of an unseen voice's
+// recordings taken as pseudo-labelled training examples in each round.
+func parseSelfTrain(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("--self-train: %q is not a fraction in (0, 1]", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) > 10 {
+		return nil, fmt.Errorf("--self-train: %d rounds (at most 10)", len(out))
+	}
+	return out, nil
+}
+
+// pseudoLabelled picks, for every test speaker absent from training, the
+// fraction frac of their recordings the model is surest of, class by
+// class: within each predicted class the recordings with the largest
+// top-1 − top-2 score margin. Ranking within classes keeps a class the
+// model is generally less sure of from being left out, which would teach
+// the voice's adapted model that the class never occurs. It returns the
+// rows and their predicted classes.
+func pseudoLabelled(scores blas32.General, test []datasets.Recording, trained map[string]bool, frac float64) (rows, labels []int) {
+	type cand struct {
+		row int
+		m   float64
+	}
+	groups := map[string]map[int][]cand{} // speaker → predicted class → candidates
+	for i, r := range test {
+		if trained[r.Speaker] {
+			continue
+		}
+		s := linalg.Row32(scores, i)
+		c := argmax32(s)
+		if groups[r.Speaker] == nil {
+			groups[r.Speaker] = map[int][]cand{}
+		}
+		groups[r.Speaker][c] = append(groups[r.Speaker][c], cand{i, margin(s)})
+	}
+	for _, spk := range sortedKeys(groups) {
+		byClass := groups[spk]
+		classes := make([]int, 0, len(byClass))
+		for c := range byClass {
+			classes = append(classes, c)
+		}
+		sort.Ints(classes)
+		for _, c := range classes {
+			cs := byClass[c]
+			sort.SliceStable(cs, func(a, b int) bool { return cs[a].m > cs[b].m })
+			k := int(math.Ceil(frac * float64(len(cs))))
+			for _, x := range cs[:k] {
+				rows = append(rows, x.row)
+				labels = append(labels, c)
+			}
+		}
+	}
+	return rows, labels
+}
+
+func argmax32(v []float32) int {
+	best := 0
+	for k, x := range v {
+		if x > v[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// withRows returns x with the given rows of extra appended, and y with
+// their labels.
+func withRows(x blas32.General, y []int, extra blas32.General, rows, labels []int) (blas32.General, []int) {
+	out := linalg.NewGeneral32(x.Rows+len(rows), x.Cols)
+	copy(out.Data, x.Data[:x.Rows*x.Cols])
+	for k, r := range rows {
+		copy(linalg.Row32(out, x.Rows+k), linalg.Row32(extra, r))
+	}
+	return out, append(append([]int(nil), y...), labels...)
+}
+
+// warpedTest returns the test vectors as the model scored them after the
+// confidence-chosen warp: each unseen speaker's raw rows warped by their
+// shift, made unit word vectors again, then speaker-normalised by prep.
+func warpedTest(raw blas32.General, test []datasets.Recording, chosen map[string]float64, g *transforms.SpectroGroup, prep func(blas32.General)) blas32.General {
+	x := linalg.NewGeneral32(raw.Rows, raw.Cols)
+	copy(x.Data, raw.Data)
+	tmp := make([]float32, raw.Cols)
+	for i, r := range test {
+		c := chosen[r.Speaker]
+		if c == 0 {
+			continue
+		}
+		row := linalg.Row32(x, i)
+		g.Apply(tmp, row, transforms.Warp{Cents: c, Tempo: 1})
+		copy(row, tmp)
+		centreAndNormalise(row)
+	}
+	prep(x)
+	return x
+}
+
+// neighbourSmoothed returns scores where every recording of a voice absent
+// from training has the mean standardised scores of its k nearest
+// recordings of the same voice (itself included; nearness is the cosine
+// between word vectors x, which are unit length). One speaker's takes of a
+// word lie close together, closer than to anyone else's, so a recording
+// the model gets wrong is outvoted by the takes of the same word it gets
+// right: label propagation over the voice's own recordings, without labels.
+func neighbourSmoothed(scores, x blas32.General, test []datasets.Recording, trained map[string]bool, k int) blas32.General {
+	out := linalg.NewGeneral32(scores.Rows, scores.Cols)
+	copy(out.Data, scores.Data)
+	rows := map[string][]int{}
+	for i, r := range test {
+		if !trained[r.Speaker] {
+			rows[r.Speaker] = append(rows[r.Speaker], i)
+		}
+	}
+	for _, spk := range sortedKeys(rows) {
+		idx := rows[spk]
+		n := len(idx)
+		kk := min(k, n)
+		sub := linalg.NewGeneral32(n, x.Cols)
+		std := make([][]float64, n)
+		for a, i := range idx {
+			copy(linalg.Row32(sub, a), linalg.Row32(x, i))
+			std[a] = standardised(linalg.Row32(scores, i))
+		}
+		sim := linalg.NewGeneral32(n, n)
+		linalg.MulABt32(sim, sub, sub)
+		order := make([]int, n)
+		for a, i := range idx {
+			s := linalg.Row32(sim, a)
+			for b := range order {
+				order[b] = b
+			}
+			// Itself first, then by similarity; ties by index for a
+			// deterministic order.
+			sort.SliceStable(order, func(p, q int) bool {
+				bp, bq := order[p], order[q]
+				if (bp == a) != (bq == a) {
+					return bp == a
+				}
+				return s[bp] > s[bq]
+			})
+			dst := linalg.Row32(out, i)
+			for c := range dst {
+				var sum float64
+				for _, b := range order[:kk] {
+					sum += std[b][c]
+				}
+				dst[c] = float32(sum / float64(kk))
+			}
+		}
+	}
+	return out
+}
+
+// balancedPseudoLabelled picks pseudo-labels under the assumption that a
+// voice says every class about equally often (the training prior, and
+// FSDD's design): for every voice absent from training, each class takes
+// at most ceil(frac·n/classes) of its n recordings, filled greedily from
+// the most confident (recording, class) pairs by standardised score. A
+// model that hears one word of this voice as another would give the wrong
+// class twice its share; the cap sends the surplus to the class that fits
+// it next best. Unlike pseudoLabelled this uses a fact about the test
+// voice's label distribution, so it is reported apart.
+func balancedPseudoLabelled(scores blas32.General, test []datasets.Recording, trained map[string]bool, frac float64) (rows, labels []int) {
+	bySpeaker := map[string][]int{}
+	for i, r := range test {
+		if !trained[r.Speaker] {
+			bySpeaker[r.Speaker] = append(bySpeaker[r.Speaker], i)
+		}
+	}
+	classes := scores.Cols
+	type pair struct {
+		row, class int
+		z          float64
+	}
+	for _, spk := range sortedKeys(bySpeaker) {
+		idx := bySpeaker[spk]
+		capacity := int(math.Ceil(frac * float64(len(idx)) / float64(classes)))
+		var pairs []pair
+		for _, i := range idx {
+			for c, z := range standardised(linalg.Row32(scores, i)) {
+				pairs = append(pairs, pair{i, c, z})
+			}
+		}
+		sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].z > pairs[b].z })
+		taken := map[int]bool{}
+		count := make([]int, classes)
+		var got []pair
+		for _, p := range pairs {
+			if taken[p.row] || count[p.class] >= capacity {
+				continue
+			}
+			taken[p.row] = true
+			count[p.class]++
+			got = append(got, p)
+		}
+		sort.Slice(got, func(a, b int) bool { return got[a].row < got[b].row })
+		for _, p := range got {
+			rows = append(rows, p.row)
+			labels = append(labels, p.class)
+		}
+	}
+	return rows, labels
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// trainVoiceFlags widen the voices a word model trains on, for speakers it
+// has never heard: synthetic speakers (espeak-ng voices saying the ten
+// digits) and speed-perturbed copies of the real training voices. Neither
+// looks at a test recording, so both keep leave-one-speaker-out clean.
+type trainVoiceFlags struct {
+	synthVoices int
+	synthTakes  int
+	synthSeed   uint64
+	realWeight  int
+	speeds      string
+	speedList   []float64
+}
+
+func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.synthVoices, "synth-voices", 0, "add this many synthetic espeak-ng speakers (accent + voice variant + speed + pitch drawn by --synth-seed) saying the ten digits to every training set (0: none)")
+	fs.IntVar(&f.synthTakes, "synth-takes", 2, "--synth-voices: takes of each digit per synthetic speaker (speed and pitch jittered)")
+	fs.Uint64Var(&f.synthSeed, "synth-seed", 1, "--synth-voices: seed of the voices and takes (audio cached under $RFSTREAM_DATA/synth-digits)")
+	fs.IntVar(&f.realWeight, "real-weight", 1, "weight of every real training recording (and its speed copies) against a synthetic one: each is used this many times")
+	fs.StringVar(&f.speeds, "speed-perturb", "", "comma-separated speed factors (e.g. 0.9,1.1): add a copy of every real training recording played this much faster (pitch and tempo together, Kaldi-style), as a new speaker")
+}
+
+func (f *trainVoiceFlags) validate() error {
+	if f.synthVoices < 0 {
+		return fmt.Errorf("--synth-voices %d: want ≥ 0", f.synthVoices)
+	}
+	if f.synthTakes < 1 {
+		return fmt.Errorf("--synth-takes %d: want ≥ 1", f.synthTakes)
+	}
+	if f.realWeight < 1 || f.realWeight > 100 {
+		return fmt.Errorf("--real-weight %d: want 1 to 100", f.realWeight)
+	}
+	f.speedList = nil
+	if strings.TrimSpace(f.speeds) == "" {
+		return nil
+	}
+	seen := map[float64]bool{}
+	for _, s := range strings.Split(f.speeds, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(v) || v < 0.5 || v > 2 || v == 1 {
+			return fmt.Errorf("--speed-perturb: %q is not a speed factor in [0.5, 2] other than 1", s)
+		}
+		if seen[v] {
+			return fmt.Errorf("--speed-perturb: %g given twice", v)
+		}
+		seen[v] = true
+		f.speedList = append(f.speedList, v)
+	}
+	return nil
+}
+
+func (f *trainVoiceFlags) used() bool {
+	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0
+}
+
+// synth builds (or finds in the data cache) the synthetic recordings.
+func (f *trainVoiceFlags) synth(rate int) ([]datasets.Recording, error) {
+	if f.synthVoices == 0 {
+		return nil, nil
+	}
+	return datasets.BuildSynthDigits(filepath.Join(dataDir(), "synth-digits"),
+		datasets.SynthDigitOptions{Voices: f.synthVoices, Takes: f.synthTakes, Seed: f.synthSeed, Rate: rate})
+}
+
+// speedCondition plays a recording factor times faster: the samples are
+// declared to be at rate·factor and resampled back to rate, which scales
+// time by 1/factor and every frequency by factor, as a speaker with a
+// shorter vocal tract talking faster would.
+func speedCondition(factor float64) condition {
+	return condition{name: fmt.Sprintf("speed %gx", factor), warp: func(x []float32, rate int) ([]float32, error) {
+		from := int(math.Round(float64(rate) * factor))
+		a, err := frontend.Resample(&frontend.Audio{Rate: from, Samples: x}, rate)
+		if err != nil {
+			return nil, err
+		}
+		return a.Samples, nil
+	}}
+}
+
+// trainingRows is a training set after widening: its word vectors, one
+// recording per row (speed copies renamed to a speaker of their own, as a
+// speaker normaliser must see them apart), and a group per row: the rows
+// that come from one real recording (repeats, speed copies) share it, so
+// holding a group out to choose λ leaves no copy of it behind.
+type trainingRows struct {
+	x      blas32.General
+	recs   []datasets.Recording
+	groups []int
+}
+
+func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32) (trainingRows, error) {
+	type block struct {
+		recs  []datasets.Recording
+		cond  condition
+		group int // group of the block's first row
+	}
+	var blocks []block
+	for k := 0; k < f.realWeight; k++ {
+		blocks = append(blocks, block{real, condition{name: "clean"}, 0})
+		for _, s := range f.speedList {
+			c := speedCondition(s)
+			renamed := make([]datasets.Recording, len(real))
+			for i, r := range real {
+				r.Speaker = fmt.Sprintf("%s@%g", r.Speaker, s)
+				renamed[i] = r
+			}
+			blocks = append(blocks, block{renamed, c, 0})
+		}
+	}
+	if len(synth) > 0 {
+		blocks = append(blocks, block{synth, condition{name: "clean"}, len(real)})
+	}
+	var out trainingRows
+	n := 0
+	for _, b := range blocks {
+		n += len(b.recs)
+	}
+	out.x = linalg.NewGeneral32(n, wc.Dim())
+	at := 0
+	for _, b := range blocks {
+		x, err := cachedWordVectorsWarped(b.recs, wc, cache, b.cond)
+		if err != nil {
+			return out, err
+		}
+		copy(out.x.Data[at*wc.Dim():], x.Data)
+		out.recs = append(out.recs, b.recs...)
+		for i := range b.recs {
+			out.groups = append(out.groups, b.group+i)
+		}
+		at += len(b.recs)
+	}
+	return out, nil
+}
+
+// groupHoldOut lists the rows of a random frac of the groups, with every
+// row of each chosen group, for choosing λ on recordings the fit has no
+// copy of. rows may exceed len(groups) when copies follow in blocks of
+// len(groups) (warped augmentation); row i then belongs to group
+// groups[i % len(groups)].
+func groupHoldOut(groups []int, rows int, frac float64, seed uint64) ([]int, error) {
+	if len(groups) == 0 || rows%len(groups) != 0 {
+		return nil, errors.New("λ hold-out: rows are not whole copies of the training set")
+	}
+	distinct := map[int]bool{}
+	for _, g := range groups {
+		distinct[g] = true
+	}
+	ids := make([]int, 0, len(distinct))
+	for g := range distinct {
+		ids = append(ids, g)
+	}
+	sort.Ints(ids)
+	rng := rand.New(rand.NewPCG(seed, 0x67726f75))
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	k := int(math.Round(frac * float64(len(ids))))
+	if k < 1 || k >= len(ids) {
+		return nil, fmt.Errorf("λ hold-out: cannot hold out %d of %d recordings", k, len(ids))
+	}
+	held := map[int]bool{}
+	for _, g := range ids[:k] {
+		held[g] = true
+	}
+	var out []int
+	for i := 0; i < rows; i++ {
+		if held[groups[i%len(groups)]] {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+func TestTrainVoiceFlagsRefuseBadInput(t *testing.T) {
+	fsdd := toyFSDD(t)
+	for _, bad := range [][]string{
+		{"--synth-voices", "-1"},
+		{"--synth-takes", "0"},
+		{"--real-weight", "0"},
+		{"--speed-perturb", "fast"},
+		{"--speed-perturb", "1"},
+		{"--speed-perturb", "0.9,3"},
+		{"--speed-perturb", "0.9,0.9"},
+		{"--speed-perturb", "NaN"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"eval", "digits", "--fsdd", fsdd, "--m", "20"}, bad...)
+		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q; want an error naming the flag", bad, code, errb.String())
+		}
+	}
+}
+
+// The espeak-ng voices say the digits 0-9; a training set with other labels
+// is refused rather than given ten classes it does not have.
+func TestSynthVoicesNeedDigitLabels(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng not installed")
+	}
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	var out, errb bytes.Buffer
+	code := run([]string{"eval", "digits", "--fsdd", toyFSDD(t), "--m", "20", "--frames", "16", "--synth-voices", "1", "--synth-takes", "1"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "synthetic voices say the digits") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// A tone played 1.25× faster is 1.25× higher and 1.25× shorter.
+func TestSpeedConditionScalesTimeAndFrequency(t *testing.T) {
+	const rate, f0 = 8000, 400.0
+	x := make([]float32, rate)
+	for i := range x {
+		x[i] = float32(math.Sin(2 * math.Pi * f0 * float64(i) / rate))
+	}
+	y, err := speedCondition(1.25).warp(x, rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(len(x)) / 1.25; math.Abs(float64(len(y))-want) > 0.01*want {
+		t.Fatalf("%d samples, want about %.0f", len(y), want)
+	}
+	// Frequency from the zero crossings of the middle half.
+	mid := y[len(y)/4 : 3*len(y)/4]
+	var cross int
+	for i := 1; i < len(mid); i++ {
+		if (mid[i-1] < 0) != (mid[i] < 0) {
+			cross++
+		}
+	}
+	f := float64(cross) / 2 / (float64(len(mid)) / rate)
+	if math.Abs(f-1.25*f0) > 5 {
+		t.Errorf("tone at %.1f Hz after speed 1.25, want %.0f", f, 1.25*f0)
+	}
+}
+
+// Repeats and speed copies follow the real rows in blocks, carry their
+// source recording's group, and speed copies are speakers of their own.
+func TestTrainVoiceRows(t *testing.T) {
+	recs, err := datasets.FSDD(toyFSDD(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := recs[:8]
+	tv := trainVoiceFlags{synthTakes: 1, realWeight: 2, speeds: "0.9"}
+	if err := tv.validate(); err != nil {
+		t.Fatal(err)
+	}
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	rows, err := tv.rows(real, nil, wc, map[string][]float32{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.x.Rows != 4*len(real) || len(rows.recs) != rows.x.Rows || len(rows.groups) != rows.x.Rows {
+		t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), 4*len(real))
+	}
+	for i := range real {
+		// Blocks: clean, speed 0.9, clean again, speed 0.9 again.
+		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(rows.x, 2*len(real)+i)) {
+			t.Fatalf("row %d: the repeat differs from the original", i)
+		}
+		if slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(rows.x, len(real)+i)) {
+			t.Fatalf("row %d: the speed copy equals the original", i)
+		}
+		for b := 0; b < 4; b++ {
+			if rows.groups[b*len(real)+i] != i {
+				t.Fatalf("block %d row %d: group %d", b, i, rows.groups[b*len(real)+i])
+			}
+		}
+		if sp := rows.recs[len(real)+i].Speaker; sp != real[i].Speaker+"@0.9" {
+			t.Fatalf("speed copy speaker %q", sp)
+		}
+	}
+	held, err := groupHoldOut(rows.groups, 2*rows.x.Rows, 0.25, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[int]bool{}
+	for _, r := range held {
+		in[rows.groups[r%len(rows.groups)]] = true
+	}
+	if len(in) != 2 || len(held) != 2*8 {
+		t.Fatalf("held out groups %v in %d rows, want 2 groups × 8 copies", in, len(held))
+	}
+	for r := 0; r < 2*rows.x.Rows; r++ {
+		if in[rows.groups[r%len(rows.groups)]] != slices.Contains(held, r) {
+			t.Fatalf("row %d of a held-out group is kept (or the reverse)", r)
+		}
+	}
+	if _, err := groupHoldOut(rows.groups, rows.x.Rows+1, 0.1, 1); err == nil {
+		t.Error("rows that are not whole copies: no error")
+	}
+	if _, err := groupHoldOut([]int{0, 1}, 2, 0.1, 1); err == nil {
+		t.Error("holding out none of two recordings: no error")
+	}
+}
+
+func TestParseSelfTrain(t *testing.T) {
+	got, err := parseSelfTrain(" 0.25, 1")
+	if err != nil || !slices.Equal(got, []float64{0.25, 1}) {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if got, err := parseSelfTrain(""); err != nil || got != nil {
+		t.Fatalf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{"0", "1.5", "-0.5", "x", "0.5,,1", "NaN", "1,1,1,1,1,1,1,1,1,1,1"} {
+		if _, err := parseSelfTrain(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// Pseudo-labels come only from voices absent from training, and within
+// each predicted class from the recordings with the largest margins.
+func TestPseudoLabelled(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "new"}, {Speaker: "new"}, {Speaker: "new"}, {Speaker: "old"}, {Speaker: "new"}, {Speaker: "new"}}
+	scores := linalg.NewGeneral32(6, 2)
+	copy(scores.Data, []float32{
+		0.9, 0.1, // class 0, margin 0.8
+		0.6, 0.4, // class 0, margin 0.2
+		0.2, 0.8, // class 1, margin 0.6
+		1.0, 0.0, // a trained voice: never taken
+		0.55, 0.45, // class 0, margin 0.1
+		0.45, 0.55, // class 1, margin 0.1
+	})
+	trained := map[string]bool{"old": true}
+	rows, labels := pseudoLabelled(scores, test, trained, 0.5)
+	// ceil(0.5·3) = 2 of class 0 (rows 0, 1), ceil(0.5·2) = 1 of class 1 (row 2).
+	if !slices.Equal(rows, []int{0, 1, 2}) || !slices.Equal(labels, []int{0, 0, 1}) {
+		t.Fatalf("rows %v labels %v", rows, labels)
+	}
+	rows, labels = pseudoLabelled(scores, test, trained, 1)
+	if len(rows) != 5 || slices.Contains(rows, 3) {
+		t.Fatalf("fraction 1: rows %v labels %v", rows, labels)
+	}
+	x, y := withRows(linalg.NewGeneral32(1, 2), []int{1}, scores, []int{2, 0}, []int{1, 0})
+	if x.Rows != 3 || !slices.Equal(y, []int{1, 1, 0}) || !slices.Equal(linalg.Row32(x, 1), linalg.Row32(scores, 2)) {
+		t.Fatalf("withRows: %v %v", x.Data, y)
+	}
+}
+
+// Leave-one-speaker-out on the toy voices with two self-training rounds:
+// every held-out voice's recordings are pseudo-labelled in the last round.
+func TestEvalDigitsSelfTrain(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"eval", "digits", "--fsdd", toyFSDD(t), "--split", "speaker", "--m", "40", "--frames", "16", "--lambda", "1e-3",
+		"--speaker-norm", "mean", "--self-train", "0.5,1", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"held-out ann seed 1: self-training round 1 took 10 ", "held-out bob seed 1: self-training round 2 took 20 "} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"accuracy":`) {
+		t.Errorf("no JSON result: %s", out.String())
+	}
+}
+
+// A recording scored wrongly is outvoted by its nearest takes of the same
+// voice; trained voices keep their scores; k = n averages over the voice.
+func TestNeighbourSmoothed(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "v"}, {Speaker: "v"}, {Speaker: "v"}, {Speaker: "old"}, {Speaker: "v"}}
+	x := linalg.NewGeneral32(5, 2)
+	copy(x.Data, []float32{1, 0, 0.99, 0.141, 0, 1, 1, 0, 0.141, 0.99}) // rows 0,1 close; 2,4 close
+	scores := linalg.NewGeneral32(5, 2)
+	copy(scores.Data, []float32{3, 0, 0, 0.5, 0, 3, 7, 1, 0, 2}) // row 1 leans wrongly to class 1
+	trained := map[string]bool{"old": true}
+	s := neighbourSmoothed(scores, x, test, trained, 2)
+	if got := classifierArgmaxRows(s); !slices.Equal(got, []int{0, 0, 1, 0, 1}) {
+		t.Fatalf("argmax after smoothing %v, want row 1 outvoted to class 0", got)
+	}
+	if !slices.Equal(linalg.Row32(s, 3), linalg.Row32(scores, 3)) {
+		t.Error("a trained voice's scores changed")
+	}
+	all := neighbourSmoothed(scores, x, test, trained, 10)
+	for c := 0; c < 2; c++ {
+		var want float64
+		for _, i := range []int{0, 1, 2, 4} {
+			want += standardised(linalg.Row32(scores, i))[c] / 4
+		}
+		for _, i := range []int{0, 1, 2, 4} {
+			if math.Abs(float64(linalg.Row32(all, i)[c])-want) > 1e-6 {
+				t.Fatalf("k ≥ n: row %d class %d is %v, want the voice's mean %v", i, c, linalg.Row32(all, i)[c], want)
+			}
+		}
+	}
+}
+
+func classifierArgmaxRows(s blas32.General) []int {
+	out := make([]int, s.Rows)
+	for i := range out {
+		out[i] = argmax32(linalg.Row32(s, i))
+	}
+	return out
+}
+
+// With every class capped at its share, the recordings that fit the
+// over-full class less well than the surest one go to the class each fits
+// next best.
+func TestBalancedPseudoLabelled(t *testing.T) {
+	test := []datasets.Recording{{Speaker: "v"}, {Speaker: "v"}, {Speaker: "old"}, {Speaker: "v"}}
+	scores := linalg.NewGeneral32(4, 3)
+	copy(scores.Data, []float32{
+		5, 0, 0, // class 0, z = 1.41
+		4, 0, 1, // class 0, z = 1.37; next best class 2
+		9, 0, 0, // a trained voice: never taken
+		2, 1.5, 0, // class 0, z = 0.98; next best class 1
+	})
+	trained := map[string]bool{"old": true}
+	rows, labels := balancedPseudoLabelled(scores, test, trained, 1)
+	if !slices.Equal(rows, []int{0, 1, 3}) || !slices.Equal(labels, []int{0, 2, 1}) {
+		t.Fatalf("rows %v labels %v, want 0→0, 1→2, 3→1", rows, labels)
+	}
+	// Unbalanced, all three would be class 0.
+	if _, l := pseudoLabelled(scores, test, trained, 1); !slices.Equal(l, []int{0, 0, 0}) {
+		t.Fatalf("unbalanced labels %v", l)
+	}
+}
