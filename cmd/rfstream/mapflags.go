@@ -113,7 +113,11 @@ func (f *mapFlags) label(m features.Map) string {
 		if f.lo != 0 || f.hi != 0 {
 			thr = fmt.Sprintf(" τ∈[%g,%g]", f.lo, f.hi)
 		}
-		return fmt.Sprintf("invariant m=%d n=%d |G|=%d %s%s", f.m, f.bins, f.g, f.templates, thr)
+		g := fmt.Sprint(f.g)
+		if f.g == 0 {
+			g = "all"
+		}
+		return fmt.Sprintf("invariant m=%d n=%d |G|=%s %s%s", f.m, f.bins, g, f.templates, thr)
 	}
 	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
 }
