@@ -29,6 +29,7 @@ ap.add_argument('--map',default='inv'); ap.add_argument('--seed',type=int,defaul
 ap.add_argument('--kernel',default='lin')
 ap.add_argument('--thr',default='grid'); ap.add_argument('--lo',type=float,default=-0.3); ap.add_argument('--hi',type=float,default=0.8)
 ap.add_argument('--qrows',type=int,default=2000)
+ap.add_argument('--gostyle',type=int,default=0)  # 1: as invariant.NewFromData: centre and normalise the source, then transform (copies not renormalised)
 ap.add_argument('--group',default='rand'); ap.add_argument('--angles',default='-20,-10,0,10,20')
 ap.add_argument('--sigma',type=float,default=1.0)
 a=ap.parse_args()
@@ -59,6 +60,8 @@ Xall=prep(X[np.concatenate([tr,va])])
 t0=time.time()
 if a.map=='inv':
     src=X[rng.choice(50000,a.m,replace=False)].reshape(-1,28,28)
+    if a.gostyle:
+        src=src-src.mean((1,2),keepdims=True); src=src/np.linalg.norm(src.reshape(len(src),-1),axis=1)[:,None,None]
     if a.group=='grid':
         angs=[float(v) for v in a.angles.split(',')]; k=int(a.shift)
         els=[(np.deg2rad(t),dy,dx) for t in angs for dy in range(-k,k+1) for dx in range(-k,k+1)]
@@ -75,7 +78,7 @@ if a.map=='inv':
             T[j,i]=affine_transform(src[j],R,offset=off,order=1).ravel()
     T=T.reshape(-1,784)
     # each transformed template is centred and scaled to unit length
-    T-=T.mean(1,keepdims=True); T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
+    if not a.gostyle: T-=T.mean(1,keepdims=True); T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
     nb=2*a.n+1
     if a.thr=='grid': thr=np.tile(a.s*np.arange(-a.n,a.n+1)/a.n,(a.m,1))
     elif a.thr=='range': thr=np.tile(a.lo+(a.hi-a.lo)*np.arange(nb)/(nb-1),(a.m,1))

@@ -83,6 +83,12 @@ type Params struct {
 	// non-negative templates at non-negative values only, which leaves
 	// the thresholds below zero idle; centred templates use both sides.
 	Center bool `json:"center,omitempty"`
+	// CenterCopies centres every stored transformed copy g·t and scales it
+	// to unit length. Transforms of images move pixels out of the frame and
+	// zeros in, so a centred unit template's copies are neither centred nor
+	// of unit length; with this set every copy is, and the projections of
+	// all copies share one scale (what the threshold range was chosen for).
+	CenterCopies bool `json:"center_copies,omitempty"`
 }
 
 // Map is the CDF-pooled group-invariant feature map. It is safe for
@@ -169,7 +175,19 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 	for j := 0; j < p.M; j++ {
 		src := linalg.Row32(tmpl, j)
 		for i, e := range mp.elems {
-			g.Apply(linalg.Row32(mp.t, j*ng+i), src, e)
+			row := linalg.Row32(mp.t, j*ng+i)
+			g.Apply(row, src, e)
+			if p.CenterCopies {
+				var mean float64
+				for _, v := range row {
+					mean += float64(v)
+				}
+				mean /= float64(len(row))
+				for k := range row {
+					row[k] -= float32(mean)
+				}
+				normalize(row)
+			}
 		}
 	}
 	return mp, nil

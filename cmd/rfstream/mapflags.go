@@ -24,7 +24,9 @@ type mapFlags struct {
 	bins, g   int
 	templates string
 	center    bool
-	s, eps    float64
+	// centerCopies centres and normalises every transformed template copy.
+	centerCopies bool
+	s, eps       float64
 	// lo, hi: a threshold range replacing [−s, s] (both zero: unused).
 	lo, hi float64
 	group  *transforms.Spec
@@ -46,6 +48,7 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
 	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, or data (unit-length rows of the unlabelled training inputs)")
 	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
+	fs.BoolVar(&f.centerCopies, "center-copies", false, "invariant: centre every transformed template copy and scale it to unit length (transforms move pixels out of the frame)")
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
 	fs.Float64Var(&f.lo, "lo", 0, "invariant: with --hi, put the 2n+1 thresholds evenly on [lo, hi] instead of [−s, s] (--s is then unused)")
 	fs.Float64Var(&f.hi, "hi", 0, "invariant: upper end of the threshold range (see --lo)")
@@ -71,7 +74,7 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 		if f.group == nil {
 			return r, fmt.Errorf("--map invariant: this task defines no transformation group")
 		}
-		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center}
+		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center, CenterCopies: f.centerCopies}
 		if f.lo != 0 || f.hi != 0 {
 			p.S, p.Lo, p.Hi = 0, f.lo, f.hi
 		}
