@@ -8,6 +8,13 @@ scaled to unit length; CDF pooling at 2n+1 thresholds on [-s, s]. A quick
 numpy mirror of invariant.Map used to rank settings before the Go runs.
 
 usage: python3 bench/invariant_probe.py --data data/mnist [--m 500 --g 20 --n 4 --deskew 1 --kernel lin|rbf]
+       [--thr grid|range|quant --lo L --hi H --qrows R] [--group rand|grid --angles -20,0,20]
+
+--thr: where the 2n+1 thresholds lie. grid: s*k/n on [-s, s] (the Go default);
+range: equally spaced on [lo, hi]; quant: per template, the quantiles
+(k+1)/(2n+2) of its projections over R unlabelled training rows (first 50k).
+--group rand: g sampled rotations x sub-pixel shifts; grid: every integer
+shift within +-shift times the listed angles (g is then ignored).
 """
 import numpy as np, sys, time, argparse
 from scipy.ndimage import affine_transform
@@ -20,6 +27,10 @@ ap.add_argument('--deskew',type=int,default=0); ap.add_argument('--center',type=
 ap.add_argument('--deg',type=float,default=20); ap.add_argument('--shift',type=float,default=3)
 ap.add_argument('--map',default='inv'); ap.add_argument('--seed',type=int,default=0)
 ap.add_argument('--kernel',default='lin')
+ap.add_argument('--thr',default='grid'); ap.add_argument('--lo',type=float,default=-0.3); ap.add_argument('--hi',type=float,default=0.8)
+ap.add_argument('--qrows',type=int,default=2000)
+ap.add_argument('--gostyle',type=int,default=0)  # 1: as invariant.NewFromData: centre and normalise the source, then transform (copies not renormalised)
+ap.add_argument('--group',default='rand'); ap.add_argument('--angles',default='-20,-10,0,10,20')
 ap.add_argument('--sigma',type=float,default=1.0)
 a=ap.parse_args()
 D=a.data.rstrip('/')+'/'
@@ -33,7 +44,10 @@ def deskew(im):
     return affine_transform(im,A,offset=np.array([m0,m1])-A@ctr,order=1)
 X=np.fromfile(D+'train-images-idx3-ubyte',dtype=np.uint8,offset=16).reshape(-1,784).astype(np.float32)/255
 Y=np.fromfile(D+'train-labels-idx1-ubyte',dtype=np.uint8,offset=8).astype(int)
-if a.deskew: X=np.stack([deskew(x.reshape(28,28)).ravel() for x in X])
+if a.deskew:
+    import os; cache='/tmp/rfstream-probe-deskewed.npy'  # a scratch cache, rebuilt when missing
+    if os.path.exists(cache): X=np.load(cache)
+    else: X=np.stack([deskew(x.reshape(28,28)).ravel() for x in X]).astype(np.float32); np.save(cache,X)
 r1=np.random.default_rng(1)
 tr=np.concatenate([r1.choice(np.where(Y[:50000]==c)[0],1000,replace=False) for c in range(10)])
 va=np.arange(50000,54000)
@@ -46,24 +60,48 @@ Xall=prep(X[np.concatenate([tr,va])])
 t0=time.time()
 if a.map=='inv':
     src=X[rng.choice(50000,a.m,replace=False)].reshape(-1,28,28)
-    T=np.empty((a.m,a.g,784),np.float32)
-    ang=np.deg2rad(rng.uniform(-a.deg,a.deg,a.g)); sh=rng.uniform(-a.shift,a.shift,(a.g,2))
+    if a.gostyle:
+        src=src-src.mean((1,2),keepdims=True); src=src/np.linalg.norm(src.reshape(len(src),-1),axis=1)[:,None,None]
+    if a.group=='grid':
+        angs=[float(v) for v in a.angles.split(',')]; k=int(a.shift)
+        els=[(np.deg2rad(t),dy,dx) for t in angs for dy in range(-k,k+1) for dx in range(-k,k+1)]
+        ang=np.array([e[0] for e in els]); sh=np.array([[e[1],e[2]] for e in els],float)
+    else:
+        ang=np.deg2rad(rng.uniform(-a.deg,a.deg,a.g)); sh=rng.uniform(-a.shift,a.shift,(a.g,2))
+    ng=len(ang)
+    T=np.empty((a.m,ng,784),np.float32)
     c=np.array([13.5,13.5])
-    for i in range(a.g):
+    for i in range(ng):
         R=np.array([[np.cos(ang[i]),-np.sin(ang[i])],[np.sin(ang[i]),np.cos(ang[i])]])
         off=c-R@(c+sh[i])
         for j in range(a.m):
             T[j,i]=affine_transform(src[j],R,offset=off,order=1).ravel()
     T=T.reshape(-1,784)
     # each transformed template is centred and scaled to unit length
-    T-=T.mean(1,keepdims=True); T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
-    thr=a.s*np.arange(-a.n,a.n+1)/a.n
-    Z=np.empty((len(Xall),a.m*(2*a.n+1)),np.float32)
-    for b in range(0,len(Xall),1000):
-        P=(Xall[b:b+1000]@T.T).reshape(-1,a.m,a.g)
-        cnt=np.stack([(P<=t).sum(2) for t in thr],2)
-        Z[b:b+1000]=cnt.reshape(len(P),-1)/a.g
-    Z*=np.sqrt(a.s/(a.n*a.m))
+    if not a.gostyle: T-=T.mean(1,keepdims=True); T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
+    nb=2*a.n+1
+    if a.thr=='grid': thr=np.tile(a.s*np.arange(-a.n,a.n+1)/a.n,(a.m,1))
+    elif a.thr=='range': thr=np.tile(a.lo+(a.hi-a.lo)*np.arange(nb)/(nb-1),(a.m,1))
+    elif a.thr=='quant':
+        # thresholds fixed from unlabelled training rows (labels unread), before any fit
+        qx=prep(X[np.random.default_rng(a.seed+7).choice(50000,a.qrows,replace=False)])
+        Pq=(qx@T.T).reshape(-1,a.m,ng).transpose(1,0,2).reshape(a.m,-1)
+        thr=np.quantile(Pq,(np.arange(nb)+1)/(nb+1),axis=1).T; del Pq
+    thr=np.sort(thr,1)
+    print('thresholds (template 0):',np.round(thr[0],3),'|G|=%d'%ng,flush=True)
+    # count projections <= each threshold: one global searchsorted over
+    # per-template-offset thresholds, then a histogram and running sums
+    off=10.0*np.arange(a.m)
+    flat=(thr+off[:,None]).ravel()
+    Z=np.empty((len(Xall),a.m*nb),np.float32)
+    for b in range(0,len(Xall),500):
+        P=(Xall[b:b+500]@T.T).reshape(-1,a.m,ng).astype(np.float64)+off[None,:,None]
+        ci=np.searchsorted(flat,P.ravel(),side='left').reshape(P.shape)-(np.arange(a.m)*nb)[None,:,None]
+        ci=np.clip(ci,0,nb)  # nb: above every threshold
+        key=((np.arange(len(P))[:,None,None]*a.m+np.arange(a.m)[None,:,None])*(nb+1)+ci).ravel()
+        h=np.bincount(key,minlength=len(P)*a.m*(nb+1)).reshape(len(P),a.m,nb+1)
+        Z[b:b+500]=np.cumsum(h[:,:,:nb],2).reshape(len(P),-1)/ng
+    Z*=np.sqrt(1.0/(a.n*a.m))
 elif a.map=='raw': Z=Xall
 elif a.map=='fourier':
     W=rng.normal(0,1/a.sigma,(784,a.m)); bb=rng.uniform(0,2*np.pi,a.m)
@@ -77,7 +115,10 @@ if Z.shape[1]<10000:
     def sol(rel):
         w=cho_solve(cho_factor(A+rel*md*len(Ztr)*np.eye(len(A))),B); return Zva.astype(np.float64)@w
 else:
-    Z64=Ztr.astype(np.float64); K=Z64@Z64.T; Kva=Zva.astype(np.float64)@Z64.T; md=np.trace(K)/len(K)
+    K=np.zeros((10000,10000)); Kva=np.zeros((len(Zva),10000))
+    for c0 in range(0,Z.shape[1],4000):
+        A=Ztr[:,c0:c0+4000].astype(np.float64); K+=A@A.T; Kva+=Zva[:,c0:c0+4000].astype(np.float64)@A.T
+    del A; md=np.trace(K)/len(K)
     def sol(rel):
         al=cho_solve(cho_factor(K+rel*md*len(K)*np.eye(len(K))),Yt); return Kva@al
 best=None

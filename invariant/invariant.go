@@ -44,7 +44,7 @@ type Params struct {
 	// M is the number of templates.
 	M int `json:"m"`
 	// N is the number of bins on each side of zero: the thresholds are
-	// s·k/n for k = −n … n.
+	// s·k/n for k = −n … n (or 2n+1 thresholds on [Lo, Hi]).
 	N int `json:"n"`
 	// G is the number of group elements sampled from the Haar measure (or
 	// the local subset); 0 uses every element of a finite group.
@@ -59,6 +59,14 @@ type Params struct {
 	// S is the threshold range [−s, s]; 0 means 1+ε, right for unit inputs.
 	// Inputs of norm up to R need R(1+ε).
 	S float64 `json:"s,omitempty"`
+	// Lo and Hi, when either is non-zero, place the 2n+1 thresholds at
+	// Lo + (Hi−Lo)·k/(2n), k = 0 … 2n, instead of on [−s, s]. Unit images
+	// project onto centred unit templates mostly inside a narrow band
+	// (about [−0.3, 0.8] on MNIST), where the symmetric grid puts only a
+	// few of its thresholds; the features are still CDF values of the
+	// whole pooled orbit, so invariance is unchanged.
+	Lo float64 `json:"lo,omitempty"`
+	Hi float64 `json:"hi,omitempty"`
 	// GridBits, when positive, rounds template entries to multiples of
 	// 2^−GridBits. Projections of inputs with few small-integer entries
 	// (one-hot sequences) are then exact in float32 whatever the summation
@@ -75,6 +83,12 @@ type Params struct {
 	// non-negative templates at non-negative values only, which leaves
 	// the thresholds below zero idle; centred templates use both sides.
 	Center bool `json:"center,omitempty"`
+	// CenterCopies centres every stored transformed copy g·t and scales it
+	// to unit length. Transforms of images move pixels out of the frame and
+	// zeros in, so a centred unit template's copies are neither centred nor
+	// of unit length; with this set every copy is, and the projections of
+	// all copies share one scale (what the threshold range was chosen for).
+	CenterCopies bool `json:"center_copies,omitempty"`
 }
 
 // Map is the CDF-pooled group-invariant feature map. It is safe for
@@ -86,6 +100,8 @@ type Map struct {
 	group transforms.Group
 	elems []transforms.Element
 	s     float64
+	// lo and step place threshold k (0 … 2n) at lo + k·step.
+	lo, step float64
 	// t holds the transformed templates, template-major: row j·|G|+i is
 	// g_i·t_j, so one template's projections are contiguous.
 	t blas32.General
@@ -115,6 +131,11 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 		return nil, fmt.Errorf("invariant: need in, m, n ≥ 1, g ≥ 0, ε > 0, finite s ≥ 0, 0 ≤ grid_bits ≤ 30; have in=%d m=%d n=%d g=%d ε=%v s=%v grid_bits=%d",
 			in, p.M, p.N, p.G, p.Epsilon, p.S, p.GridBits)
 	}
+	if p.Lo != 0 || p.Hi != 0 {
+		if !(p.Hi > p.Lo) || math.IsInf(p.Lo, 0) || math.IsInf(p.Hi, 0) || p.S != 0 {
+			return nil, fmt.Errorf("invariant: a threshold range needs finite lo < hi and no s; have lo=%v hi=%v s=%v", p.Lo, p.Hi, p.S)
+		}
+	}
 	g, err := transforms.Build(p.Group)
 	if err != nil {
 		return nil, fmt.Errorf("invariant: %w", err)
@@ -125,6 +146,10 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 	mp := &Map{in: in, seed: seed, p: p, group: g, s: p.S}
 	if mp.s == 0 {
 		mp.s = 1 + p.Epsilon
+	}
+	mp.lo, mp.step = -mp.s, mp.s/float64(p.N)
+	if p.Lo != 0 || p.Hi != 0 {
+		mp.lo, mp.step = p.Lo, (p.Hi-p.Lo)/float64(2*p.N)
 	}
 	if p.G == 0 {
 		all, ok := g.Elements()
@@ -150,7 +175,19 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 	for j := 0; j < p.M; j++ {
 		src := linalg.Row32(tmpl, j)
 		for i, e := range mp.elems {
-			g.Apply(linalg.Row32(mp.t, j*ng+i), src, e)
+			row := linalg.Row32(mp.t, j*ng+i)
+			g.Apply(row, src, e)
+			if p.CenterCopies {
+				var mean float64
+				for _, v := range row {
+					mean += float64(v)
+				}
+				mean /= float64(len(row))
+				for k := range row {
+					row[k] -= float32(mean)
+				}
+				normalize(row)
+			}
 		}
 	}
 	return mp, nil
@@ -271,8 +308,18 @@ func (m *Map) Recipe() features.Recipe {
 // Params returns the map's parameters.
 func (m *Map) Params() Params { return m.p }
 
-// S is the threshold range.
+// S is the threshold range of the symmetric grid (unused when the params
+// give Lo and Hi).
 func (m *Map) S() float64 { return m.s }
+
+// Thresholds returns the 2n+1 thresholds in increasing order.
+func (m *Map) Thresholds() []float64 {
+	t := make([]float64, 2*m.p.N+1)
+	for k := range t {
+		t[k] = m.lo + float64(k)*m.step
+	}
+	return t
+}
 
 // Group returns the group and the elements the templates were transformed by.
 func (m *Map) Group() (transforms.Group, []transforms.Element) { return m.group, m.elems }
@@ -336,18 +383,22 @@ func (m *Map) pool(dst, proj blas32.General) {
 
 // poolRows counts, for rows [r0, r1) and every template whose projections
 // proj holds (|G| consecutive columns each), how many of its |G|
-// projections v satisfy v ≤ s·k/n for each k. A projection's first
-// threshold is k = ⌈n·v/s⌉, so one histogram over those indices and a
-// running sum give all 2n+1 counts in O(|G| + n).
+// projections v satisfy v ≤ lo + k·step for each k. A projection's first
+// threshold is k = ⌈(v−lo)/step⌉, so one histogram over those indices and a
+// running sum give all 2n+1 counts in O(|G| + n). The weight √(step/m)
+// is the paper's √(s/(n·m)) on the symmetric grid (step = s/n).
 func (m *Map) poolRows(dst, proj blas32.General, r0, r1 int) {
 	n := m.p.N
 	ng := len(m.elems)
 	nb := 2*n + 1
 	hist := make([]int32, nb+1)
-	scale := float32(float64(n) / m.s)
-	offset := float32(n)
+	// Symmetric grid: index u = v·n/s + n, as the map always computed it.
+	scale, offset := float32(float64(n)/m.s), float32(n)
+	if m.p.Lo != 0 || m.p.Hi != 0 {
+		scale, offset = float32(1/m.step), float32(-m.lo/m.step)
+	}
 	top := float32(2 * n)
-	w := float32(math.Sqrt(m.s/float64(n*m.p.M)) / float64(ng))
+	w := float32(math.Sqrt(m.step/float64(m.p.M)) / float64(ng))
 	for r := r0; r < r1; r++ {
 		prow := linalg.Row32(proj, r)
 		drow := linalg.Row32(dst, r)

@@ -59,10 +59,19 @@ func permGroup(t *testing.T, positions, block int) *transforms.PermutationGroup 
 func TestWholeFiniteGroupIsExactlyInvariant(t *testing.T) {
 	g := permGroup(t, 5, 8)
 	// One-hot inputs have norm √5, so s = √5·(1+ε).
-	m, err := New(40, Params{M: 25, N: 10, Group: g.Spec(), GridBits: 12, S: math.Sqrt(5) * 1.5}, 3)
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []Params{
+		{M: 25, N: 10, Group: g.Spec(), GridBits: 12, S: math.Sqrt(5) * 1.5},
+		{M: 25, N: 10, Group: g.Spec(), GridBits: 12, Lo: -0.5, Hi: 1.2}, // a threshold range instead of [−s, s]
+	} {
+		m, err := New(40, p, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOrbitInvariance(t, g, m)
 	}
+}
+
+func checkOrbitInvariance(t *testing.T, g *transforms.PermutationGroup, m *Map) {
 	all, _ := g.Elements()
 	r := rand.New(rand.NewPCG(1, 2))
 	moved := make([]float32, 40)
@@ -95,12 +104,15 @@ func TestWholeFiniteGroupIsExactlyInvariant(t *testing.T) {
 }
 
 // TestPoolingMatchesDefinition checks the histogram counting against the
-// definition: feature (j, k) = √(s/(n·m))·(1/|G|)·#{i : ⟨g_i·t_j, x⟩ ≤ s·k/n}.
+// definition: feature (j, k) = √(Δ/m)·(1/|G|)·#{i : ⟨g_i·t_j, x⟩ ≤ τ_k}, with
+// τ_k = s·k/n and Δ = s/n on the symmetric grid, τ_k = lo + k·Δ and
+// Δ = (hi−lo)/(2n) on a threshold range.
 func TestPoolingMatchesDefinition(t *testing.T) {
 	g := permGroup(t, 4, 3)
 	for _, p := range []Params{
 		{M: 7, N: 5, G: 0, Group: g.Spec()},
 		{M: 3, N: 1, G: 9, Group: g.Spec(), Templates: Sphere, S: 0.3}, // many projections beyond ±s
+		{M: 4, N: 6, G: 0, Group: g.Spec(), Lo: -0.1, Hi: 0.35},        // an off-centre range, projections on both sides
 	} {
 		m, err := New(12, p, 11)
 		if err != nil {
@@ -114,12 +126,21 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 		z := apply(m, x)
 		_, elems := m.Group()
 		ng, nb := len(elems), 2*p.N+1
-		w := math.Sqrt(m.S()/float64(p.N*p.M)) / float64(ng)
+		lo, delta := -m.S(), m.S()/float64(p.N)
+		if p.Hi != 0 {
+			lo, delta = p.Lo, (p.Hi-p.Lo)/float64(2*p.N)
+		}
+		thr := m.Thresholds()
+		if len(thr) != nb || math.Abs(thr[0]-lo) > 1e-12 || math.Abs(thr[nb-1]-(lo+float64(2*p.N)*delta)) > 1e-12 {
+			t.Fatalf("params %+v: thresholds %v", p, thr)
+		}
+		w := math.Sqrt(delta/float64(p.M)) / float64(ng)
+		var below, above int // projections outside the thresholds, so both ends are exercised
 		for row := 0; row < x.Rows; row++ {
 			xr := linalg.Row32(x, row)
 			for j := 0; j < p.M; j++ {
 				for k := -p.N; k <= p.N; k++ {
-					tau := float32(m.S() * float64(k) / float64(p.N))
+					tau := float32(lo + float64(k+p.N)*delta)
 					count := 0
 					for i := 0; i < ng; i++ {
 						var v float32
@@ -129,6 +150,12 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 						if v <= tau {
 							count++
 						}
+						if k == -p.N && v <= tau {
+							below++
+						}
+						if k == p.N && v > tau {
+							above++
+						}
 					}
 					got := float64(linalg.Row32(z, row)[j*nb+k+p.N])
 					if math.Abs(got-w*float64(count)) > 1e-6 && math.Abs(got-w*float64(count)) > w*1.01 {
@@ -136,6 +163,9 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 					}
 				}
 			}
+		}
+		if p.Hi != 0 && (below == 0 || above == 0) {
+			t.Errorf("range [%v, %v]: %d projections below it, %d above: the ends were not exercised", p.Lo, p.Hi, below, above)
 		}
 	}
 }
@@ -249,6 +279,11 @@ func TestRecipeRebuilds(t *testing.T) {
 		{M: 0, N: 4, Group: g.Spec()},
 		{M: 2, N: 4, Group: g.Spec(), Templates: "nope"},
 		{M: 2, N: 4, Group: g.Spec(), Templates: Data},
+		{M: 2, N: 4, Group: g.Spec(), Lo: 0.5, Hi: 0.5},
+		{M: 2, N: 4, Group: g.Spec(), Lo: 0.5, Hi: -0.5},
+		{M: 2, N: 4, Group: g.Spec(), Lo: math.NaN(), Hi: 1},
+		{M: 2, N: 4, Group: g.Spec(), Lo: -1, Hi: math.Inf(1)},
+		{M: 2, N: 4, Group: g.Spec(), Lo: -1, Hi: 1, S: 2},
 		{M: 2, N: 4, Group: transforms.Spec{Kind: "rotation", Params: []byte(`{"width":3,"height":4,"max_degrees":20}`)}},
 	}
 	for _, p := range bad {

@@ -3,8 +3,10 @@ package invariant
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
+	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -104,5 +106,51 @@ func TestLocalInvariance(t *testing.T) {
 	t.Logf("g within ±20°, ±3 px: invariant %.3f, without group %.3f", ri, rp)
 	if ri > 0.85*rp {
 		t.Errorf("g within ±20°, ±3 px: ratio %.3f invariant, %.3f without the group", ri, rp)
+	}
+}
+
+// TestCenterCopies: shifting a centred unit image moves part of it out of
+// the frame, so its copies lose the centring and the unit length; with
+// CenterCopies every stored copy has mean 0 and norm 1 again, and the map
+// still rebuilds from its recipe.
+func TestCenterCopies(t *testing.T) {
+	sz := transforms.ImageSize{Width: 28, Height: 28}
+	tr, err := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := rows(strokes([4]float64{6, 6, 20, 12}), strokes([4]float64{8, 20, 22, 6}), ring(7, 5))
+	stats := func(m *Map) (worstMean, worstNorm float64) {
+		tt := m.Transformed()
+		for r := 0; r < tt.Rows; r++ {
+			var sum, n2 float64
+			for _, v := range linalg.Row32(tt, r) {
+				sum += float64(v)
+				n2 += float64(v) * float64(v)
+			}
+			worstMean = max(worstMean, math.Abs(sum/float64(tt.Cols)))
+			worstNorm = max(worstNorm, math.Abs(math.Sqrt(n2)-1))
+		}
+		return
+	}
+	for _, copies := range []bool{false, true} {
+		m, err := NewFromData(data, Params{M: 3, N: 4, G: 0, Group: tr.Spec(), Center: true, CenterCopies: copies}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean, norm := stats(m)
+		if copies && (mean > 1e-6 || norm > 1e-5) {
+			t.Errorf("CenterCopies: a copy has mean %.2g, |norm−1| = %.2g", mean, norm)
+		}
+		if !copies && norm < 1e-3 {
+			t.Errorf("without CenterCopies every shifted copy kept unit length (|norm−1| ≤ %.2g): the test shows nothing", norm)
+		}
+		rec, err := features.Build(m.Recipe())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(apply(rec, data).Data, apply(m, data).Data) {
+			t.Errorf("CenterCopies=%v: rebuilt map computes different features", copies)
+		}
 	}
 }

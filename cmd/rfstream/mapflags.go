@@ -24,8 +24,12 @@ type mapFlags struct {
 	bins, g   int
 	templates string
 	center    bool
-	s, eps    float64
-	group     *transforms.Spec
+	// centerCopies centres and normalises every transformed template copy.
+	centerCopies bool
+	s, eps       float64
+	// lo, hi: a threshold range replacing [−s, s] (both zero: unused).
+	lo, hi float64
+	group  *transforms.Spec
 	// templateRows are the unlabelled rows that --templates data draws
 	// from; a task that offers data templates sets them.
 	templateRows *blas32.General
@@ -44,7 +48,10 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
 	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, or data (unit-length rows of the unlabelled training inputs)")
 	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
+	fs.BoolVar(&f.centerCopies, "center-copies", false, "invariant: centre every transformed template copy and scale it to unit length (transforms move pixels out of the frame)")
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
+	fs.Float64Var(&f.lo, "lo", 0, "invariant: with --hi, put the 2n+1 thresholds evenly on [lo, hi] instead of [−s, s] (--s is then unused)")
+	fs.Float64Var(&f.hi, "hi", 0, "invariant: upper end of the threshold range (see --lo)")
 	fs.Float64Var(&f.eps, "epsilon", 0.5, "invariant: ε of the Gaussian templates' rejection bound")
 	f.sel.register(fs)
 }
@@ -67,7 +74,10 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 		if f.group == nil {
 			return r, fmt.Errorf("--map invariant: this task defines no transformation group")
 		}
-		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center}
+		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center, CenterCopies: f.centerCopies}
+		if f.lo != 0 || f.hi != 0 {
+			p.S, p.Lo, p.Hi = 0, f.lo, f.hi
+		}
 		if f.templates == invariant.Data {
 			if f.templateRows == nil {
 				return r, fmt.Errorf("--templates data: this task has no unlabelled rows to draw templates from")
@@ -102,7 +112,15 @@ func (f *mapFlags) label(m features.Map) string {
 	case features.FourierKind:
 		return fmt.Sprintf("fourier m=%d", f.m)
 	case invariant.Kind:
-		return fmt.Sprintf("invariant m=%d n=%d |G|=%d %s", f.m, f.bins, f.g, f.templates)
+		thr := ""
+		if f.lo != 0 || f.hi != 0 {
+			thr = fmt.Sprintf(" τ∈[%g,%g]", f.lo, f.hi)
+		}
+		g := fmt.Sprint(f.g)
+		if f.g == 0 {
+			g = "all"
+		}
+		return fmt.Sprintf("invariant m=%d n=%d |G|=%s %s%s", f.m, f.bins, g, f.templates, thr)
 	}
 	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
 }

@@ -36,6 +36,11 @@ type imageFlags struct {
 	// degrees and shift bound the local group the invariant map transforms
 	// its templates by: rotations within ±degrees, shifts within ±shift px.
 	degrees, shift float64
+	// rotationSteps > 0 and integerShifts make that group finite (the
+	// 2·steps+1 evenly spaced angles times every integer shift), so --g 0
+	// pools over all of its elements.
+	rotationSteps int
+	integerShifts bool
 	// deskew shears every image (training, test and template pool alike)
 	// upright before the rows are normalised.
 	deskew bool
@@ -57,6 +62,8 @@ func (f *imageFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.subsetSeed, "subset-seed", 1, "seed choosing the --per-class subset")
 	fs.Float64Var(&f.degrees, "degrees", 20, "invariant map: templates rotated within ±degrees")
 	fs.Float64Var(&f.shift, "shift", 3, "invariant map: templates shifted within ±shift pixels (sub-pixel)")
+	fs.IntVar(&f.rotationSteps, "rotation-steps", 0, "invariant map: rotate templates by the 2·steps+1 evenly spaced angles in ±degrees only (0: any angle)")
+	fs.BoolVar(&f.integerShifts, "integer-shifts", false, "invariant map: shift templates by whole pixels only; with --rotation-steps the group is finite and --g 0 uses all of it")
 	fs.BoolVar(&f.deskew, "deskew", false, "shear every image upright (zero slant, centre of mass centred) before normalising: training, test and template rows alike")
 	fs.StringVar(&f.normalize, "normalize", "unit", "rows after pixels are scaled to [0, 1]: unit (length 1) or none")
 }
@@ -73,14 +80,15 @@ func (f *imageFlags) input(height, width int) rfstream.ImageInput {
 }
 
 // group is the local group of the invariant map on images of the given
-// size: rotations within ±degrees times sub-pixel shifts within ±shift.
+// size: rotations within ±degrees times shifts within ±shift (sub-pixel
+// unless --integer-shifts; any angle unless --rotation-steps).
 func (f *imageFlags) group(width, height int) (transforms.Spec, error) {
 	sz := transforms.ImageSize{Width: width, Height: height}
-	rot, err := transforms.NewRotationGroup(transforms.RotationParams{ImageSize: sz, MaxDegrees: f.degrees})
+	rot, err := transforms.NewRotationGroup(transforms.RotationParams{ImageSize: sz, MaxDegrees: f.degrees, Steps: f.rotationSteps})
 	if err != nil {
 		return transforms.Spec{}, err
 	}
-	tr, err := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: f.shift, SubPixel: true})
+	tr, err := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: f.shift, SubPixel: !f.integerShifts})
 	if err != nil {
 		return transforms.Spec{}, err
 	}
