@@ -178,14 +178,7 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 			row := linalg.Row32(mp.t, j*ng+i)
 			g.Apply(row, src, e)
 			if p.CenterCopies {
-				var mean float64
-				for _, v := range row {
-					mean += float64(v)
-				}
-				mean /= float64(len(row))
-				for k := range row {
-					row[k] -= float32(mean)
-				}
+				centre(row)
 				normalize(row)
 			}
 		}
@@ -242,6 +235,18 @@ func templates(in int, p Params, seed uint64) (blas32.General, error) {
 	return t, nil
 }
 
+// centre subtracts the mean of v from every element.
+func centre(v []float32) {
+	var mean float64
+	for _, x := range v {
+		mean += float64(x)
+	}
+	mean /= float64(len(v))
+	for i := range v {
+		v[i] -= float32(mean)
+	}
+}
+
 func normalize(v []float32) {
 	var n2 float64
 	for _, x := range v {
@@ -280,14 +285,7 @@ func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 	for j, src := range p.Sources {
 		copy(row, linalg.Row32(x, src))
 		if p.Center {
-			var mean float64
-			for _, v := range row {
-				mean += float64(v)
-			}
-			mean /= float64(len(row))
-			for k := range row {
-				row[k] -= float32(mean)
-			}
+			centre(row)
 		}
 		normalize(row)
 		for k, v := range row {
