@@ -9,13 +9,17 @@ import (
 	"github.com/rfstream/rfstream/transforms"
 )
 
-// The MNIST configuration of `make eval-mnist-invariant`: 1500 data
-// templates rotated within ±20° and shifted within ±3 px, 40 group elements.
+// The MNIST configuration of `make eval-mnist-invariant`: 500 data
+// templates under all 147 elements of {−20°, 0°, 20°} × whole-pixel shifts
+// within ±3 px, 33 thresholds (n = 16) evenly on [−0.3, 0.8].
 const (
-	benchM    = 1500
-	benchBins = 4
-	benchG    = 40
-	benchRows = 1024
+	benchM      = 500
+	benchBins   = 16
+	benchG      = 147 // 3 angles × 7 × 7 shifts, all of the finite group
+	benchLo     = -0.3
+	benchHi     = 0.8
+	benchRows   = 1024
+	benchDegree = 20
 )
 
 // BenchmarkInvariantMNIST measures feature extraction for 28×28 images in
@@ -27,8 +31,8 @@ const (
 // another process's burst does not land on one side only.
 func BenchmarkInvariantMNIST(b *testing.B) {
 	sz := transforms.ImageSize{Width: 28, Height: 28}
-	rot, _ := transforms.NewRotationGroup(transforms.RotationParams{ImageSize: sz, MaxDegrees: 20})
-	tr, _ := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: 3, SubPixel: true})
+	rot, _ := transforms.NewRotationGroup(transforms.RotationParams{ImageSize: sz, MaxDegrees: benchDegree, Steps: 1})
+	tr, _ := transforms.NewTranslationGroup(transforms.TranslationParams{ImageSize: sz, MaxShift: 3})
 	prod, err := transforms.NewProductGroup(rot, tr)
 	if err != nil {
 		b.Fatal(err)
@@ -43,9 +47,12 @@ func BenchmarkInvariantMNIST(b *testing.B) {
 		copy(linalg.Row32(pool, i), strokes([4]float64{c(), c(), c(), c()}, [4]float64{c(), c(), c(), c()}))
 	}
 	x := linalg.Rows32(pool, 0, benchRows)
-	m, err := NewFromData(pool, Params{M: benchM, N: benchBins, G: benchG, Group: prod.Spec(), S: 1, Center: true}, 1)
+	m, err := NewFromData(pool, Params{M: benchM, N: benchBins, Group: prod.Spec(), Lo: benchLo, Hi: benchHi, Center: true}, 1)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if got := m.Transformed().Rows; got != benchM*benchG {
+		b.Fatalf("%d stored templates, want %d·%d", got, benchM, benchG)
 	}
 	z := linalg.NewGeneral32(benchRows, m.OutDim())
 	proj := linalg.NewGeneral32(benchRows, m.Transformed().Rows)

@@ -16,11 +16,14 @@ import (
 // extraction that is not the GEMM (whose cost is 2·784 flops a projection).
 func BenchmarkPoolMNIST(b *testing.B) {
 	const rows = 256
-	m := &Map{p: Params{M: benchM, N: benchBins}, s: 1, elems: make([]transforms.Element, benchG)}
+	m := &Map{p: Params{M: benchM, N: benchBins, Lo: benchLo, Hi: benchHi}, elems: make([]transforms.Element, benchG),
+		lo: benchLo, step: (benchHi - benchLo) / (2 * benchBins)}
 	r := rand.New(rand.NewPCG(3, 4))
 	proj := linalg.NewGeneral32(rows, benchM*benchG)
+	// Spread like the projections of unit images on centred templates,
+	// mostly inside the threshold range.
 	for i := range proj.Data {
-		proj.Data[i] = float32(r.NormFloat64() * 0.3)
+		proj.Data[i] = float32(0.25 + r.NormFloat64()*0.25)
 	}
 	dst := linalg.NewGeneral32(rows, benchM*(2*benchBins+1))
 	m.poolRows(dst, proj, 0, rows) // touch dst once outside the timing
