@@ -490,18 +490,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			opt := rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed}
 			if *lambda == 0 {
-				if opt.HeldOutRows, err = lambdaHoldOut(*lambdaBy, sp.train, xfit.Rows, mfs.seed); err != nil {
+				var bySpeaker bool
+				if opt.HeldOutRows, bySpeaker, err = lambdaRows(*lambdaBy, sp.train, groups, xtr.Rows, xfit.Rows, mfs.seed); err != nil {
 					return err
 				}
-				if opt.HeldOutRows != nil {
+				if bySpeaker {
 					// New voices may want far more smoothing than new takes.
 					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
-				} else if groups != nil {
-					// Repeats and speed copies of a held-out recording
-					// must not stay in the fit that λ is judged on.
-					if opt.HeldOutRows, err = groupHoldOut(groups, xfit.Rows, 0.1, mfs.seed); err != nil {
-						return err
-					}
 				}
 			}
 			rls, fitRep, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)

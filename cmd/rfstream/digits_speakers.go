@@ -15,6 +15,30 @@ import (
 // of one training speaker, picked by the seed, so λ is the one that
 // generalises to a voice the read-out has not heard. rows is a multiple of
 // len(train): copies follow the originals in blocks.
+// lambdaRows chooses the training rows λ is judged on: a whole speaker
+// with --lambda-by speaker, otherwise a tenth of the recordings, each with
+// every copy of it (repeats, speed copies, warped copies), so that no copy of
+// a held-out recording stays in the fit. groups ties each of the first
+// recordings rows to its source recording (nil: every row its own); fitRows
+// counts them with the warped copies that follow in blocks. nil rows leave
+// the split to FitRLS, which is only right when there are no copies.
+func lambdaRows(by string, train []datasets.Recording, groups []int, recordings, fitRows int, seed uint64) (rows []int, bySpeaker bool, err error) {
+	if rows, err = lambdaHoldOut(by, train, fitRows, seed); err != nil || rows != nil {
+		return rows, rows != nil, err
+	}
+	if groups == nil && fitRows == recordings {
+		return nil, false, nil
+	}
+	if groups == nil {
+		groups = make([]int, recordings)
+		for i := range groups {
+			groups[i] = i
+		}
+	}
+	rows, err = groupHoldOut(groups, fitRows, 0.1, seed)
+	return rows, false, err
+}
+
 func lambdaHoldOut(by string, train []datasets.Recording, rows int, seed uint64) ([]int, error) {
 	switch by {
 	case "random":

@@ -118,3 +118,37 @@ func TestLambdaHoldOutBySpeaker(t *testing.T) {
 		t.Fatalf("unknown mode: %v", err)
 	}
 }
+
+// With warped copies and no --lambda-by speaker, λ is judged on whole
+// recordings: every held-out recording takes its copies along, and none of
+// them stays in the fit. Without copies FitRLS keeps its own split.
+func TestLambdaRowsKeepCopiesTogether(t *testing.T) {
+	recs := make([]datasets.Recording, 40)
+	for i := range recs {
+		recs[i].Speaker = string(rune('a' + i%4))
+	}
+	rows, bySpeaker, err := lambdaRows("random", recs, nil, 40, 120, 3) // two warped copies of each
+	if err != nil || bySpeaker {
+		t.Fatalf("%v, %v", bySpeaker, err)
+	}
+	held := map[int]bool{}
+	for _, r := range rows {
+		held[r] = true
+	}
+	if len(rows) != 12 {
+		t.Fatalf("%d held-out rows, want 4 recordings × 3", len(rows))
+	}
+	for r := range held {
+		for c := 0; c < 3; c++ {
+			if !held[r%40+40*c] {
+				t.Fatalf("row %d held out but copy %d of its recording is in the fit", r, r%40+40*c)
+			}
+		}
+	}
+	if rows, _, err := lambdaRows("random", recs, nil, 40, 40, 3); rows != nil || err != nil {
+		t.Fatalf("no copies: %v, %v; want FitRLS's own split", rows, err)
+	}
+	if rows, bySpeaker, err := lambdaRows("speaker", recs, nil, 40, 120, 1); err != nil || !bySpeaker || len(rows) != 30 {
+		t.Fatalf("by speaker: %d rows, %v, %v; want one speaker's 10 recordings × 3", len(rows), bySpeaker, err)
+	}
+}
