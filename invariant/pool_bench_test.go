@@ -27,6 +27,22 @@ func BenchmarkPoolMNIST(b *testing.B) {
 	}
 	dst := linalg.NewGeneral32(rows, benchM*(2*benchBins+1))
 	m.poolRows(dst, proj, 0, rows) // touch dst once outside the timing
+	// The configuration must be one where pooling does work: every
+	// template's 2n+1 counts form a CDF (never falling), and the top
+	// threshold, 0.8, sits above most of the projections spread around 0.25.
+	nb := 2*benchBins + 1
+	row := linalg.Row32(dst, 0)
+	for j := 0; j < benchM; j++ {
+		cdf := row[j*nb : (j+1)*nb]
+		for k := 1; k < nb; k++ {
+			if cdf[k] < cdf[k-1] {
+				b.Fatalf("template %d: count at threshold %d falls from %v to %v", j, k, cdf[k-1], cdf[k])
+			}
+		}
+		if cdf[nb-1] <= cdf[0] {
+			b.Fatalf("template %d: counts flat at %v across the threshold range", j, cdf[0])
+		}
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.SetBytes(int64(4 * len(proj.Data)))

@@ -577,12 +577,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				for _, w := range comboWeights {
 					addComp(fmt.Sprintf("combo w=%g", w), accOf(classifier.Argmax(combineScores(scores, hs, w))))
 				}
-				switch hf.recognizer {
-				case "hmm":
-					pred = classifier.Argmax(hs)
-				case "combo":
-					pred = classifier.Argmax(combineScores(scores, hs, hf.weight))
-				}
+				pred = hf.predict(scores, hs)
 			}
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {
@@ -606,12 +601,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				for _, w := range comboWeights {
 					addComp(fmt.Sprintf("ensemble+hmm w=%g", w), accOf(classifier.Argmax(combineScores(ens, hs, w))))
 				}
-				switch hf.recognizer {
-				case "hmm":
-					pred = classifier.Argmax(hs)
-				case "combo":
-					pred = classifier.Argmax(combineScores(ens, hs, hf.weight))
-				}
+				pred = hf.predict(ens, hs)
 			}
 			splitAcc = []float64{1 - classifier.ErrorRate(pred, yte)}
 			fmt.Fprintf(tw, "%s\t%d\t%d\tensemble of %d seeds\t%.2f%%\n", sp.name, len(sp.train), len(sp.test), *seeds, 100*splitAcc[0])

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -58,6 +59,18 @@ func (h *hmmFlags) validate() error {
 }
 
 func (h *hmmFlags) used() bool { return h.recognizer != "words" }
+
+// predict is the decision of the chosen recogniser: the word model's
+// scores, the HMM's, or their combination with the HMM weighted.
+func (h *hmmFlags) predict(words, hmm blas32.General) []int {
+	switch h.recognizer {
+	case "hmm":
+		return classifier.Argmax(hmm)
+	case "combo":
+		return classifier.Argmax(combineScores(words, hmm, h.weight))
+	}
+	return classifier.Argmax(words)
+}
 
 func (h *hmmFlags) comboWeights() ([]float64, error) {
 	if h.weights == "" {

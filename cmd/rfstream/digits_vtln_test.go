@@ -88,6 +88,25 @@ func TestCombineScores(t *testing.T) {
 	}
 }
 
+// Each recogniser decides by its own scores: the word model by the first,
+// the HMM by the second, the combination by their weighted standardised sum.
+func TestRecognizerPredict(t *testing.T) {
+	words := linalg.NewGeneral32(1, 3)
+	hmm := linalg.NewGeneral32(1, 3)
+	copy(words.Data, []float32{0, 1, 0.9}) // word model: 1, narrowly over 2
+	copy(hmm.Data, []float32{5, 0, 10})    // HMM: 2, then 0
+	for _, c := range []struct {
+		recognizer string
+		weight     float64
+		want       int
+	}{{"words", 0, 1}, {"hmm", 0, 2}, {"combo", 1, 2}, {"combo", 0.01, 1}} {
+		h := hmmFlags{recognizer: c.recognizer, weight: c.weight}
+		if got := h.predict(words, hmm); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s w=%g: %v, want [%d]", c.recognizer, c.weight, got, c.want)
+		}
+	}
+}
+
 // TestDigitsHMMRecognizer runs eval digits with the HMM isolated-word
 // recogniser on toy chirps: it trains one connected model, caches it, and
 // reports the whole-word model, the HMM and their combinations; both
