@@ -15,6 +15,10 @@ range: equally spaced on [lo, hi]; quant: per template, the quantiles
 (k+1)/(2n+2) of its projections over R unlabelled training rows (first 50k).
 --group rand: g sampled rotations x sub-pixel shifts; grid: every integer
 shift within +-shift times the listed angles (g is then ignored).
+Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
+--pool hist (bin counts instead of running counts), --subs 'k:angles;...'
+(extra CDF blocks over local subsets of the grid group, same templates),
+--tcenter 0 (copies scaled to unit length but not centred).
 """
 import numpy as np, sys, time, argparse
 from scipy.ndimage import affine_transform
@@ -32,6 +36,10 @@ ap.add_argument('--qrows',type=int,default=2000)
 ap.add_argument('--gostyle',type=int,default=0)  # 1: as invariant.NewFromData: centre and normalise the source, then transform (copies not renormalised)
 ap.add_argument('--group',default='rand'); ap.add_argument('--angles',default='-20,-10,0,10,20')
 ap.add_argument('--sigma',type=float,default=1.0)
+ap.add_argument('--pool',default='cdf')  # cdf: counts <= each threshold; hist: counts between neighbouring thresholds (same span, other ridge norm); both: the two side by side
+ap.add_argument('--subs',default='')  # with --group grid: extra CDF blocks over local subsets 'k:angles;k:angles' (|shift| <= k px, angles listed), same templates
+ap.add_argument('--tcenter',type=int,default=1)  # 0: copies scaled to unit length but not centred
+ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
 a=ap.parse_args()
 D=a.data.rstrip('/')+'/'
 def deskew(im):
@@ -48,6 +56,9 @@ if a.deskew:
     import os; cache='/tmp/rfstream-probe-deskewed.npy'  # a scratch cache, rebuilt when missing
     if os.path.exists(cache): X=np.load(cache)
     else: X=np.stack([deskew(x.reshape(28,28)).ravel() for x in X]).astype(np.float32); np.save(cache,X)
+if a.blur>0:
+    from scipy.ndimage import gaussian_filter
+    X=np.stack([gaussian_filter(x.reshape(28,28),a.blur).ravel() for x in X]).astype(np.float32)
 r1=np.random.default_rng(1)
 tr=np.concatenate([r1.choice(np.where(Y[:50000]==c)[0],1000,replace=False) for c in range(10)])
 va=np.arange(50000,54000)
@@ -78,7 +89,9 @@ if a.map=='inv':
             T[j,i]=affine_transform(src[j],R,offset=off,order=1).ravel()
     T=T.reshape(-1,784)
     # each transformed template is centred and scaled to unit length
-    if not a.gostyle: T-=T.mean(1,keepdims=True); T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
+    if not a.gostyle:
+        if a.tcenter: T-=T.mean(1,keepdims=True)
+        T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
     nb=2*a.n+1
     if a.thr=='grid': thr=np.tile(a.s*np.arange(-a.n,a.n+1)/a.n,(a.m,1))
     elif a.thr=='range': thr=np.tile(a.lo+(a.hi-a.lo)*np.arange(nb)/(nb-1),(a.m,1))
@@ -93,15 +106,25 @@ if a.map=='inv':
     # per-template-offset thresholds, then a histogram and running sums
     off=10.0*np.arange(a.m)
     flat=(thr+off[:,None]).ravel()
-    Z=np.empty((len(Xall),a.m*nb),np.float32)
-    for b in range(0,len(Xall),500):
-        P=(Xall[b:b+500]@T.T).reshape(-1,a.m,ng).astype(np.float64)+off[None,:,None]
+    masks=[np.ones(ng,bool)]
+    for sub in filter(None,a.subs.split(';')):
+        kk,al=sub.split(':'); al=[np.deg2rad(float(v)) for v in al.split(',')]
+        masks.append(np.array([max(abs(e[1]),abs(e[2]))<=int(kk) and any(abs(e[0]-v)<1e-9 for v in al) for e in els]))
+        print('subset',sub,'has',masks[-1].sum(),'elements',flush=True)
+    Zs=[]
+    for mk in masks:
+      Z=np.empty((len(Xall),a.m*nb),np.float32); ng=int(mk.sum())
+      for b in range(0,len(Xall),500):
+        P=(Xall[b:b+500]@T.T).reshape(-1,a.m,len(mk))[:,:,mk].astype(np.float64)+off[None,:,None]
         ci=np.searchsorted(flat,P.ravel(),side='left').reshape(P.shape)-(np.arange(a.m)*nb)[None,:,None]
         ci=np.clip(ci,0,nb)  # nb: above every threshold
         key=((np.arange(len(P))[:,None,None]*a.m+np.arange(a.m)[None,:,None])*(nb+1)+ci).ravel()
         h=np.bincount(key,minlength=len(P)*a.m*(nb+1)).reshape(len(P),a.m,nb+1)
-        Z[b:b+500]=np.cumsum(h[:,:,:nb],2).reshape(len(P),-1)/ng
-    Z*=np.sqrt(1.0/(a.n*a.m))
+        if a.pool=='cdf': Z[b:b+500]=np.cumsum(h[:,:,:nb],2).reshape(len(P),-1)/ng
+        else: Z[b:b+500]=h[:,:,1:].reshape(len(P),-1)/ng
+      Zs.append(Z)
+    Z=np.concatenate(Zs,1) if len(Zs)>1 else Zs[0]; del Zs
+    Z*=np.sqrt(1.0/(a.n*a.m*len(masks)))
 elif a.map=='raw': Z=Xall
 elif a.map=='fourier':
     W=rng.normal(0,1/a.sigma,(784,a.m)); bb=rng.uniform(0,2*np.pi,a.m)
