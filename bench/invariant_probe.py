@@ -18,7 +18,8 @@ shift within +-shift times the listed angles (g is then ignored).
 Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
 --pool hist (bin counts instead of running counts), --subs 'k:angles;...'
 (extra CDF blocks over local subsets of the grid group, same templates),
---tcenter 0 (copies scaled to unit length but not centred).
+--tcenter 0 (copies scaled to unit length but not centred), --tsrc diff|kmeans
+(template sources other than single training images).
 """
 import numpy as np, sys, time, argparse
 from scipy.ndimage import affine_transform
@@ -39,6 +40,7 @@ ap.add_argument('--sigma',type=float,default=1.0)
 ap.add_argument('--pool',default='cdf')  # cdf: counts <= each threshold; hist: counts between neighbouring thresholds (same span, other ridge norm); both: the two side by side
 ap.add_argument('--subs',default='')  # with --group grid: extra CDF blocks over local subsets 'k:angles;k:angles' (|shift| <= k px, angles listed), same templates
 ap.add_argument('--tcenter',type=int,default=1)  # 0: copies scaled to unit length but not centred
+ap.add_argument('--tsrc',default='data')  # data: training images; diff: differences of two random training images; kmeans: k-means centroids of 20000 unlabelled training images
 ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
 a=ap.parse_args()
 D=a.data.rstrip('/')+'/'
@@ -70,7 +72,12 @@ rng=np.random.default_rng(a.seed)
 Xall=prep(X[np.concatenate([tr,va])])
 t0=time.time()
 if a.map=='inv':
-    src=X[rng.choice(50000,a.m,replace=False)].reshape(-1,28,28)
+    if a.tsrc=='data': src=X[rng.choice(50000,a.m,replace=False)].reshape(-1,28,28)
+    elif a.tsrc=='diff': src=(X[rng.choice(50000,a.m,replace=False)]-X[rng.choice(50000,a.m,replace=False)]).reshape(-1,28,28)
+    elif a.tsrc=='kmeans':
+        from sklearn.cluster import MiniBatchKMeans
+        km=MiniBatchKMeans(a.m,random_state=a.seed,n_init=1,batch_size=2048).fit(X[rng.choice(50000,20000,replace=False)])
+        src=km.cluster_centers_.astype(np.float32).reshape(-1,28,28)
     if a.gostyle:
         src=src-src.mean((1,2),keepdims=True); src=src/np.linalg.norm(src.reshape(len(src),-1),axis=1)[:,None,None]
     if a.group=='grid':

@@ -37,7 +37,17 @@ const (
 	Gaussian = "gaussian" // N(0, I/d), rejected unless ‖t‖² < 1+ε
 	Sphere   = "sphere"   // uniform on the unit sphere
 	Data     = "data"     // rows of training data (stored in the recipe)
+	// DataDiff templates are differences of two rows of training data
+	// (stored in the recipe). Each compares the input with one example
+	// against another under every group element, so a template is centred
+	// by construction and pairs of digits of different shapes give
+	// contrasts a single digit does not.
+	DataDiff = "datadiff"
 )
+
+// FromData reports whether a template source draws its templates from rows
+// of data (which then live in the recipe) rather than from the seed.
+func FromData(source string) bool { return source == Data || source == DataDiff }
 
 // Params are the recipe parameters of the invariant map.
 type Params struct {
@@ -218,7 +228,7 @@ func templates(in int, p Params, seed uint64) (blas32.General, error) {
 			features.FillNormal32(r, row)
 			normalize(row)
 		}
-	case Data:
+	case Data, DataDiff:
 		if len(p.TemplateData) != 4*p.M*in {
 			return t, fmt.Errorf("invariant: data templates need %d bytes (m=%d rows of %d float32), recipe has %d", 4*p.M*in, p.M, in, len(p.TemplateData))
 		}
@@ -230,7 +240,7 @@ func templates(in int, p Params, seed uint64) (blas32.General, error) {
 			t.Data[i] = v
 		}
 	default:
-		return t, fmt.Errorf("invariant: unknown template source %q (gaussian, sphere, data)", p.Templates)
+		return t, fmt.Errorf("invariant: unknown template source %q (gaussian, sphere, data, datadiff)", p.Templates)
 	}
 	return t, nil
 }
@@ -262,28 +272,41 @@ func normalize(v []float32) {
 }
 
 // NewFromData builds a map whose templates are m rows of x chosen by the
-// seed (without replacement) and scaled to unit length. The rows are stored
-// in the recipe, so the map rebuilds without the data.
+// seed (without replacement) and scaled to unit length; with p.Templates
+// set to DataDiff each template is instead the difference of two chosen
+// rows (2m distinct rows, Sources in pairs: template j is row
+// Sources[2j] − row Sources[2j+1]). The templates are stored in the recipe,
+// so the map rebuilds without the data.
 func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
-	if p.M < 1 || p.M > x.Rows {
-		return nil, fmt.Errorf("invariant: %d data templates from %d rows", p.M, x.Rows)
+	rowsPer := 1
+	if p.Templates == DataDiff {
+		rowsPer = 2
+	} else {
+		p.Templates = Data
 	}
-	p.Templates = Data
+	if p.M < 1 || rowsPer*p.M > x.Rows {
+		return nil, fmt.Errorf("invariant: %d %s templates from %d rows", p.M, p.Templates, x.Rows)
+	}
 	r := features.NewRand(seed, 0)
-	// A partial Fisher–Yates shuffle picks m distinct rows.
+	// A partial Fisher–Yates shuffle picks distinct rows.
 	idx := make([]int, x.Rows)
 	for i := range idx {
 		idx[i] = i
 	}
-	for i := 0; i < p.M; i++ {
+	for i := 0; i < rowsPer*p.M; i++ {
 		j := i + transforms.Intn(r, x.Rows-i)
 		idx[i], idx[j] = idx[j], idx[i]
 	}
-	p.Sources = append([]int(nil), idx[:p.M]...)
+	p.Sources = append([]int(nil), idx[:rowsPer*p.M]...)
 	p.TemplateData = make([]byte, 4*p.M*x.Cols)
 	row := make([]float32, x.Cols)
-	for j, src := range p.Sources {
-		copy(row, linalg.Row32(x, src))
+	for j := 0; j < p.M; j++ {
+		copy(row, linalg.Row32(x, p.Sources[rowsPer*j]))
+		if rowsPer == 2 {
+			for k, v := range linalg.Row32(x, p.Sources[2*j+1]) {
+				row[k] -= v
+			}
+		}
 		if p.Center {
 			centre(row)
 		}

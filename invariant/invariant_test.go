@@ -370,3 +370,63 @@ func TestTiledApplyMatchesRowByRow(t *testing.T) {
 		t.Errorf("%d of %d features differ by a count", off, rows*m.OutDim())
 	}
 }
+
+// TestDataDiffTemplates: datadiff templates are the unit-length differences
+// of the recorded pairs of distinct rows, are invariant like data templates
+// under a finite group used whole, and rebuild from the recipe; too few rows
+// for m pairs are refused.
+func TestDataDiffTemplates(t *testing.T) {
+	g := permGroup(t, 3, 4)
+	r := rand.New(rand.NewPCG(3, 4))
+	data := linalg.NewGeneral32(20, 12)
+	for i := range data.Data {
+		data.Data[i] = float32(r.Float64())
+	}
+	p := Params{M: 6, N: 4, G: 0, Group: g.Spec(), Templates: DataDiff}
+	m, err := NewFromData(data, p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := m.Params().Sources
+	seen := map[int]bool{}
+	for _, i := range src {
+		seen[i] = true
+	}
+	if m.Params().Templates != DataDiff || len(src) != 12 || len(seen) != 12 {
+		t.Fatalf("templates %q, sources %v: want 12 distinct rows", m.Params().Templates, src)
+	}
+	// Element 0 of the permutations, listed in lexicographic order, is the
+	// identity: the stored template j is (row a − row b)/‖row a − row b‖.
+	elems := m.elems
+	if len(elems) != 6 {
+		t.Fatalf("%d group elements, want all 3! = 6", len(elems))
+	}
+	for j := 0; j < p.M; j++ {
+		a, b := linalg.Row32(data, src[2*j]), linalg.Row32(data, src[2*j+1])
+		var n2 float64
+		for k := range a {
+			d := float64(a[k] - b[k])
+			n2 += d * d
+		}
+		tm := linalg.Row32(m.Transformed(), j*len(elems))
+		for k := range a {
+			want := float64(a[k]-b[k]) / math.Sqrt(n2)
+			if math.Abs(float64(tm[k])-want) > 1e-6 {
+				t.Fatalf("template %d entry %d = %v, want %v", j, k, tm[k], want)
+			}
+		}
+	}
+	rec, err := features.Build(m.Recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(apply(rec, data).Data, apply(m, data).Data) {
+		t.Error("rebuilt datadiff map computes different features")
+	}
+	if _, err := NewFromData(linalg.NewGeneral32(11, 12), p, 7); err == nil {
+		t.Error("6 datadiff templates from 11 rows accepted")
+	}
+	if !FromData(Data) || !FromData(DataDiff) || FromData(Gaussian) || FromData(Sphere) {
+		t.Error("FromData misclassifies a template source")
+	}
+}

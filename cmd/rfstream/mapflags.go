@@ -46,7 +46,7 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
 	fs.IntVar(&f.bins, "bins", 5, "invariant: bins on each side of zero (2n+1 thresholds); features = m·(2n+1)")
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
-	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, or data (unit-length rows of the unlabelled training inputs)")
+	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, data (unit-length rows of the unlabelled training inputs) or datadiff (differences of two such rows)")
 	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
 	fs.BoolVar(&f.centerCopies, "center-copies", false, "invariant: centre every transformed template copy and scale it to unit length (transforms move pixels out of the frame)")
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
@@ -78,9 +78,9 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 		if f.lo != 0 || f.hi != 0 {
 			p.S, p.Lo, p.Hi = 0, f.lo, f.hi
 		}
-		if f.templates == invariant.Data {
+		if invariant.FromData(f.templates) {
 			if f.templateRows == nil {
-				return r, fmt.Errorf("--templates data: this task has no unlabelled rows to draw templates from")
+				return r, fmt.Errorf("--templates %s: this task has no unlabelled rows to draw templates from", f.templates)
 			}
 			// The drawn rows go into the recipe, so the map rebuilds
 			// without the data.

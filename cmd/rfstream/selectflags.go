@@ -63,7 +63,7 @@ type selection struct {
 // unchanged and a nil selection.
 func (f *mapFlags) selectFeatures(base features.Recipe, unlabelled, x blas32.General, labels []int, classes int, log io.Writer) (features.Recipe, *selection, error) {
 	var pool features.Recipe // zero: base with its m multiplied
-	if f.kind == invariant.Kind && f.templates == invariant.Data && f.sel.method != "" {
+	if f.kind == invariant.Kind && invariant.FromData(f.templates) && f.sel.method != "" {
 		// Data templates are rows of the data, not draws from the seed:
 		// the pool draws --select-pool times as many rows itself.
 		if f.sel.pool < 1 {
