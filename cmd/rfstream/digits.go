@@ -322,6 +322,9 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if hf.used() && *mismatch {
 		return errors.New("--mismatch works with --recognizer words only")
 	}
+	if hf.teacherOnly && len(selfFracs) == 0 {
+		return errors.New("--hmm-teacher-only needs --self-train (the HMM would take no part)")
+	}
 	if hf.recognizer == "hmm" && (len(selfFracs) > 0 || *knnSmooth > 0) {
 		// Both adapt the whole-word model, which --recognizer hmm ignores.
 		return errors.New("--self-train and --knn-smooth adapt the whole-word model: use them with --recognizer words or combo, not hmm")

@@ -161,3 +161,26 @@ func TestHMMCacheKeySharedByMirroredInnerFolds(t *testing.T) {
 		t.Error("the seed does not change the key")
 	}
 }
+
+// --hmm-teacher-only: the combination still picks the pseudo-labels
+// (decisionScores), but the decision is the whole-word argmax.
+func TestHMMTeacherOnlyDecidesByWords(t *testing.T) {
+	words := scoreRows([]float32{1, 0.9, 0}, []float32{0, 1, 0.5})
+	hmm := scoreRows([]float32{0, 5, 0}, []float32{0, 0, 9})
+	combo := hmmFlags{recognizer: "combo", weight: 1}
+	teacher := hmmFlags{recognizer: "combo", weight: 1, teacherOnly: true}
+	if got := combo.predict(words, hmm); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("combo decides %v, want the combined argmax [1 2]", got)
+	}
+	if got := teacher.predict(words, hmm); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("teacher-only decides %v, want the whole-word argmax [0 1]", got)
+	}
+	if got := classifier.Argmax(teacher.decisionScores(words, hmm)); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("teacher-only pseudo-labels from %v, want the combined argmax [1 2]", got)
+	}
+	for _, bad := range []hmmFlags{{recognizer: "words", teacherOnly: true}, {recognizer: "hmm", teacherOnly: true}} {
+		if bad.validate() == nil {
+			t.Errorf("--hmm-teacher-only with --recognizer %s accepted", bad.recognizer)
+		}
+	}
+}

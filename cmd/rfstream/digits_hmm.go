@@ -30,14 +30,18 @@ import (
 type hmmFlags struct {
 	recognizer string
 	weight     float64
-	weights    string
-	pad        float64
-	cf         connectedFlags
+	// teacherOnly: with combo and self-training, the combined scores pick
+	// the pseudo-labels but the refitted whole-word model decides alone.
+	teacherOnly bool
+	weights     string
+	pad         float64
+	cf          connectedFlags
 }
 
 func (h *hmmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.recognizer, "recognizer", "words", "words (whole-word map + RLS), hmm (HMM states + one-word Viterbi, trained on the split's training recordings) or combo (both, scores combined)")
 	fs.Float64Var(&h.weight, "hmm-weight", 1, "combo: weight of the HMM's standardised scores against the whole-word model's")
+	fs.BoolVar(&h.teacherOnly, "hmm-teacher-only", false, "combo with --self-train: the combined scores pick the pseudo-labels, the refitted whole-word model alone decides")
 	fs.StringVar(&h.weights, "hmm-weights", "", "also report combo accuracy at each of these comma-separated weights (for choosing --hmm-weight on dev)")
 	// The connected trainer's own flags, prefixed so they do not clash.
 	h.cf.mf = mapFlags{kind: "maxout", m: 2000, q: 4}
@@ -54,9 +58,13 @@ func (h *hmmFlags) register(fs *flag.FlagSet) {
 func (h *hmmFlags) validate() error {
 	switch h.recognizer {
 	case "words", "hmm", "combo":
-		return nil
+	default:
+		return fmt.Errorf("unknown --recognizer %q (words, hmm, combo)", h.recognizer)
 	}
-	return fmt.Errorf("unknown --recognizer %q (words, hmm, combo)", h.recognizer)
+	if h.teacherOnly && h.recognizer != "combo" {
+		return errors.New("--hmm-teacher-only needs --recognizer combo")
+	}
+	return nil
 }
 
 func (h *hmmFlags) used() bool { return h.recognizer != "words" }
@@ -64,7 +72,8 @@ func (h *hmmFlags) used() bool { return h.recognizer != "words" }
 // decisionScores are the scores the chosen recogniser decides by: the
 // word model's, the HMM's, or their combination with the HMM weighted.
 // Self-training picks its pseudo-labels from these, so with combo the
-// whole-word read-out is taught what the combination hears.
+// whole-word read-out is taught what the combination hears (also with
+// --hmm-teacher-only, where the HMM then takes no part in the decision).
 func (h *hmmFlags) decisionScores(words, hmm blas32.General) blas32.General {
 	switch h.recognizer {
 	case "hmm":
@@ -75,8 +84,12 @@ func (h *hmmFlags) decisionScores(words, hmm blas32.General) blas32.General {
 	return words
 }
 
-// predict is the decision of the chosen recogniser.
+// predict is the decision of the chosen recogniser: with
+// --hmm-teacher-only the whole-word model's own.
 func (h *hmmFlags) predict(words, hmm blas32.General) []int {
+	if h.teacherOnly {
+		return classifier.Argmax(words)
+	}
 	return classifier.Argmax(h.decisionScores(words, hmm))
 }
 
