@@ -33,7 +33,7 @@ eval-digits: build
 # scores, and at weight 1 with the HMM only as the teacher (--hmm-teacher-only: the refitted whole-word model
 # decides alone). HMM m = 1000, 2 re-alignments, trained on the real voices of each of the 21 distinct
 # training sets (6 outer, 15 inner), 40-80 s each, cached in data/models/isolated. 11 candidates × 7 LOSO
-# runs: about 1.5 h with one core.
+# runs: about 1 h 40 min with one core (measured, docs/audio.md "Fourth round").
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
 LOSO_HMM := --recognizer combo --hmm-m 1000 --hmm-passes 2
