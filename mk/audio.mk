@@ -28,9 +28,15 @@ eval-digits: build
 # candidate's own outer accuracy (printed, never used to choose). Candidates: speaker CMVN alone; + 50
 # synthetic espeak-ng voices; + speed perturbation 0.9/1.1; + self-training on each unseen voice's own
 # unlabelled recordings (4 or 8 rounds), alone, with the synthetic voices, with the confidence-chosen speaker
-# warp, and with both. 8 candidates × 7 LOSO runs: about an hour on the 2-core machine under load.
+# warp, and with both; and (fourth round) synthetic 50 + st4 with the HMM isolated-word recogniser's scores
+# combined with the whole-word ones at weight 1 and 2, self-training's pseudo-labels taken from the combined
+# scores, and at weight 1 with the HMM only as the teacher (--hmm-teacher-only: the refitted whole-word model
+# decides alone). HMM m = 1000, 2 re-alignments, trained on the real voices of each of the 21 distinct
+# training sets (6 outer, 15 inner), 40-80 s each, cached in data/models/isolated. 11 candidates × 7 LOSO
+# runs: about 1 h 40 min with one core (measured, docs/audio.md "Fourth round").
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
+LOSO_HMM := --recognizer combo --hmm-m 1000 --hmm-passes 2
 LOSO_CANDIDATES := \
 	--candidate 'cmvn: --speaker-norm mean' \
 	--candidate 'synth50: --speaker-norm mean --synth-voices 50' \
@@ -39,7 +45,10 @@ LOSO_CANDIDATES := \
 	--candidate 'st8: --speaker-norm mean --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1' \
 	--candidate 'synth50+st4: --speaker-norm mean --synth-voices 50 $(LOSO_ST4)' \
 	--candidate 'warp+st4: --speaker-norm mean $(LOSO_WARP) $(LOSO_ST4)' \
-	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)'
+	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)' \
+	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1' \
+	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2' \
+	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only'
 eval-digits-loso: build
 	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) -- --m 3000
 

@@ -322,6 +322,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if hf.used() && *mismatch {
 		return errors.New("--mismatch works with --recognizer words only")
 	}
+	if hf.teacherOnly && len(selfFracs) == 0 {
+		return errors.New("--hmm-teacher-only needs --self-train (the HMM would take no part)")
+	}
+	if hf.recognizer == "hmm" && (len(selfFracs) > 0 || *knnSmooth > 0) {
+		// Both adapt the whole-word model, which --recognizer hmm ignores.
+		return errors.New("--self-train and --knn-smooth adapt the whole-word model: use them with --recognizer words or combo, not hmm")
+	}
 	compAcc := map[string][]float64{}
 	var compNames []string
 	addComp := func(name string, acc float64) {
@@ -546,27 +553,35 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				return s
 			}
 			scores = smooth(scores)
-			for round, f := range selfFracs {
-				// Refit with the unseen voices' surest recordings under
-				// their predicted labels; λ stays the one chosen on the
-				// training set, scaled with the number of rows.
-				rows, pl := pseudoLabelled(scores, sp.test, trained, f)
+			// Self-training: refit with the unseen voices' surest
+			// recordings under the labels the recogniser decides (with
+			// combo, the whole-word and HMM scores combined); λ stays the
+			// one chosen on the training set, scaled with the number of
+			// rows. The HMM keeps its training on the real voices.
+			pick := func(s blas32.General, f float64) ([]int, []int) {
 				if *balanced {
-					rows, pl = balancedPseudoLabelled(scores, sp.test, trained, f)
+					return balancedPseudoLabelled(s, sp.test, trained, f)
 				}
-				if len(rows) == 0 {
-					break
-				}
+				return pseudoLabelled(s, sp.test, trained, f)
+			}
+			refit := func(rows, pl []int) (blas32.General, error) {
 				xa, ya := withRows(xfit, yfit, scored, rows, pl)
 				o := opt
 				o.Lambda, o.HeldOutRows = fitRep.Lambda*float64(xa.Rows)/float64(xfit.Rows), nil
 				adapted, _, err := rfstream.FitRLS(fm, xa, ya, len(labels), o)
 				if err != nil {
-					return err
+					return blas32.General{}, err
 				}
-				adapted.Scores(scores, rfstream.Features(fm, scored, 0))
-				scores = smooth(scores)
-				fmt.Fprintf(stderr, "%s seed %d: self-training round %d took %d pseudo-labelled recordings\n", sp.name, mfs.seed, round+1, len(rows))
+				out := linalg.NewGeneral32(scored.Rows, len(labels))
+				adapted.Scores(out, rfstream.Features(fm, scored, 0))
+				return smooth(out), nil
+			}
+			decide := func(words blas32.General) blas32.General { return hf.decisionScores(words, hs) }
+			scores, err = selfTrainRounds(selfFracs, scores, decide, pick, refit, func(round, n int) {
+				fmt.Fprintf(stderr, "%s seed %d: self-training round %d took %d pseudo-labelled recordings\n", sp.name, mfs.seed, round+1, n)
+			})
+			if err != nil {
+				return err
 			}
 			pred := classifier.Argmax(scores)
 			addScaled(ens, scores)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -29,14 +30,18 @@ import (
 type hmmFlags struct {
 	recognizer string
 	weight     float64
-	weights    string
-	pad        float64
-	cf         connectedFlags
+	// teacherOnly: with combo and self-training, the combined scores pick
+	// the pseudo-labels but the refitted whole-word model decides alone.
+	teacherOnly bool
+	weights     string
+	pad         float64
+	cf          connectedFlags
 }
 
 func (h *hmmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.recognizer, "recognizer", "words", "words (whole-word map + RLS), hmm (HMM states + one-word Viterbi, trained on the split's training recordings) or combo (both, scores combined)")
 	fs.Float64Var(&h.weight, "hmm-weight", 1, "combo: weight of the HMM's standardised scores against the whole-word model's")
+	fs.BoolVar(&h.teacherOnly, "hmm-teacher-only", false, "combo with --self-train: the combined scores pick the pseudo-labels, the refitted whole-word model alone decides")
 	fs.StringVar(&h.weights, "hmm-weights", "", "also report combo accuracy at each of these comma-separated weights (for choosing --hmm-weight on dev)")
 	// The connected trainer's own flags, prefixed so they do not clash.
 	h.cf.mf = mapFlags{kind: "maxout", m: 2000, q: 4}
@@ -53,23 +58,39 @@ func (h *hmmFlags) register(fs *flag.FlagSet) {
 func (h *hmmFlags) validate() error {
 	switch h.recognizer {
 	case "words", "hmm", "combo":
-		return nil
+	default:
+		return fmt.Errorf("unknown --recognizer %q (words, hmm, combo)", h.recognizer)
 	}
-	return fmt.Errorf("unknown --recognizer %q (words, hmm, combo)", h.recognizer)
+	if h.teacherOnly && h.recognizer != "combo" {
+		return errors.New("--hmm-teacher-only needs --recognizer combo")
+	}
+	return nil
 }
 
 func (h *hmmFlags) used() bool { return h.recognizer != "words" }
 
-// predict is the decision of the chosen recogniser: the word model's
-// scores, the HMM's, or their combination with the HMM weighted.
-func (h *hmmFlags) predict(words, hmm blas32.General) []int {
+// decisionScores are the scores the chosen recogniser decides by: the
+// word model's, the HMM's, or their combination with the HMM weighted.
+// Self-training picks its pseudo-labels from these, so with combo the
+// whole-word read-out is taught what the combination hears (also with
+// --hmm-teacher-only, where the HMM then takes no part in the decision).
+func (h *hmmFlags) decisionScores(words, hmm blas32.General) blas32.General {
 	switch h.recognizer {
 	case "hmm":
-		return classifier.Argmax(hmm)
+		return hmm
 	case "combo":
-		return classifier.Argmax(combineScores(words, hmm, h.weight))
+		return combineScores(words, hmm, h.weight)
 	}
-	return classifier.Argmax(words)
+	return words
+}
+
+// predict is the decision of the chosen recogniser: with
+// --hmm-teacher-only the whole-word model's own.
+func (h *hmmFlags) predict(words, hmm blas32.General) []int {
+	if h.teacherOnly {
+		return classifier.Argmax(words)
+	}
+	return classifier.Argmax(h.decisionScores(words, hmm))
 }
 
 func (h *hmmFlags) comboWeights() ([]float64, error) {
@@ -92,19 +113,16 @@ func (h *hmmFlags) comboWeights() ([]float64, error) {
 func (h *hmmFlags) model(train []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*rfstream.IsolatedWord, error) {
 	cf := h.cf
 	cf.fsdd, cf.mf.seed = fsdd, seed
-	key := sha256.New()
-	fmt.Fprintf(key, "isolated v1 m=%d q=%d seed=%d passes=%d states=%d sil=%d strings=%d pad=%g-%g cls=%s\n",
-		cf.mf.m, cf.mf.q, seed, cf.passes, cf.states, cf.silStates, cf.trainStrings, cf.padMin, cf.padMax, cf.classifier)
-	for _, r := range train {
-		fmt.Fprintf(key, "%s\t%s\n", filepath.Base(r.Path), r.Label)
-	}
-	path := filepath.Join(dataDir(), "models", "isolated", hex.EncodeToString(key.Sum(nil))[:16]+".rfm")
+	path := filepath.Join(dataDir(), "models", "isolated", h.cacheKey(train, seed)+".rfm")
 	m, err := rfstream.LoadModel(path)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(log, "hmm: training on %d recordings (seed %d) → %s\n", len(train), seed, path)
+		start := time.Now()
 		if m, _, err = cf.trainOn(train, nil, log); err != nil {
 			return nil, err
 		}
+		// Wall-clock time, for planning how many HMMs a run can afford.
+		fmt.Fprintf(log, "hmm: trained in %.0f s (m=%d, %d re-alignments)\n", time.Since(start).Seconds(), cf.mf.m, cf.passes)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
@@ -114,6 +132,22 @@ func (h *hmmFlags) model(train []datasets.Recording, fsdd string, seed uint64, l
 		return nil, err
 	}
 	return rfstream.NewIsolatedWord(m)
+}
+
+// cacheKey names the cached model of a training set and seed: every
+// setting, then each recording's file name and label in the order given.
+// The splits list recordings in FSDD's sorted order, so the inner fold
+// without speakers S and T is the same set in the same order whichever of
+// the two was excluded first, and both share one model.
+func (h *hmmFlags) cacheKey(train []datasets.Recording, seed uint64) string {
+	cf := h.cf
+	key := sha256.New()
+	fmt.Fprintf(key, "isolated v1 m=%d q=%d seed=%d passes=%d states=%d sil=%d strings=%d pad=%g-%g cls=%s\n",
+		cf.mf.m, cf.mf.q, seed, cf.passes, cf.states, cf.silStates, cf.trainStrings, cf.padMin, cf.padMax, cf.classifier)
+	for _, r := range train {
+		fmt.Fprintf(key, "%s\t%s\n", filepath.Base(r.Path), r.Label)
+	}
+	return hex.EncodeToString(key.Sum(nil))[:16]
 }
 
 // hmmScores scores every test recording against every word (per-frame

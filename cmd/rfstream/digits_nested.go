@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -57,6 +58,7 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&cands, "candidate", "a setting to choose among, as \"name: eval digits flags\" (repeat the flag for each)")
 	fsdd := fs.String("fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	asJSON := fs.Bool("json", false, "end with one JSON object")
+	resultsPath := fs.String("results", "", "append every eval digits run (its arguments and result) to this file as a JSON line, and reuse the runs already in it whose arguments match exactly: resumes an interrupted selection (empty the file after changing the code)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -80,9 +82,18 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("nested leave-one-speaker-out needs at least 3 speakers, %s has %d", *fsdd, len(speakers))
 	}
 	common := fs.Args()
+	done, err := readNestedRuns(*resultsPath)
+	if err != nil {
+		return err
+	}
 	runOne := func(c digitsCandidate, extra ...string) (digitsResult, error) {
 		a := append(append(append([]string{}, c.args...), common...), "--fsdd", *fsdd, "--split", "speaker", "--json")
 		a = append(a, extra...)
+		key := strings.Join(a, "\x00")
+		if r, ok := done[key]; ok {
+			fmt.Fprintf(stderr, "reused from %s: eval digits %s: %.2f%%\n", *resultsPath, strings.Join(a, " "), 100*r.Accuracy)
+			return r, nil
+		}
 		fmt.Fprintf(stderr, "eval digits %s\n", strings.Join(a, " "))
 		var out bytes.Buffer
 		var r digitsResult
@@ -92,6 +103,14 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 			return r, fmt.Errorf("candidate %s: reading its result: %w", c.name, err)
+		}
+		// Each run's mean as it finishes, so a long selection shows its
+		// progress (and an interrupted one what it had).
+		fmt.Fprintf(stderr, "candidate %s %s: %.2f%%\n", c.name, strings.Join(extra, " "), 100*r.Accuracy)
+		if *resultsPath != "" {
+			if err := appendNestedRun(*resultsPath, a, r); err != nil {
+				return r, err
+			}
 		}
 		return r, nil
 	}
@@ -180,3 +199,52 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 }
 
 var _ flag.Value = (*candidateFlag)(nil)
+
+// nestedRun is one line of eval digits-nested --results.
+type nestedRun struct {
+	Args   []string     `json:"args"`
+	Result digitsResult `json:"result"`
+}
+
+// readNestedRuns loads a --results file (missing: none yet), keyed by the
+// run's arguments joined with NUL.
+func readNestedRuns(path string) (map[string]digitsResult, error) {
+	done := map[string]digitsResult{}
+	if path == "" {
+		return done, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r nestedRun
+		if err := json.Unmarshal([]byte(line), &r); err != nil || len(r.Args) == 0 {
+			return nil, fmt.Errorf("--results %s line %d: not a run written by eval digits-nested", path, i+1)
+		}
+		done[strings.Join(r.Args, "\x00")] = r.Result
+	}
+	return done, nil
+}
+
+func appendNestedRun(path string, args []string, r digitsResult) error {
+	b, err := json.Marshal(nestedRun{args, r})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

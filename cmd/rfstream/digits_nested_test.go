@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +89,70 @@ func TestEvalDigitsNestedRefusesBadCandidates(t *testing.T) {
 		if code := run(append([]string{"eval", "digits-nested", "--fsdd", fsdd}, bad...), &out, &errb); code == 0 {
 			t.Errorf("%v: exit 0", bad)
 		}
+	}
+}
+
+// --results records every run and a second selection reuses them: the
+// same table without running eval digits again; with part of the file, it
+// runs only what is missing and still gives the same table.
+func TestEvalDigitsNestedResumesFromResults(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	results := filepath.Join(t.TempDir(), "runs.jsonl")
+	nested := func() (string, string) {
+		var out, errb bytes.Buffer
+		code := run([]string{"eval", "digits-nested", "--fsdd", fsdd, "--results", results,
+			"--candidate", "tiny: --m 1 --lambda 100",
+			"--candidate", "wide: --m 40 --lambda 1e-3",
+			"--", "--frames", "16"}, &out, &errb)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	ran := func(log string) int {
+		n := 0
+		for _, l := range strings.Split(log, "\n") {
+			if strings.HasPrefix(l, "eval digits ") {
+				n++
+			}
+		}
+		return n
+	}
+	first, log := nested()
+	// 2 candidates × (1 outer + 3 inner) runs.
+	if n := ran(log); n != 8 {
+		t.Fatalf("first selection ran eval digits %d times, want 8", n)
+	}
+	b, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("%d lines in --results, want 8", len(lines))
+	}
+	again, log := nested()
+	if n := ran(log); n != 0 || strings.Count(log, "reused from") != 8 {
+		t.Errorf("second selection ran %d times and reused %d, want 0 and 8:\n%s", n, strings.Count(log, "reused from"), log)
+	}
+	if again != first {
+		t.Errorf("reused runs changed the table:\n%s\nwant\n%s", again, first)
+	}
+	if err := os.WriteFile(results, []byte(strings.Join(lines[:3], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resumed, log := nested()
+	if n := ran(log); n != 5 {
+		t.Errorf("with 3 runs recorded the selection ran %d, want 5", n)
+	}
+	if resumed != first {
+		t.Errorf("resumed selection changed the table:\n%s\nwant\n%s", resumed, first)
+	}
+	if err := os.WriteFile(results, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"eval", "digits-nested", "--fsdd", fsdd, "--results", results, "--candidate", "tiny: --m 1"}, &out, &errb); code == 0 {
+		t.Error("a --results file that is not JSON lines was accepted")
 	}
 }

@@ -226,3 +226,29 @@ func balancedPseudoLabelled(scores blas32.General, test []datasets.Recording, tr
 	}
 	return rows, labels
 }
+
+// selfTrainRounds runs one self-training round per fraction. Each round
+// picks pseudo-labels from decide(words), the scores the recogniser decides
+// by (the whole-word model's own, or their combination with the HMM's), and
+// refit returns the whole-word scores of the read-out refitted on the
+// training rows plus those pseudo-labelled rows. Whatever else takes part
+// in the decision (the HMM) stays fixed. It returns the last whole-word
+// scores; a round that picks nothing ends the loop.
+func selfTrainRounds(fracs []float64, words blas32.General,
+	decide func(words blas32.General) blas32.General,
+	pick func(scores blas32.General, frac float64) (rows, labels []int),
+	refit func(rows, labels []int) (blas32.General, error),
+	logRound func(round, picked int)) (blas32.General, error) {
+	for round, f := range fracs {
+		rows, labels := pick(decide(words), f)
+		if len(rows) == 0 {
+			break
+		}
+		var err error
+		if words, err = refit(rows, labels); err != nil {
+			return blas32.General{}, err
+		}
+		logRound(round, len(rows))
+	}
+	return words, nil
+}
