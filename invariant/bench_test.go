@@ -9,15 +9,15 @@ import (
 	"github.com/rfstream/rfstream/transforms"
 )
 
-// The MNIST configuration of `make eval-mnist-invariant`: 500 data
+// The MNIST configuration of `make eval-mnist-invariant`: 1500 datadiff
 // templates under all 147 elements of {−20°, 0°, 20°} × whole-pixel shifts
-// within ±3 px, 33 thresholds (n = 16) evenly on [−0.3, 0.8].
+// within ±3 px, 33 thresholds (n = 16) evenly on [−0.5, 0.5].
 const (
-	benchM      = 500
+	benchM      = 1500
 	benchBins   = 16
 	benchG      = 147 // 3 angles × 7 × 7 shifts, all of the finite group
-	benchLo     = -0.3
-	benchHi     = 0.8
+	benchLo     = -0.5
+	benchHi     = 0.5
 	benchRows   = 1024
 	benchDegree = 20
 )
@@ -41,13 +41,13 @@ func BenchmarkInvariantMNIST(b *testing.B) {
 	// be absent); the cost does not depend on the pixel values.
 	r := rand.New(rand.NewPCG(1, 2))
 	// The first benchRows rows are the batch; templates come from all of them.
-	pool := linalg.NewGeneral32(max(benchRows, 2*benchM), 28*28)
+	pool := linalg.NewGeneral32(max(benchRows, 4*benchM), 28*28)
 	for i := 0; i < pool.Rows; i++ {
 		c := func() float64 { return 6 + 16*r.Float64() }
 		copy(linalg.Row32(pool, i), strokes([4]float64{c(), c(), c(), c()}, [4]float64{c(), c(), c(), c()}))
 	}
 	x := linalg.Rows32(pool, 0, benchRows)
-	m, err := NewFromData(pool, Params{M: benchM, N: benchBins, Group: prod.Spec(), Lo: benchLo, Hi: benchHi, Center: true}, 1)
+	m, err := NewFromData(pool, Params{M: benchM, N: benchBins, Group: prod.Spec(), Templates: DataDiff, Lo: benchLo, Hi: benchHi, Center: true}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
