@@ -243,11 +243,7 @@ func TestKernelTracksOrbitDistance(t *testing.T) {
 // included, computes the same features.
 func TestRecipeRebuilds(t *testing.T) {
 	g := permGroup(t, 3, 4)
-	r := rand.New(rand.NewPCG(8, 9))
-	data := linalg.NewGeneral32(30, 12)
-	for i := range data.Data {
-		data.Data[i] = float32(r.Float64())
-	}
+	data := uniformRows(30, 12, 8)
 	a, err := NewFromData(data, Params{M: 5, N: 4, G: 4, Group: g.Spec()}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -372,16 +368,11 @@ func TestTiledApplyMatchesRowByRow(t *testing.T) {
 }
 
 // TestDataDiffTemplates: datadiff templates are the unit-length differences
-// of the recorded pairs of distinct rows, are invariant like data templates
-// under a finite group used whole, and rebuild from the recipe; too few rows
-// for m pairs are refused.
+// of the recorded pairs of distinct rows and rebuild from the recipe; too
+// few rows for m pairs are refused.
 func TestDataDiffTemplates(t *testing.T) {
 	g := permGroup(t, 3, 4)
-	r := rand.New(rand.NewPCG(3, 4))
-	data := linalg.NewGeneral32(20, 12)
-	for i := range data.Data {
-		data.Data[i] = float32(r.Float64())
-	}
+	data := uniformRows(20, 12, 3)
 	p := Params{M: 6, N: 4, G: 0, Group: g.Spec(), Templates: DataDiff}
 	m, err := NewFromData(data, p, 7)
 	if err != nil {
@@ -429,4 +420,14 @@ func TestDataDiffTemplates(t *testing.T) {
 	if !FromData(Data) || !FromData(DataDiff) || FromData(Gaussian) || FromData(Sphere) {
 		t.Error("FromData misclassifies a template source")
 	}
+}
+
+// uniformRows returns rows×cols values uniform in [0, 1) from the seed.
+func uniformRows(rows, cols int, seed uint64) blas32.General {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	x := linalg.NewGeneral32(rows, cols)
+	for i := range x.Data {
+		x.Data[i] = float32(r.Float64())
+	}
+	return x
 }
