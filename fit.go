@@ -202,11 +202,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	}
 	k64 := linalg.NewGeneral64(x.Rows, x.Rows)
 	if opt.Float64Gram {
-		z64 := linalg.NewGeneral64(z.Rows, z.Cols)
-		for i, v := range z.Data {
-			z64.Data[i] = float64(v)
-		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, z64, z64, 0, k64)
+		gramFloat64(k64, z)
 	} else {
 		k32 := linalg.NewGeneral32(x.Rows, x.Rows)
 		linalg.MulABt32(k32, z, z)
@@ -251,7 +247,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	}
 	all := identityOrder(x.Rows)
 	if opt.Lambda > 0 {
-		c, err := classifier.FitKernelRLS(kernel(all, all), labels, classes, opt.Lambda)
+		c, err := classifier.FitKernelRLS(k64, labels, classes, opt.Lambda)
 		if err != nil {
 			return nil, FitReport{}, err
 		}
@@ -287,15 +283,50 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", opt.Grid)
 	}
 	rep.Lambda = rep.Trials[best].Lambda * float64(x.Rows) / float64(len(rest))
-	c, err := classifier.FitKernelRLS(kernel(all, all), labels, classes, rep.Lambda)
+	c, err := classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
 	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
 		rep.Lambda *= 10 // as in the primal: a singular kernel rounded indefinite
-		c, err = classifier.FitKernelRLS(kernel(all, all), labels, classes, rep.Lambda)
+		c, err = classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
 	}
 	if err != nil {
 		return nil, rep, err
 	}
 	return weights(c, all), rep, nil
+}
+
+// gramColumns is how many feature columns gramFloat64 widens to float64 at
+// a time: wide enough for the BLAS to run near its peak, narrow enough that
+// the float64 copy (N × gramColumns) stays small beside z itself.
+const gramColumns = 1024
+
+// gramFloat64 sets k = zzᵀ with float64 products and sums, one slab of
+// columns at a time, so the float64 copy of z never exists whole: at 10 000
+// rows and 99 000 features that copy alone would be 7.9 GB.
+func gramFloat64(k blas64.General, z blas32.General) {
+	n := z.Rows
+	slab := linalg.NewGeneral64(n, min(gramColumns, z.Cols))
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: k.Stride, Data: k.Data}
+	for c0 := 0; c0 < z.Cols; c0 += gramColumns {
+		c1 := min(c0+gramColumns, z.Cols)
+		w := c1 - c0
+		a := blas64.General{Rows: n, Cols: w, Stride: w, Data: slab.Data[:n*w]}
+		for i := 0; i < n; i++ {
+			dst := a.Data[i*w : (i+1)*w]
+			for j, v := range z.Data[i*z.Stride+c0 : i*z.Stride+c1] {
+				dst[j] = float64(v)
+			}
+		}
+		beta := 1.0
+		if c0 == 0 {
+			beta = 0
+		}
+		blas64.Syrk(blas.NoTrans, 1, a, beta, sym)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			k.Data[i*k.Stride+j] = k.Data[j*k.Stride+i]
+		}
+	}
 }
 
 // heldOutSplit returns the sorted rows held out to choose λ and the rest.

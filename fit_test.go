@@ -1,9 +1,12 @@
 package rfstream
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
@@ -53,6 +56,31 @@ func TestFitRLSHeldOutRows(t *testing.T) {
 		opt.HeldOutRows = bad
 		if _, _, err := FitRLS(m, x, y, 3, opt); err == nil || !strings.Contains(err.Error(), "held") && !strings.Contains(err.Error(), "hold out") {
 			t.Errorf("held-out rows %v: error %v", bad[:min(3, len(bad))], err)
+		}
+	}
+}
+
+// The slab-by-slab float64 Gram is zzᵀ summed in float64: checked against
+// the plain triple loop on a z wider than one slab and not a multiple of it,
+// read through a stride larger than its width.
+func TestGramFloat64Slabs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const rows, cols, stride = 7, 2*gramColumns + 37, 2*gramColumns + 40
+	z := blas32.General{Rows: rows, Cols: cols, Stride: stride, Data: make([]float32, rows*stride)}
+	for i := range z.Data {
+		z.Data[i] = float32(r.Float64()) // positive, so no sum cancels and the relative bound is tight
+	}
+	k := linalg.NewGeneral64(rows, rows)
+	gramFloat64(k, z)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < rows; j++ {
+			var want float64
+			for c := 0; c < cols; c++ {
+				want += float64(z.Data[i*stride+c]) * float64(z.Data[j*stride+c])
+			}
+			if got := k.Data[i*k.Stride+j]; math.Abs(got-want) > 1e-12*want {
+				t.Fatalf("k[%d][%d] = %.17g, want %.17g", i, j, got, want)
+			}
 		}
 	}
 }
