@@ -22,13 +22,15 @@ func init() {
 }
 
 type sizesRow struct {
-	Map       string  `json:"map"`
-	PerClass  int     `json:"per_class"`
-	TrainN    int     `json:"train_n"`
-	Features  int     `json:"features"`
-	Lambda    float64 `json:"lambda"`
-	Accuracy  float64 `json:"accuracy"`
-	TrainSecs float64 `json:"train_seconds"`
+	Map      string `json:"map"`
+	PerClass int    `json:"per_class"`
+	// SubsetSeed is the seed that drew this row's training subset.
+	SubsetSeed uint64  `json:"subset_seed"`
+	TrainN     int     `json:"train_n"`
+	Features   int     `json:"features"`
+	Lambda     float64 `json:"lambda"`
+	Accuracy   float64 `json:"accuracy"`
+	TrainSecs  float64 `json:"train_seconds"`
 }
 
 // evalMNISTSizes is the sample-complexity experiment of the invariant
@@ -44,6 +46,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	imf.register(fs)
 	sizes := fs.String("sizes", "10,50,100,500,1000", "labelled training examples per class")
 	maps := fs.String("maps", "invariant,identity,maxout,fourier", "maps to compare; maxout (q = --q) and fourier get the invariant map's feature count")
+	draws := fs.Int("draws", 1, "training subsets drawn per size (subset seeds --subset-seed, +1, …); the table shows their mean ± std, as the paper averages over training draws")
 	out := fs.String("out", "out/mnist-invariant", "base name of the CSV and plot files")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	// Defaults: the configuration chosen on held-out training rows (README).
@@ -62,6 +65,9 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	sv, err := parseInts(*sizes)
 	if err != nil {
 		return err
+	}
+	if *draws < 1 {
+		return fmt.Errorf("--draws %d: need at least one training draw", *draws)
 	}
 	if imf.perClass != 0 {
 		return fmt.Errorf("give the sizes with --sizes, not --per-class")
@@ -125,7 +131,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "MNIST, RLS, test on all %d test images, %s; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
 		test.N, prep, mf.label(nil), imf.degrees, imf.shift, dim)
 
-	f, cw, err := createCSV(*out, []string{"map", "per_class", "train_n", "features", "lambda", "accuracy", "train_seconds"})
+	f, cw, err := createCSV(*out, []string{"map", "per_class", "subset_seed", "train_n", "features", "lambda", "accuracy", "train_seconds"})
 	if err != nil {
 		return err
 	}
@@ -142,20 +148,23 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		testZ := rfstream.Features(fm, test.X, 0)
 		fmt.Fprintf(stderr, "%s: %d test features in %.1fs\n", k, fm.OutDim(), time.Since(start).Seconds())
 		for _, n := range sv {
-			train := perClassSubset(full, n, imf.subsetSeed)
-			start := time.Now()
-			rls, _, err := rfstream.FitRLS(fm, train.X, train.Labels, numClasses(train.Labels, test.Labels), rfstream.FitOptions{Seed: mf.seed, Float64Gram: true})
-			if err != nil {
-				return fmt.Errorf("%s, %d per class: %w", k, n, err)
+			for d := 0; d < *draws; d++ {
+				seed := imf.subsetSeed + uint64(d)
+				train := perClassSubset(full, n, seed)
+				start := time.Now()
+				rls, _, err := rfstream.FitRLS(fm, train.X, train.Labels, numClasses(train.Labels, test.Labels), rfstream.FitOptions{Seed: mf.seed, Float64Gram: true})
+				if err != nil {
+					return fmt.Errorf("%s, %d per class, subset seed %d: %w", k, n, seed, err)
+				}
+				secs := time.Since(start).Seconds()
+				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: train.N, Features: fm.OutDim(), Lambda: rls.Lambda,
+					Accuracy: 1 - classifier.ErrorRate(rls.Predict(testZ), test.Labels), TrainSecs: secs}
+				rows = append(rows, r)
+				cw.Write([]string{k, fmt.Sprint(n), fmt.Sprint(seed), fmt.Sprint(r.TrainN), fmt.Sprint(r.Features), fmt.Sprintf("%.4g", r.Lambda),
+					fmt.Sprintf("%.4f", r.Accuracy), fmt.Sprintf("%.1f", r.TrainSecs)})
+				cw.Flush()
+				fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (λ=%.3g, trained in %.1fs)\n", k, n, seed, 100*r.Accuracy, r.Lambda, r.TrainSecs)
 			}
-			secs := time.Since(start).Seconds()
-			r := sizesRow{Map: k, PerClass: n, TrainN: train.N, Features: fm.OutDim(), Lambda: rls.Lambda,
-				Accuracy: 1 - classifier.ErrorRate(rls.Predict(testZ), test.Labels), TrainSecs: secs}
-			rows = append(rows, r)
-			cw.Write([]string{k, fmt.Sprint(n), fmt.Sprint(r.TrainN), fmt.Sprint(r.Features), fmt.Sprintf("%.4g", r.Lambda),
-				fmt.Sprintf("%.4f", r.Accuracy), fmt.Sprintf("%.1f", r.TrainSecs)})
-			cw.Flush()
-			fmt.Fprintf(stderr, "%s, %d per class: accuracy %.2f%% (λ=%.3g, trained in %.1fs)\n", k, n, 100*r.Accuracy, r.Lambda, r.TrainSecs)
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -171,13 +180,20 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	for _, n := range sv {
 		fmt.Fprintf(tw, "%d\t", n)
 		for i, k := range order {
+			var acc []float64
 			for _, r := range rows {
 				if r.Map == k && r.PerClass == n {
-					fmt.Fprintf(tw, "%.2f%%\t", 100*r.Accuracy)
-					series[i].X = append(series[i].X, float64(n))
-					series[i].Y = append(series[i].Y, 100*r.Accuracy)
+					acc = append(acc, 100*r.Accuracy)
 				}
 			}
+			mean, std := meanStd(acc)
+			if len(acc) > 1 {
+				fmt.Fprintf(tw, "%.2f ± %.2f%%\t", mean, std)
+			} else {
+				fmt.Fprintf(tw, "%.2f%%\t", mean)
+			}
+			series[i].X = append(series[i].X, float64(n))
+			series[i].Y = append(series[i].Y, mean)
 		}
 		fmt.Fprintln(tw)
 	}
