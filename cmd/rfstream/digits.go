@@ -141,6 +141,7 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
 	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
+	fs.Float64Var(&wc.FloorShare, "floor-share", wc.FloorShare, "speech detector: frames must also rise this share of the way from the noise floor (5th percentile of energy) to the loud level (0: the default 1/3; negative: rule off, --margin-db alone)")
 }
 
 // condition is a test-time distortion for the mismatch evaluation.
@@ -253,6 +254,10 @@ type digitsResult struct {
 	// Components is, with --recognizer hmm or combo, the accuracy of each
 	// recogniser alone and of the combination at every weight tried.
 	Components map[string]float64 `json:"components,omitempty"`
+	// Confusions is, with --confusion-table, every split's confusion
+	// matrix (first seed; rows true, columns predicted, in Labels' order).
+	Confusions map[string][][]int `json:"confusions,omitempty"`
+	Labels     []string           `json:"labels,omitempty"`
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -271,6 +276,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	confusion := fs.String("confusion", "", "also draw the confusion matrix (all splits pooled, first seed) to this base name")
+	confTable := fs.Bool("confusion-table", false, "print every split's confusion matrix (first seed) and its most frequent confusions; --json carries them too")
+	predFile := fs.String("predictions", "", "write every test recording's true and predicted label (first seed) to this TSV: split, path, speaker, label, predicted")
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
@@ -310,8 +317,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *ensemble && (*mismatch || *confusion != "") {
-		return errors.New("--ensemble works without --mismatch and --confusion")
+	if *ensemble && (*mismatch || *confusion != "" || *confTable || *predFile != "") {
+		return errors.New("--ensemble works without --mismatch, --confusion, --confusion-table and --predictions")
 	}
 	if *spkWarpBy != "spectrum" && *spkWarpBy != "confidence" {
 		return fmt.Errorf("unknown --speaker-warp-by %q (spectrum, confidence)", *spkWarpBy)
@@ -377,6 +384,17 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var allTrue, allPred []int
 	var names []string
 	cache := map[string][]float32{}
+	var preds *predictionWriter
+	if *predFile != "" {
+		if preds, err = newPredictionWriter(*predFile); err != nil {
+			return err
+		}
+		defer func() {
+			if preds != nil { // an error path: the file is left as written so far
+				preds.close()
+			}
+		}()
+	}
 	grid := progress.New(stderr, "digits runs", int64(len(splits)**seeds), "runs")
 	defer grid.Finish()
 	for _, sp := range splits {
@@ -597,6 +615,22 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {
 				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
+				if *confTable {
+					counts, err := confusionCounts(yte, pred, len(labels))
+					if err != nil {
+						return err
+					}
+					if res.Confusions == nil {
+						res.Confusions = map[string][][]int{}
+					}
+					res.Confusions[sp.name], res.Labels = counts, labels
+					writeConfusionTable(stdout, sp.name, labels, counts)
+				}
+				if preds != nil {
+					if err := preds.add(sp.name, sp.test, labels, pred); err != nil {
+						return err
+					}
+				}
 			}
 			perCond[0] = append(perCond[0], splitAcc[len(splitAcc)-1])
 			for i := 1; i < len(conds); i++ {
@@ -675,6 +709,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s.png and %s.svg\n", *confusion, *confusion)
+	}
+	if preds != nil {
+		if err := preds.close(); err != nil {
+			return err
+		}
+		preds = nil
+		fmt.Fprintf(stdout, "wrote %s\n", *predFile)
 	}
 	res.TestError = 1 - res.Accuracy
 	res.TrainSeconds = trainSec
