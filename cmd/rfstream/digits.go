@@ -289,6 +289,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
+	testWarpsFlag := fs.String("test-warps", "", "test-time warping: comma-separated pitch/formant shifts in cents (e.g. -200,-100,0,100,200); every test recording is scored under each shift of its log-mel patch and the class scores pooled (see --test-warp-pool)")
+	testWarpPool := fs.String("test-warp-pool", "mean", "--test-warps: mean (average the class scores over the shifts) or max (keep each class's best)")
 	knnSmooth := fs.Int("knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
 	balanced := fs.Bool("self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see docs/audio.md: this uses the test voice's label distribution)")
 	selfTrainFlag := fs.String("self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
@@ -312,6 +314,16 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	if *knnSmooth < 0 {
 		return fmt.Errorf("--knn-smooth %d: want ≥ 0", *knnSmooth)
+	}
+	testWarps, err := parseTestWarps(*testWarpsFlag)
+	if err != nil {
+		return err
+	}
+	if *testWarpPool != "mean" && *testWarpPool != "max" {
+		return fmt.Errorf("unknown --test-warp-pool %q (mean, max)", *testWarpPool)
+	}
+	if len(testWarps) > 0 && (*mismatch || *spkWarp > 0) {
+		return errors.New("--test-warps works without --mismatch and --speaker-warp")
 	}
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
@@ -543,6 +555,30 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			// scored are the test vectors as the model last scored them.
 			scored := xte
+			// scoreTest gives a model's scores of the test recordings:
+			// plain, or pooled over the test-time warps.
+			scoreTest := func(m *classifier.RLS) (blas32.General, error) {
+				out := linalg.NewGeneral32(scored.Rows, len(labels))
+				m.Scores(out, rfstream.Features(fm, scored, 0))
+				return out, nil
+			}
+			if len(testWarps) > 0 {
+				sg, ok := warps.(*transforms.SpectroGroup)
+				if !ok {
+					return fmt.Errorf("--test-warps needs the spectro-warp group")
+				}
+				views := testWarpViews(rawTest, sg, testWarps, prep)
+				scoreTest = func(m *classifier.RLS) (blas32.General, error) {
+					return pooledScores(views, func(x blas32.General) blas32.General {
+						out := linalg.NewGeneral32(x.Rows, len(labels))
+						m.Scores(out, rfstream.Features(fm, x, 0))
+						return out
+					}, *testWarpPool)
+				}
+				if scores, err = scoreTest(rls); err != nil {
+					return err
+				}
+			}
 			if *spkWarp > 0 && *spkWarpBy == "confidence" {
 				sg, ok := warps.(*transforms.SpectroGroup)
 				if !ok {
@@ -590,8 +626,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return blas32.General{}, err
 				}
-				out := linalg.NewGeneral32(scored.Rows, len(labels))
-				adapted.Scores(out, rfstream.Features(fm, scored, 0))
+				out, err := scoreTest(adapted)
+				if err != nil {
+					return blas32.General{}, err
+				}
 				return smooth(out), nil
 			}
 			decide := func(words blas32.General) blas32.General { return hf.decisionScores(words, hs) }
@@ -627,7 +665,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 					writeConfusionTable(stdout, sp.name, labels, counts)
 				}
 				if preds != nil {
-					if err := preds.add(sp.name, sp.test, labels, pred); err != nil {
+					if err := preds.add(sp.name, sp.test, labels, pred, decide(scores)); err != nil {
 						return err
 					}
 				}

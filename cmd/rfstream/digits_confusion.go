@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/linalg"
 )
 
 // confusionCounts is counts[true][predicted] over k classes.
@@ -101,7 +104,9 @@ func writeConfusionTable(w io.Writer, title string, labels []string, counts [][]
 }
 
 // predictionWriter records one TSV row per test recording: split, path,
-// speaker, true label, predicted label. Only the first seed is written.
+// speaker, true label, predicted label, and the margin between the best
+// and second-best of the scores the decision was made on. Only the first
+// seed is written.
 type predictionWriter struct {
 	f *os.File
 	w *csv.Writer
@@ -114,19 +119,20 @@ func newPredictionWriter(path string) (*predictionWriter, error) {
 	}
 	w := csv.NewWriter(f)
 	w.Comma = '\t'
-	if err := w.Write([]string{"split", "path", "speaker", "label", "predicted"}); err != nil {
+	if err := w.Write([]string{"split", "path", "speaker", "label", "predicted", "margin"}); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &predictionWriter{f, w}, nil
 }
 
-func (p *predictionWriter) add(split string, recs []datasets.Recording, labels []string, pred []int) error {
-	if len(recs) != len(pred) {
-		return fmt.Errorf("predictions: %d recordings, %d predictions", len(recs), len(pred))
+func (p *predictionWriter) add(split string, recs []datasets.Recording, labels []string, pred []int, decision blas32.General) error {
+	if len(recs) != len(pred) || decision.Rows != len(recs) {
+		return fmt.Errorf("predictions: %d recordings, %d predictions, %d score rows", len(recs), len(pred), decision.Rows)
 	}
 	for i, r := range recs {
-		if err := p.w.Write([]string{split, r.Path, r.Speaker, r.Label, labels[pred[i]]}); err != nil {
+		m := strconv.FormatFloat(margin(linalg.Row32(decision, i)), 'g', 6, 32)
+		if err := p.w.Write([]string{split, r.Path, r.Speaker, r.Label, labels[pred[i]], m}); err != nil {
 			return err
 		}
 	}
@@ -142,9 +148,15 @@ func (p *predictionWriter) close() error {
 	return p.f.Close()
 }
 
-// readPredictions reads a --predictions file back: path → (label,
-// predicted). A path listed twice (two splits) keeps its last row.
-func readPredictions(path string) (map[string][2]string, error) {
+// prediction is one row of a --predictions file.
+type prediction struct {
+	Label, Predicted string
+	Margin           float64
+}
+
+// readPredictions reads a --predictions file back by path. A path listed
+// twice (two splits) keeps its last row.
+func readPredictions(path string) (map[string]prediction, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -152,20 +164,21 @@ func readPredictions(path string) (map[string][2]string, error) {
 	defer f.Close()
 	r := csv.NewReader(f)
 	r.Comma = '\t'
-	r.FieldsPerRecord = 5
+	r.FieldsPerRecord = 6
 	rows, err := r.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(rows) == 0 || rows[0][1] != "path" {
-		return nil, fmt.Errorf("%s: not a predictions file (want the header split, path, speaker, label, predicted)", path)
+		return nil, fmt.Errorf("%s: not a predictions file (want the header split, path, speaker, label, predicted, margin)", path)
 	}
-	out := map[string][2]string{}
+	out := map[string]prediction{}
 	for i, row := range rows[1:] {
-		if row[1] == "" {
-			return nil, fmt.Errorf("%s: row %s has no path", path, strconv.Itoa(i+2))
+		m, err := strconv.ParseFloat(row[5], 64)
+		if row[1] == "" || err != nil {
+			return nil, fmt.Errorf("%s: row %d: want a path and a numeric margin", path, i+2)
 		}
-		out[row[1]] = [2]string{row[3], row[4]}
+		out[row[1]] = prediction{row[3], row[4], m}
 	}
 	return out, nil
 }

@@ -88,7 +88,7 @@ func TestEvalDigitsConfusionTableAndPredictions(t *testing.T) {
 	}
 	var wrong int
 	for _, p := range preds {
-		if p[0] != p[1] {
+		if p.Label != p.Predicted {
 			wrong++
 		}
 	}
@@ -114,13 +114,17 @@ func TestEvalDigitsConfusionTableAndPredictions(t *testing.T) {
 func TestReadPredictionsRejectsOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "x.tsv")
-	os.WriteFile(bad, []byte("a\tb\tc\td\te\n"), 0o644)
+	os.WriteFile(bad, []byte("a\tb\tc\td\te\tf\n"), 0o644)
 	if _, err := readPredictions(bad); err == nil {
 		t.Fatal("a file without the header accepted")
 	}
 	os.WriteFile(bad, []byte("split\tpath\n"), 0o644)
 	if _, err := readPredictions(bad); err == nil {
 		t.Fatal("a two-column file accepted")
+	}
+	os.WriteFile(bad, []byte("split\tpath\tspeaker\tlabel\tpredicted\tmargin\ns\tp\tx\t1\t1\tbig\n"), 0o644)
+	if _, err := readPredictions(bad); err == nil {
+		t.Fatal("a non-numeric margin accepted")
 	}
 	if _, err := readPredictions(filepath.Join(dir, "missing.tsv")); err == nil {
 		t.Fatal("a missing file accepted")

@@ -101,7 +101,7 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 		}
 		recs = append(append(recs, splits[0].train...), splits[0].test...)
 	}
-	var preds map[string][2]string
+	var preds map[string]prediction
 	if *predPath != "" {
 		var err error
 		if preds, err = readPredictions(*predPath); err != nil {
@@ -141,7 +141,7 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 // is; then the mean speech length per speaker and digit; and with
 // predictions, the speech length of misrecognised recordings relative to
 // the speaker's median for that digit.
-func writeSpeechTables(w io.Writer, stats []speechStats, preds map[string][2]string) {
+func writeSpeechTables(w io.Writer, stats []speechStats, preds map[string]prediction) {
 	bySpk := map[string][]speechStats{}
 	digits := map[string]bool{}
 	for _, s := range stats {
@@ -211,7 +211,7 @@ func writeSpeechTables(w io.Writer, stats []speechStats, preds map[string][2]str
 				continue
 			}
 			ratio := s.speechMs / med[spk][s.rec.Label]
-			if p[0] != p[1] {
+			if p.Label != p.Predicted {
 				rErr = append(rErr, ratio)
 			} else {
 				rOK = append(rOK, ratio)
