@@ -24,6 +24,12 @@ type WordConfig struct {
 	// trimmed close to the word is already speech: there the rule cuts
 	// quiet consonants (docs/audio.md, fifth round).
 	FloorShare float64 `json:"floor_share,omitempty"`
+	// MaxGapMs, when positive, keeps only the speech around the loudest
+	// frame: the region grows from it across quiet stretches of at most
+	// this many ms (a stop's closure, a weak syllable), and sound after a
+	// longer silence (a click as the recorder stops, a breath) is left
+	// out. 0: every frame from the first to the last above the threshold.
+	MaxGapMs float64 `json:"max_gap_ms,omitempty"`
 	// RangeDB clamps log-mel values more than this far below the patch's
 	// peak (0: no clamp), so the noise floor of silent bands, whose log is
 	// large and random, does not dominate the vector.
@@ -105,6 +111,39 @@ func SpeechRegionShare(logEnergy []float64, marginDB, floorShare float64) (int, 
 	return start, end
 }
 
+// SpeechRegionAroundPeak returns the region of frames at or above thr
+// that contains the loudest frame, bridging runs of at most maxGap frames
+// below thr: it grows from the peak in both directions and stops at the
+// first longer quiet stretch.
+func SpeechRegionAroundPeak(logEnergy []float64, thr float64, maxGap int) (int, int) {
+	n := len(logEnergy)
+	if n == 0 {
+		return 0, 0
+	}
+	peak := 0
+	for i, e := range logEnergy {
+		if e > logEnergy[peak] {
+			peak = i
+		}
+	}
+	start, end := peak, peak+1
+	for i, quiet := peak-1, 0; i >= 0 && quiet <= maxGap; i-- {
+		if logEnergy[i] >= thr {
+			start, quiet = i, 0
+		} else {
+			quiet++
+		}
+	}
+	for i, quiet := peak+1, 0; i < n && quiet <= maxGap; i++ {
+		if logEnergy[i] >= thr {
+			end, quiet = i+1, 0
+		} else {
+			quiet++
+		}
+	}
+	return start, end
+}
+
 // WordVector computes the word representation of a signal at the config's
 // sample rate. The vector is mean-removed and unit-length: loudness and
 // channel gain do not matter, the spectral shape does.
@@ -120,6 +159,9 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 		return nil, fmt.Errorf("frontend: empty recording")
 	}
 	a, b := SpeechRegionShare(energy, w.MarginDB, w.SpeechFloorShare())
+	if w.MaxGapMs > 0 {
+		a, b = SpeechRegionAroundPeak(energy, SpeechThreshold(energy, w.MarginDB, w.SpeechFloorShare()), int(math.Round(w.MaxGapMs/w.Audio.HopMs)))
+	}
 	mels := w.Audio.Mels
 	out := make([]float32, w.Dim())
 	// Linear interpolation in time over frames [a, b).

@@ -134,3 +134,27 @@ func TestFloorShareKeepsQuietOnsetOfTrimmedWord(t *testing.T) {
 		t.Fatalf("negative FloorShare means %v, want 0 (off)", got)
 	}
 }
+
+// The region grows from the loudest frame across short quiet stretches
+// and stops at a long one: a click after a long silence is left out.
+func TestSpeechRegionAroundPeak(t *testing.T) {
+	// frames: 0-1 quiet, 2-4 speech, 5-6 gap (2 frames), 7-9 speech with
+	// the peak at 8, 10-19 silence, 20 a click, 21 quiet.
+	e := []float64{0, 0, 5, 5, 5, 0, 0, 6, 9, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0}
+	if a, b := SpeechRegionAroundPeak(e, 4, 2); a != 2 || b != 10 {
+		t.Fatalf("gap 2: region [%d,%d), want [2,10)", a, b)
+	}
+	if a, b := SpeechRegionAroundPeak(e, 4, 1); a != 7 || b != 10 {
+		t.Fatalf("gap 1: region [%d,%d), want [7,10) (the 2-frame gap ends it)", a, b)
+	}
+	if a, b := SpeechRegionAroundPeak(e, 4, 10); a != 2 || b != 21 {
+		t.Fatalf("gap 10: region [%d,%d), want [2,21) (the click bridged)", a, b)
+	}
+	// The threshold rule alone keeps the click.
+	if a, b := SpeechRegionShare(e, 1000, 0.4); a != 2 || b != 21 {
+		t.Fatalf("first to last loud frame: [%d,%d), want [2,21)", a, b)
+	}
+	if a, b := SpeechRegionAroundPeak(nil, 0, 3); a != 0 || b != 0 {
+		t.Fatalf("empty: [%d,%d)", a, b)
+	}
+}

@@ -142,6 +142,7 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
 	fs.Float64Var(&wc.FloorShare, "floor-share", wc.FloorShare, "speech detector: frames must also rise this share of the way from the noise floor (5th percentile of energy) to the loud level (0: the default 1/3; negative: rule off, --margin-db alone)")
+	fs.Float64Var(&wc.MaxGapMs, "max-gap-ms", wc.MaxGapMs, "speech detector: keep only the speech around the loudest frame, bridging quiet stretches up to this many ms (0: first to last frame above the threshold)")
 }
 
 // condition is a test-time distortion for the mismatch evaluation.

@@ -5,8 +5,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -32,6 +34,10 @@ type speechStats struct {
 	// level (+Inf when the region is the whole recording): a small value
 	// means sound close to the threshold was left out.
 	edgeDB float64
+	// contour is every frame's energy in dB relative to the loud level;
+	// start, end the detected region's frames.
+	contour    []float64
+	start, end int
 }
 
 const natsToDB = 10 / math.Ln10
@@ -60,6 +66,9 @@ func measureSpeech(r datasets.Recording, wc frontend.WordConfig) (speechStats, e
 		return st, fmt.Errorf("%s: empty recording", r.Path)
 	}
 	start, end := frontend.SpeechRegionShare(energy, wc.MarginDB, wc.SpeechFloorShare())
+	if wc.MaxGapMs > 0 {
+		start, end = frontend.SpeechRegionAroundPeak(energy, frontend.SpeechThreshold(energy, wc.MarginDB, wc.SpeechFloorShare()), int(math.Round(wc.MaxGapMs/wc.Audio.HopMs)))
+	}
 	hop := wc.Audio.HopMs
 	st.totalMs = float64(len(a.Samples)) * 1000 / float64(a.Rate)
 	st.speechMs = float64(end-start) * hop
@@ -70,7 +79,9 @@ func measureSpeech(r datasets.Recording, wc frontend.WordConfig) (speechStats, e
 	thr := frontend.SpeechThreshold(energy, wc.MarginDB, wc.SpeechFloorShare())
 	st.floorBinds = thr > byMargin
 	st.thrBelowLoudDB = (loud - thr) * natsToDB
+	st.start, st.end = start, end
 	for i, e := range energy {
+		st.contour = append(st.contour, (e-loud)*natsToDB)
 		if i < start || i >= end {
 			st.edgeDB = math.Min(st.edgeDB, (loud-e)*natsToDB)
 		}
@@ -83,6 +94,7 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 	var wf wordSetFlags
 	wf.register(fs)
 	predPath := fs.String("predictions", "", "an eval digits --predictions file: also compare the speech regions of misrecognised recordings with those of recognised ones")
+	showErrors := fs.Int("show-errors", 0, "with --predictions: print the energy contour and detected region of this many misrecognised recordings per speaker")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -131,7 +143,13 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *showErrors > 0 && preds == nil {
+		return fmt.Errorf("--show-errors needs --predictions")
+	}
 	writeSpeechTables(stdout, stats, preds)
+	if *showErrors > 0 {
+		writeErrorContours(stdout, stats, preds, *showErrors)
+	}
 	return nil
 }
 
@@ -248,4 +266,31 @@ func shareBelow(v []float64, x float64) string {
 		}
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(len(v)))
+}
+
+// writeErrorContours prints, for up to n misrecognised recordings per
+// speaker, every frame's energy in dB below the loud level (rounded), with
+// the detected speech region in brackets.
+func writeErrorContours(w io.Writer, stats []speechStats, preds map[string]prediction, n int) {
+	fmt.Fprintln(w, "\nmisrecognised recordings: frame energy in dB relative to the loud level, [detected speech region]")
+	shown := map[string]int{}
+	for _, s := range stats {
+		p, ok := preds[s.rec.Path]
+		if !ok || p.Label == p.Predicted || shown[s.rec.Speaker] >= n {
+			continue
+		}
+		shown[s.rec.Speaker]++
+		var b strings.Builder
+		for i, v := range s.contour {
+			if i == s.start {
+				b.WriteString("[")
+			}
+			fmt.Fprintf(&b, "%.0f", v)
+			if i == s.end-1 {
+				b.WriteString("]")
+			}
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(w, "%s (%s as %s, speech %.0f of %.0f ms): %s\n", filepath.Base(s.rec.Path), p.Label, p.Predicted, s.speechMs, s.totalMs, b.String())
+	}
 }
