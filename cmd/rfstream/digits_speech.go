@@ -169,7 +169,7 @@ func writeSpeechTables(w io.Writer, stats []speechStats, preds map[string]predic
 	speakers := sortedKeys(bySpk)
 	labels := sortedKeys(digits)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "speaker\trecordings\tmean length ms\tmean speech ms\tspeech share\tfloor rule sets threshold\tthreshold below loud dB\tloudest left-out frame below loud dB (median)\t")
+	fmt.Fprintln(tw, "speaker\trecordings\tmean length ms\tmean speech ms\tspeech share\tfloor, not the margin, sets threshold\tthreshold below loud dB\tloudest left-out frame below loud dB (median)\t")
 	for _, spk := range speakers {
 		ss := bySpk[spk]
 		var tot, sp, thr float64
