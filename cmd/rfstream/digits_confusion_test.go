@@ -130,3 +130,42 @@ func TestReadPredictionsRejectsOtherFiles(t *testing.T) {
 		t.Fatal("a missing file accepted")
 	}
 }
+
+// A predictions file of any content gives rows or an error, never a
+// panic; a file that reads back carries one row per distinct path.
+func FuzzReadPredictions(f *testing.F) {
+	f.Add([]byte("split\tpath\tspeaker\tlabel\tpredicted\tmargin\ns\ta.wav\tx\t1\t2\t0.5\n"))
+	f.Add([]byte("split\tpath\tspeaker\tlabel\tpredicted\tmargin\n"))
+	f.Add([]byte("split\tpath\n\"unterminated"))
+	f.Add([]byte{})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "p.tsv")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := readPredictions(p)
+		if err == nil && rows == nil {
+			t.Fatal("no error and no rows map")
+		}
+	})
+}
+
+func FuzzParseTestWarps(f *testing.F) {
+	for _, s := range []string{"-100,0,100", "0,0", "", "1e400,1", "NaN,1", " 5 , -5 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := parseTestWarps(s)
+		if err != nil {
+			return
+		}
+		seen := map[float64]bool{}
+		for _, c := range w {
+			if math.IsNaN(c) || math.Abs(c) > 1200 || seen[c] {
+				t.Fatalf("%q gave %v", s, w)
+			}
+			seen[c] = true
+		}
+	})
+}
