@@ -144,6 +144,16 @@ func SpeechRegionAroundPeak(logEnergy []float64, thr float64, maxGap int) (int, 
 	return start, end
 }
 
+// SpeechRegion is the region of frames the word vector resamples, by the
+// config's detector (MarginDB, FloorShare, MaxGapMs).
+func (w WordConfig) SpeechRegion(logEnergy []float64) (int, int) {
+	if w.MaxGapMs > 0 {
+		thr := SpeechThreshold(logEnergy, w.MarginDB, w.SpeechFloorShare())
+		return SpeechRegionAroundPeak(logEnergy, thr, int(math.Round(w.MaxGapMs/w.Audio.HopMs)))
+	}
+	return SpeechRegionShare(logEnergy, w.MarginDB, w.SpeechFloorShare())
+}
+
 // WordVector computes the word representation of a signal at the config's
 // sample rate. The vector is mean-removed and unit-length: loudness and
 // channel gain do not matter, the spectral shape does.
@@ -158,10 +168,7 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
 	}
-	a, b := SpeechRegionShare(energy, w.MarginDB, w.SpeechFloorShare())
-	if w.MaxGapMs > 0 {
-		a, b = SpeechRegionAroundPeak(energy, SpeechThreshold(energy, w.MarginDB, w.SpeechFloorShare()), int(math.Round(w.MaxGapMs/w.Audio.HopMs)))
-	}
+	a, b := w.SpeechRegion(energy)
 	mels := w.Audio.Mels
 	out := make([]float32, w.Dim())
 	// Linear interpolation in time over frames [a, b).

@@ -154,6 +154,17 @@ func TestSpeechRegionAroundPeak(t *testing.T) {
 	if a, b := SpeechRegionShare(e, 1000, 0.4); a != 2 || b != 21 {
 		t.Fatalf("first to last loud frame: [%d,%d), want [2,21)", a, b)
 	}
+	// A config with MaxGapMs uses it, in frames of its hop (20 ms = 2).
+	wc := DefaultWordConfig()
+	wc.MaxGapMs = 20
+	a0, b0 := SpeechRegionAroundPeak(e, SpeechThreshold(e, wc.MarginDB, 1.0/3), 2)
+	if a, b := wc.SpeechRegion(e); a != a0 || b != b0 {
+		t.Fatalf("WordConfig.SpeechRegion [%d,%d), want [%d,%d)", a, b, a0, b0)
+	}
+	wc.MaxGapMs = 0
+	if a, b := wc.SpeechRegion(e); a != 2 || b != 21 {
+		t.Fatalf("without a gap limit: [%d,%d), want [2,21)", a, b)
+	}
 	if a, b := SpeechRegionAroundPeak(nil, 0, 3); a != 0 || b != 0 {
 		t.Fatalf("empty: [%d,%d)", a, b)
 	}

@@ -26,7 +26,7 @@ type speechStats struct {
 	rec        datasets.Recording
 	totalMs    float64 // the whole recording
 	speechMs   float64 // the detected region the word vector resamples
-	floorBinds bool    // the noise-floor rule, not the margin below the loud level, set the threshold
+	floorBinds bool    // the noise floor (its rule, or with the rule off the percentile itself), not the margin below the loud level, set the threshold
 	// thrBelowLoudDB is how far below the loud level (95th percentile of
 	// frame energy) the threshold lies.
 	thrBelowLoudDB float64
@@ -65,10 +65,7 @@ func measureSpeech(r datasets.Recording, wc frontend.WordConfig) (speechStats, e
 	if n == 0 {
 		return st, fmt.Errorf("%s: empty recording", r.Path)
 	}
-	start, end := frontend.SpeechRegionShare(energy, wc.MarginDB, wc.SpeechFloorShare())
-	if wc.MaxGapMs > 0 {
-		start, end = frontend.SpeechRegionAroundPeak(energy, frontend.SpeechThreshold(energy, wc.MarginDB, wc.SpeechFloorShare()), int(math.Round(wc.MaxGapMs/wc.Audio.HopMs)))
-	}
+	start, end := wc.SpeechRegion(energy)
 	hop := wc.Audio.HopMs
 	st.totalMs = float64(len(a.Samples)) * 1000 / float64(a.Rate)
 	st.speechMs = float64(end-start) * hop
