@@ -55,7 +55,8 @@ LOSO_CANDIDATES := \
 	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only' \
 	--candidate 'synth50+st4+fsoff-gap15: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 150' \
 	--candidate 'synth50+st4+fsoff-gap10: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth50+st8+fsoff-gap15: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 150'
+	--candidate 'synth50+st8+fsoff-gap15: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 150' \
+	--candidate 'synth50+st8+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100'
 eval-digits-loso: build
 	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) -- --m 3000
 
