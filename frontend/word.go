@@ -16,6 +16,20 @@ type WordConfig struct {
 	// MarginDB: frames within this many dB of the loud end of the
 	// utterance's energy range count as speech.
 	MarginDB float64 `json:"margin_db"`
+	// FloorShare: speech frames must also rise above the noise floor by
+	// this share of the floor-to-loud range. 0 means the default 1/3 (so
+	// models saved before the field existed keep their vectors); a
+	// negative value turns the rule off, leaving MarginDB alone. The
+	// floor is the 5th percentile of frame energy, which in a recording
+	// trimmed close to the word is already speech: there the rule cuts
+	// quiet consonants (docs/audio.md, fifth round).
+	FloorShare float64 `json:"floor_share,omitempty"`
+	// MaxGapMs, when positive, keeps only the speech around the loudest
+	// frame: the region grows from it across quiet stretches of at most
+	// this many ms (a stop's closure, a weak syllable), and sound after a
+	// longer silence (a click as the recorder stops, a breath) is left
+	// out. 0: every frame from the first to the last above the threshold.
+	MaxGapMs float64 `json:"max_gap_ms,omitempty"`
 	// RangeDB clamps log-mel values more than this far below the patch's
 	// peak (0: no clamp), so the noise floor of silent bands, whose log is
 	// large and random, does not dominate the vector.
@@ -39,20 +53,49 @@ func DefaultWordConfig() WordConfig {
 // Dim is the length of a word vector.
 func (w WordConfig) Dim() int { return w.Audio.Mels * w.Frames }
 
+// SpeechFloorShare is the noise-floor rule's share in effect (see
+// FloorShare): 1/3 by default, 0 when the rule is off.
+func (w WordConfig) SpeechFloorShare() float64 {
+	switch {
+	case w.FloorShare == 0:
+		return 1.0 / 3
+	case w.FloorShare < 0:
+		return 0
+	}
+	return w.FloorShare
+}
+
 // SpeechRegion returns the first and one-past-last frame whose log energy
 // lies within marginDB of the utterance's loud level (its 95th percentile),
 // and above its noise floor (5th percentile) by a third of the range.
 // Between them every frame is kept: words have quiet stretches inside.
 func SpeechRegion(logEnergy []float64, marginDB float64) (int, int) {
+	return SpeechRegionShare(logEnergy, marginDB, 1.0/3)
+}
+
+// SpeechThreshold is the log energy (natural-log power) a speech frame
+// must reach: within marginDB of the loud level (95th percentile) and
+// floorShare of the way from the noise floor (5th percentile) to it.
+func SpeechThreshold(logEnergy []float64, marginDB, floorShare float64) float64 {
 	n := len(logEnergy)
 	if n == 0 {
-		return 0, 0
+		return math.Inf(1)
 	}
 	s := append([]float64(nil), logEnergy...)
 	sort.Float64s(s)
 	loud, floor := s[(n*95)/100], s[(n*5)/100]
 	// log energy is natural-log power: dB = 10·log10(e)·nats.
-	thr := math.Max(loud-marginDB/(10*math.Log10(math.E)), floor+(loud-floor)/3)
+	return math.Max(loud-marginDB/(10*math.Log10(math.E)), floor+(loud-floor)*floorShare)
+}
+
+// SpeechRegionShare is SpeechRegion with the noise-floor rule's share of
+// the range given (0: the margin below the loud level alone decides).
+func SpeechRegionShare(logEnergy []float64, marginDB, floorShare float64) (int, int) {
+	n := len(logEnergy)
+	if n == 0 {
+		return 0, 0
+	}
+	thr := SpeechThreshold(logEnergy, marginDB, floorShare)
 	start, end := -1, -1
 	for i, e := range logEnergy {
 		if e >= thr {
@@ -66,6 +109,49 @@ func SpeechRegion(logEnergy []float64, marginDB float64) (int, int) {
 		return 0, n
 	}
 	return start, end
+}
+
+// SpeechRegionAroundPeak returns the region of frames at or above thr
+// that contains the loudest frame, bridging runs of at most maxGap frames
+// below thr: it grows from the peak in both directions and stops at the
+// first longer quiet stretch.
+func SpeechRegionAroundPeak(logEnergy []float64, thr float64, maxGap int) (int, int) {
+	n := len(logEnergy)
+	if n == 0 {
+		return 0, 0
+	}
+	peak := 0
+	for i, e := range logEnergy {
+		if e > logEnergy[peak] {
+			peak = i
+		}
+	}
+	start, end := peak, peak+1
+	for i, quiet := peak-1, 0; i >= 0 && quiet <= maxGap; i-- {
+		if logEnergy[i] >= thr {
+			start, quiet = i, 0
+		} else {
+			quiet++
+		}
+	}
+	for i, quiet := peak+1, 0; i < n && quiet <= maxGap; i++ {
+		if logEnergy[i] >= thr {
+			end, quiet = i+1, 0
+		} else {
+			quiet++
+		}
+	}
+	return start, end
+}
+
+// SpeechRegion is the region of frames the word vector resamples, by the
+// config's detector (MarginDB, FloorShare, MaxGapMs).
+func (w WordConfig) SpeechRegion(logEnergy []float64) (int, int) {
+	if w.MaxGapMs > 0 {
+		thr := SpeechThreshold(logEnergy, w.MarginDB, w.SpeechFloorShare())
+		return SpeechRegionAroundPeak(logEnergy, thr, int(math.Round(w.MaxGapMs/w.Audio.HopMs)))
+	}
+	return SpeechRegionShare(logEnergy, w.MarginDB, w.SpeechFloorShare())
 }
 
 // WordVector computes the word representation of a signal at the config's
@@ -82,7 +168,7 @@ func WordVector(w WordConfig, samples []float32) ([]float32, error) {
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
 	}
-	a, b := SpeechRegion(energy, w.MarginDB)
+	a, b := w.SpeechRegion(energy)
 	mels := w.Audio.Mels
 	out := make([]float32, w.Dim())
 	// Linear interpolation in time over frames [a, b).

@@ -84,6 +84,57 @@ func TestSmoothBandsKeepsEnvelopeDropsRipple(t *testing.T) {
 	}
 }
 
+// A recording trimmed close to the word (no silence: a quiet fricative
+// straight into a loud vowel) has its "noise floor" percentile inside the
+// fricative. The default floor rule then drops the fricative; with the
+// rule off (FloorShare < 0) the margin below the loud level keeps it.
+func TestFloorShareKeepsQuietOnsetOfTrimmedWord(t *testing.T) {
+	const fric, vowel = 800, 2400 // 0.1 s of hiss at −20 dB, 0.3 s of tone
+	x := make([]float32, fric+vowel)
+	var lcg uint32 = 11
+	for i := range x {
+		lcg = lcg*1664525 + 1013904223
+		if i < fric {
+			x[i] = 0.05 * 2 * (float32(lcg>>8)/float32(1<<24) - 0.5) * 1.7
+		} else {
+			x[i] = float32(0.5 * math.Sin(2*math.Pi*500*float64(i)/8000))
+		}
+	}
+	_, e := LogMel(DefaultAudioConfig(), x)
+	// The vowel's first whole frame is 10 (frames start every 80 samples).
+	if a, _ := SpeechRegion(e, 35); a < 8 {
+		t.Fatalf("default rule: speech starts at frame %d, want the fricative (frames 0-7) cut", a)
+	}
+	if a, _ := SpeechRegionShare(e, 35, 0); a > 2 {
+		t.Fatalf("floor rule off: speech starts at frame %d, want the fricative kept", a)
+	}
+	wc := DefaultWordConfig()
+	if got := wc.SpeechFloorShare(); got != 1.0/3 {
+		t.Fatalf("zero FloorShare means %v, want the default 1/3", got)
+	}
+	explicit := wc
+	explicit.FloorShare = 1.0 / 3
+	v0, err := WordVector(wc, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, _ := WordVector(explicit, x)
+	off := wc
+	off.FloorShare = -1
+	v2, _ := WordVector(off, x)
+	var same, diff float64
+	for i := range v0 {
+		same = math.Max(same, math.Abs(float64(v0[i]-v1[i])))
+		diff = math.Max(diff, math.Abs(float64(v0[i]-v2[i])))
+	}
+	if same != 0 || diff < 0.01 {
+		t.Fatalf("zero vs explicit 1/3: max difference %g (want 0); rule off: %g (want a different vector)", same, diff)
+	}
+	if got := off.SpeechFloorShare(); got != 0 {
+		t.Fatalf("negative FloorShare means %v, want 0 (off)", got)
+	}
+}
+
 // The region grows from the loudest frame across short quiet stretches
 // and stops at a long one: a click after a long silence is left out.
 func TestSpeechRegionAroundPeak(t *testing.T) {
@@ -102,6 +153,17 @@ func TestSpeechRegionAroundPeak(t *testing.T) {
 	// The threshold rule alone keeps the click.
 	if a, b := SpeechRegionShare(e, 1000, 0.4); a != 2 || b != 21 {
 		t.Fatalf("first to last loud frame: [%d,%d), want [2,21)", a, b)
+	}
+	// A config with MaxGapMs uses it, in frames of its hop (20 ms = 2).
+	wc := DefaultWordConfig()
+	wc.MaxGapMs = 20
+	a0, b0 := SpeechRegionAroundPeak(e, SpeechThreshold(e, wc.MarginDB, 1.0/3), 2)
+	if a, b := wc.SpeechRegion(e); a != a0 || b != b0 {
+		t.Fatalf("WordConfig.SpeechRegion [%d,%d), want [%d,%d)", a, b, a0, b0)
+	}
+	wc.MaxGapMs = 0
+	if a, b := wc.SpeechRegion(e); a != 2 || b != 21 {
+		t.Fatalf("without a gap limit: [%d,%d), want [2,21)", a, b)
 	}
 	if a, b := SpeechRegionAroundPeak(nil, 0, 3); a != 0 || b != 0 {
 		t.Fatalf("empty: [%d,%d)", a, b)

@@ -33,8 +33,12 @@ eval-digits: build
 # scores, and at weight 1 with the HMM only as the teacher (--hmm-teacher-only: the refitted whole-word model
 # decides alone). HMM m = 1000, 2 re-alignments, trained on the real voices of each of the 21 distinct
 # training sets (6 outer, 15 inner), 40-80 s each, cached in data/models/isolated. 11 candidates × 7 LOSO
-# runs: about 1 h 40 min with one core (measured, docs/audio.md "Fourth round").
+# runs: about 1 h 40 min with one core (measured, docs/audio.md "Fourth round"). Fifth round: synthetic 50 + st4
+# (and st8) with the speech detector's noise-floor rule off and the region kept around the loudest frame (quiet
+# stretches up to 150 or 100 ms bridged), chosen on inner folds after the error analysis showed the default
+# detector cutting quiet consonants ("six") and keeping end-of-file clicks; 20-30 min more per candidate.
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
+LOSO_ENDPOINT := --floor-share -1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
 LOSO_HMM := --recognizer combo --hmm-m 1000 --hmm-passes 2
 LOSO_CANDIDATES := \
@@ -48,7 +52,11 @@ LOSO_CANDIDATES := \
 	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)' \
 	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1' \
 	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2' \
-	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only'
+	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only' \
+	--candidate 'synth50+st4+fsoff-gap15: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 150' \
+	--candidate 'synth50+st4+fsoff-gap10: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 100' \
+	--candidate 'synth50+st8+fsoff-gap15: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 150' \
+	--candidate 'synth50+st8+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100'
 eval-digits-loso: build
 	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) -- --m 3000
 

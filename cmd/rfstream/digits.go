@@ -141,6 +141,8 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
 	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
+	fs.Float64Var(&wc.FloorShare, "floor-share", wc.FloorShare, "speech detector: frames must also rise this share of the way from the noise floor (5th percentile of energy) to the loud level (0: the default 1/3; negative: rule off, --margin-db alone)")
+	fs.Float64Var(&wc.MaxGapMs, "max-gap-ms", wc.MaxGapMs, "speech detector: keep only the speech around the loudest frame, bridging quiet stretches up to this many ms (0: first to last frame above the threshold)")
 }
 
 // condition is a test-time distortion for the mismatch evaluation.
@@ -253,6 +255,10 @@ type digitsResult struct {
 	// Components is, with --recognizer hmm or combo, the accuracy of each
 	// recogniser alone and of the combination at every weight tried.
 	Components map[string]float64 `json:"components,omitempty"`
+	// Confusions is, with --confusion-table, every split's confusion
+	// matrix (first seed; rows true, columns predicted, in Labels' order).
+	Confusions map[string][][]int `json:"confusions,omitempty"`
+	Labels     []string           `json:"labels,omitempty"`
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -271,6 +277,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", 0, "ridge parameter (0: choose on held-out training recordings)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	confusion := fs.String("confusion", "", "also draw the confusion matrix (all splits pooled, first seed) to this base name")
+	confTable := fs.Bool("confusion-table", false, "print every split's confusion matrix (first seed) and its most frequent confusions; --json carries them too")
+	predFile := fs.String("predictions", "", "write every test recording's true and predicted label (first seed) to this TSV: split, path, speaker, label, predicted")
 	mismatch := fs.Bool("mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
@@ -282,6 +290,8 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	spkWarpStep := fs.Float64("speaker-warp-step", 25, "--speaker-warp: grid step in cents")
 	ensemble := fs.Bool("ensemble", false, "one prediction from all --seeds maps together (standardised scores summed) instead of the mean accuracy over seeds")
 	augment := fs.Int("augment", 0, "add this many pitch/tempo-warped copies (same ±cents, tempo range) of every training vector")
+	testWarpsFlag := fs.String("test-warps", "", "test-time warping: comma-separated pitch/formant shifts in cents (e.g. -200,-100,0,100,200); every test recording is scored under each shift of its log-mel patch and the class scores pooled (see --test-warp-pool)")
+	testWarpPool := fs.String("test-warp-pool", "mean", "--test-warps: mean (average the class scores over the shifts) or max (keep each class's best)")
 	knnSmooth := fs.Int("knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
 	balanced := fs.Bool("self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see docs/audio.md: this uses the test voice's label distribution)")
 	selfTrainFlag := fs.String("self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
@@ -306,12 +316,22 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if *knnSmooth < 0 {
 		return fmt.Errorf("--knn-smooth %d: want ≥ 0", *knnSmooth)
 	}
+	testWarps, err := parseTestWarps(*testWarpsFlag)
+	if err != nil {
+		return err
+	}
+	if *testWarpPool != "mean" && *testWarpPool != "max" {
+		return fmt.Errorf("unknown --test-warp-pool %q (mean, max)", *testWarpPool)
+	}
+	if len(testWarps) > 0 && (*mismatch || *spkWarp > 0) {
+		return errors.New("--test-warps works without --mismatch and --speaker-warp")
+	}
 	comboWeights, err := hf.comboWeights()
 	if err != nil {
 		return err
 	}
-	if *ensemble && (*mismatch || *confusion != "") {
-		return errors.New("--ensemble works without --mismatch and --confusion")
+	if *ensemble && (*mismatch || *confusion != "" || *confTable || *predFile != "") {
+		return errors.New("--ensemble works without --mismatch, --confusion, --confusion-table and --predictions")
 	}
 	if *spkWarpBy != "spectrum" && *spkWarpBy != "confidence" {
 		return fmt.Errorf("unknown --speaker-warp-by %q (spectrum, confidence)", *spkWarpBy)
@@ -377,6 +397,17 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	var allTrue, allPred []int
 	var names []string
 	cache := map[string][]float32{}
+	var preds *predictionWriter
+	if *predFile != "" {
+		if preds, err = newPredictionWriter(*predFile); err != nil {
+			return err
+		}
+		defer func() {
+			if preds != nil { // an error path: the file is left as written so far
+				preds.close()
+			}
+		}()
+	}
 	grid := progress.New(stderr, "digits runs", int64(len(splits)**seeds), "runs")
 	defer grid.Finish()
 	for _, sp := range splits {
@@ -525,6 +556,30 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			// scored are the test vectors as the model last scored them.
 			scored := xte
+			// scoreTest gives a model's scores of the test recordings:
+			// plain, or pooled over the test-time warps.
+			scoreTest := func(m *classifier.RLS) (blas32.General, error) {
+				out := linalg.NewGeneral32(scored.Rows, len(labels))
+				m.Scores(out, rfstream.Features(fm, scored, 0))
+				return out, nil
+			}
+			if len(testWarps) > 0 {
+				sg, ok := warps.(*transforms.SpectroGroup)
+				if !ok {
+					return fmt.Errorf("--test-warps needs the spectro-warp group")
+				}
+				views := testWarpViews(rawTest, sg, testWarps, prep)
+				scoreTest = func(m *classifier.RLS) (blas32.General, error) {
+					return pooledScores(views, func(x blas32.General) blas32.General {
+						out := linalg.NewGeneral32(x.Rows, len(labels))
+						m.Scores(out, rfstream.Features(fm, x, 0))
+						return out
+					}, *testWarpPool)
+				}
+				if scores, err = scoreTest(rls); err != nil {
+					return err
+				}
+			}
 			if *spkWarp > 0 && *spkWarpBy == "confidence" {
 				sg, ok := warps.(*transforms.SpectroGroup)
 				if !ok {
@@ -572,8 +627,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return blas32.General{}, err
 				}
-				out := linalg.NewGeneral32(scored.Rows, len(labels))
-				adapted.Scores(out, rfstream.Features(fm, scored, 0))
+				out, err := scoreTest(adapted)
+				if err != nil {
+					return blas32.General{}, err
+				}
 				return smooth(out), nil
 			}
 			decide := func(words blas32.General) blas32.General { return hf.decisionScores(words, hs) }
@@ -597,6 +654,22 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			splitAcc = append(splitAcc, 1-classifier.ErrorRate(pred, yte))
 			if s == 0 {
 				allTrue, allPred, names = append(allTrue, yte...), append(allPred, pred...), labels
+				if *confTable {
+					counts, err := confusionCounts(yte, pred, len(labels))
+					if err != nil {
+						return err
+					}
+					if res.Confusions == nil {
+						res.Confusions = map[string][][]int{}
+					}
+					res.Confusions[sp.name], res.Labels = counts, labels
+					writeConfusionTable(stdout, sp.name, labels, counts)
+				}
+				if preds != nil {
+					if err := preds.add(sp.name, sp.test, labels, pred, decide(scores)); err != nil {
+						return err
+					}
+				}
 			}
 			perCond[0] = append(perCond[0], splitAcc[len(splitAcc)-1])
 			for i := 1; i < len(conds); i++ {
@@ -675,6 +748,13 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s.png and %s.svg\n", *confusion, *confusion)
+	}
+	if preds != nil {
+		if err := preds.close(); err != nil {
+			return err
+		}
+		preds = nil
+		fmt.Fprintf(stdout, "wrote %s\n", *predFile)
 	}
 	res.TestError = 1 - res.Accuracy
 	res.TrainSeconds = trainSec
