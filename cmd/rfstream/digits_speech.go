@@ -6,10 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/rfstream/rfstream/datasets"
@@ -119,22 +117,7 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 	}
 	stats := make([]speechStats, len(recs))
 	errs := make([]error, len(recs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				stats[i], errs[i] = measureSpeech(recs[i], wc)
-			}
-		}()
-	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallelFor(len(recs), func(i int) { stats[i], errs[i] = measureSpeech(recs[i], wc) })
 	for _, err := range errs {
 		if err != nil {
 			return err
