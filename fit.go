@@ -301,9 +301,13 @@ const gramColumns = 1024
 
 // gramFloat64 sets k = zzᵀ with float64 products and sums, one slab of
 // columns at a time, so the float64 copy of z never exists whole: at 10 000
-// rows and 99 000 features that copy alone would be 7.9 GB.
+// rows and 99 000 features that copy alone would be 7.9 GB. k is n×n and
+// contiguous.
 func gramFloat64(k blas64.General, z blas32.General) {
 	n := z.Rows
+	if k.Rows != n || k.Cols != n || k.Stride != n {
+		panic(fmt.Sprintf("rfstream: gramFloat64 needs a contiguous %d×%d kernel, have %d×%d stride %d", n, n, k.Rows, k.Cols, k.Stride))
+	}
 	slab := linalg.NewGeneral64(n, min(gramColumns, z.Cols))
 	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: k.Stride, Data: k.Data}
 	for c0 := 0; c0 < z.Cols; c0 += gramColumns {
@@ -322,11 +326,7 @@ func gramFloat64(k blas64.General, z blas32.General) {
 		}
 		blas64.Syrk(blas.NoTrans, 1, a, beta, sym)
 	}
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			k.Data[i*k.Stride+j] = k.Data[j*k.Stride+i]
-		}
-	}
+	linalg.MirrorUpperToLower(k.Data, n)
 }
 
 // heldOutSplit returns the sorted rows held out to choose λ and the rest.

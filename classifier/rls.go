@@ -247,7 +247,7 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 			a.gram[i*n+i] = v
 		}
 	}()
-	mirrorUpperToLower(a.gram, n)
+	linalg.MirrorUpperToLower(a.gram, n)
 	for i := 0; i < n; i++ {
 		a.gram[i*n+i] += lambda
 	}
@@ -263,22 +263,6 @@ func (a *RLSAccumulator) Solve(lambda float64) (*RLS, error) {
 		w.Data[i] = float32(v)
 	}
 	return &RLS{Dim: n, Classes: a.classes, Lambda: lambda, W: w}, nil
-}
-
-// mirrorUpperToLower copies the strict upper triangle of the n×n row-major
-// matrix g onto its strict lower triangle, in tiles so that both the rows
-// read and the columns written stay in cache.
-func mirrorUpperToLower(g []float64, n int) {
-	const tile = 64
-	for i0 := 0; i0 < n; i0 += tile {
-		for j0 := 0; j0 <= i0; j0 += tile {
-			for i := i0; i < min(i0+tile, n); i++ {
-				for j := j0; j < min(j0+tile, i); j++ {
-					g[i*n+j] = g[j*n+i]
-				}
-			}
-		}
-	}
 }
 
 // RLS is a trained one-vs-rest linear read-out: scores = z·W.

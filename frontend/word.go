@@ -53,12 +53,16 @@ func DefaultWordConfig() WordConfig {
 // Dim is the length of a word vector.
 func (w WordConfig) Dim() int { return w.Audio.Mels * w.Frames }
 
+// defaultFloorShare is the noise-floor rule's share when FloorShare is 0:
+// a speech frame rises a third of the way from the floor to the loud level.
+const defaultFloorShare = 1.0 / 3
+
 // SpeechFloorShare is the noise-floor rule's share in effect (see
 // FloorShare): 1/3 by default, 0 when the rule is off.
 func (w WordConfig) SpeechFloorShare() float64 {
 	switch {
 	case w.FloorShare == 0:
-		return 1.0 / 3
+		return defaultFloorShare
 	case w.FloorShare < 0:
 		return 0
 	}
@@ -70,7 +74,7 @@ func (w WordConfig) SpeechFloorShare() float64 {
 // and above its noise floor (5th percentile) by a third of the range.
 // Between them every frame is kept: words have quiet stretches inside.
 func SpeechRegion(logEnergy []float64, marginDB float64) (int, int) {
-	return SpeechRegionShare(logEnergy, marginDB, 1.0/3)
+	return SpeechRegionShare(logEnergy, marginDB, defaultFloorShare)
 }
 
 // SpeechThreshold is the log energy (natural-log power) a speech frame

@@ -50,6 +50,22 @@ func MulABt32(dst, a, b blas32.General) {
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, dst)
 }
 
+// MirrorUpperToLower copies the strict upper triangle of the n×n row-major
+// matrix g onto its strict lower triangle, in tiles so that both the rows
+// read and the columns written stay in cache (SYRK fills one triangle).
+func MirrorUpperToLower(g []float64, n int) {
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := j0; j < min(j0+tile, i); j++ {
+					g[i*n+j] = g[j*n+i]
+				}
+			}
+		}
+	}
+}
+
 // ErrNotPositiveDefinite is returned when a Cholesky factorisation fails.
 var ErrNotPositiveDefinite = errors.New("linalg: matrix is not positive definite")
 

@@ -543,8 +543,6 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			trainSec += time.Since(start).Seconds()
 			grid.Add(1)
-			scores := linalg.NewGeneral32(xte.Rows, len(labels))
-			rls.Scores(scores, rfstream.Features(fm, xte, 0))
 			trained := map[string]bool{}
 			for _, r := range sp.train {
 				trained[r.Speaker] = true
@@ -576,9 +574,10 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 						return out
 					}, *testWarpPool)
 				}
-				if scores, err = scoreTest(rls); err != nil {
-					return err
-				}
+			}
+			scores, err := scoreTest(rls)
+			if err != nil {
+				return err
 			}
 			if *spkWarp > 0 && *spkWarpBy == "confidence" {
 				sg, ok := warps.(*transforms.SpectroGroup)

@@ -76,6 +76,15 @@ func pooledScores(views []blas32.General, score func(blas32.General) blas32.Gene
 	if len(views) == 0 {
 		return blas32.General{}, fmt.Errorf("test-time warps: no views")
 	}
+	var combine func(acc, v float32) float32
+	switch pool {
+	case "mean":
+		combine = func(acc, v float32) float32 { return acc + v }
+	case "max":
+		combine = func(acc, v float32) float32 { return max(acc, v) }
+	default:
+		return blas32.General{}, fmt.Errorf("unknown --test-warp-pool %q (mean, max)", pool)
+	}
 	var out blas32.General
 	for v, x := range views {
 		s := score(x)
@@ -87,14 +96,7 @@ func pooledScores(views []blas32.General, score func(blas32.General) blas32.Gene
 		for i := 0; i < s.Rows; i++ {
 			dst, src := linalg.Row32(out, i), linalg.Row32(s, i)
 			for k := range dst {
-				switch pool {
-				case "mean":
-					dst[k] += src[k]
-				case "max":
-					dst[k] = max(dst[k], src[k])
-				default:
-					return blas32.General{}, fmt.Errorf("unknown --test-warp-pool %q (mean, max)", pool)
-				}
+				dst[k] = combine(dst[k], src[k])
 			}
 		}
 	}
