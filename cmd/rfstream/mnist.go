@@ -464,14 +464,9 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 
 // drawConfusion plots true against predicted classes.
 func drawConfusion(base, title string, names []string, truth, pred []int) error {
-	counts := make([][]int, len(names))
-	for i := range counts {
-		counts[i] = make([]int, len(names))
-	}
-	for i, t := range truth {
-		if t < len(names) && pred[i] < len(names) {
-			counts[t][pred[i]]++
-		}
+	counts, err := confusionCounts(truth, pred, len(names))
+	if err != nil {
+		return err
 	}
 	return plots.Confusion(base, title, names, counts)
 }
