@@ -27,8 +27,16 @@ type FitOptions struct {
 	// HoldOut is the fraction of training rows held out to choose λ
 	// (default 0.1). The test set is never used for this.
 	HoldOut float64
+	// LeaveOneOut chooses λ by the exact leave-one-out error over every
+	// training row instead of a held-out fraction, as GURLS (the invariance
+	// paper's RLS) does. It needs the dual form: each λ costs a Cholesky
+	// factorisation and a triangular inverse of the N×N kernel, and no row
+	// is set aside, so the chosen λ is used as it is for the final fit.
+	LeaveOneOut bool
 	// Grid lists candidate λ relative to the mean diagonal of ZᵀZ
-	// (default 1e-6 … 1e-1 by decades).
+	// (default 1e-6 … 1e-1 by decades; with LeaveOneOut, 1e-8 … 1e-1 by
+	// half decades, since a leave-one-out error over all N rows can tell
+	// neighbouring λ apart where 10 % of them could not).
 	Grid []float64
 	// Seed fixes which rows are held out.
 	Seed uint64
@@ -61,7 +69,7 @@ const (
 	FormDual
 )
 
-// LambdaTrial is one candidate λ and its held-out error.
+// LambdaTrial is one candidate λ and its held-out (or leave-one-out) error.
 type LambdaTrial struct {
 	Lambda, Relative, HeldOutError float64
 }
@@ -90,6 +98,15 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	}
 	if len(opt.Grid) == 0 {
 		opt.Grid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1}
+		if opt.LeaveOneOut {
+			opt.Grid = halfDecades(1e-8, 1e-1)
+		}
+	}
+	if opt.LeaveOneOut && opt.Lambda == 0 {
+		if opt.Form == FormPrimal {
+			return nil, FitReport{}, errors.New("rfstream: leave-one-out λ selection needs the dual form")
+		}
+		opt.Form = FormDual
 	}
 	var bar *progress.Bar
 	if opt.Progress != nil {
@@ -253,6 +270,13 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		}
 		return weights(c, all), FitReport{Lambda: opt.Lambda}, nil
 	}
+	if opt.LeaveOneOut {
+		c, rep, err := fitDualLOO(k64, labels, classes, z.Cols, opt.Grid)
+		if err != nil {
+			return nil, rep, err
+		}
+		return weights(c, all), rep, nil
+	}
 	held, rest, err := heldOutSplit(x.Rows, opt)
 	if err != nil {
 		return nil, FitReport{}, err
@@ -292,6 +316,48 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		return nil, rep, err
 	}
 	return weights(c, all), rep, nil
+}
+
+// fitDualLOO chooses λ on the grid (relative to the mean diagonal of ZᵀZ,
+// dim features) by the leave-one-out error over all rows of kernel k and
+// fits the model with it. Ties go to the larger λ, as on a held-out split.
+func fitDualLOO(k blas64.General, labels []int, classes, dim int, grid []float64) (*classifier.KernelRLS, FitReport, error) {
+	var scale float64
+	for i := 0; i < k.Rows; i++ {
+		scale += k.Data[i*k.Stride+i]
+	}
+	scale /= float64(dim)
+	if scale == 0 {
+		scale = 1
+	}
+	var rep FitReport
+	best := -1
+	for _, rel := range grid {
+		s, err := classifier.KernelLOOScores(k, labels, classes, rel*scale)
+		if err != nil {
+			continue // too small a λ for this kernel: skip it
+		}
+		e := classifier.ErrorRate(classifier.ArgMaxRows(s), labels)
+		rep.Trials = append(rep.Trials, LambdaTrial{Lambda: rel * scale, Relative: rel, HeldOutError: e})
+		if best < 0 || e <= rep.Trials[best].HeldOutError {
+			best = len(rep.Trials) - 1
+		}
+	}
+	if best < 0 {
+		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", grid)
+	}
+	rep.Lambda = rep.Trials[best].Lambda
+	c, err := classifier.FitKernelRLS(k, labels, classes, rep.Lambda)
+	return c, rep, err
+}
+
+// halfDecades returns lo, lo·√10, 10·lo, … up to hi.
+func halfDecades(lo, hi float64) []float64 {
+	var g []float64
+	for e := math.Log10(lo); e <= math.Log10(hi)+1e-9; e += 0.5 {
+		g = append(g, math.Pow(10, e))
+	}
+	return g
 }
 
 // gramColumns is how many feature columns gramFloat64 widens to float64 at

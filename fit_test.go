@@ -84,3 +84,82 @@ func TestGramFloat64Slabs(t *testing.T) {
 		}
 	}
 }
+
+// Leave-one-out selection: every trial's error is the error of N refits
+// without the scored row (counted by brute force through FitRLS with that λ
+// fixed), the chosen λ has the lowest error with ties to the larger, the
+// model is the fixed-λ fit at that λ on all rows, and the primal form is
+// refused.
+func TestFitRLSLeaveOneOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const n, classes = 60, 3
+	x := linalg.NewGeneral32(n, 5)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = i % classes
+		for j := range linalg.Row32(x, i) {
+			linalg.Row32(x, i)[j] = 1.5*float32(r.NormFloat64()) + float32(y[i]*(j%3))
+		}
+	}
+	m, err := maxout.New(5, maxout.Params{M: 80, Q: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []float64{1e-4, 1e-2, 1, 100}
+	opt := FitOptions{LeaveOneOut: true, Float64Gram: true, Grid: grid}
+	model, rep, err := FitRLS(m, x, y, classes, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Trials) != len(grid) {
+		t.Fatalf("%d trials for a grid of %d", len(rep.Trials), len(grid))
+	}
+	var distinct = map[float64]bool{}
+	best := 0
+	for ti, trial := range rep.Trials {
+		wrong := 0
+		for i := 0; i < n; i++ {
+			keep := linalg.NewGeneral32(n-1, x.Cols)
+			labels := make([]int, 0, n-1)
+			for j := 0; j < n; j++ {
+				if j != i {
+					copy(linalg.Row32(keep, len(labels)), linalg.Row32(x, j))
+					labels = append(labels, y[j])
+				}
+			}
+			fit, _, err := FitRLS(m, keep, labels, classes, FitOptions{Lambda: trial.Lambda, Float64Gram: true, Form: FormDual})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Predict(m, fit, linalg.Rows32(x, i, i+1), 0)[0] != y[i] {
+				wrong++
+			}
+		}
+		if want := float64(wrong) / n; math.Abs(trial.HeldOutError-want) > 1e-12 {
+			t.Errorf("λ = %g: leave-one-out error %.4f, refits without each row give %.4f", trial.Lambda, trial.HeldOutError, want)
+		}
+		distinct[trial.HeldOutError] = true
+		if trial.HeldOutError <= rep.Trials[best].HeldOutError {
+			best = ti
+		}
+	}
+	if len(distinct) < 2 {
+		t.Errorf("every λ gave the same leave-one-out error %v: the grid cannot test the choice", rep.Trials[0].HeldOutError)
+	}
+	if rep.Lambda != rep.Trials[best].Lambda {
+		t.Errorf("chose λ = %g, the lowest error (ties to the larger) is at %g", rep.Lambda, rep.Trials[best].Lambda)
+	}
+	fixed, _, err := FitRLS(m, x, y, classes, FitOptions{Lambda: rep.Lambda, Float64Gram: true, Form: FormDual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fixed.W.Data {
+		if fixed.W.Data[i] != model.W.Data[i] {
+			t.Fatalf("weight %d: %v from leave-one-out selection, %v fitted at its λ", i, model.W.Data[i], fixed.W.Data[i])
+		}
+	}
+	opt.Form = FormPrimal
+	if _, _, err := FitRLS(m, x, y, classes, opt); err == nil || !strings.Contains(err.Error(), "dual") {
+		t.Errorf("leave-one-out in the primal form: error %v", err)
+	}
+}

@@ -102,3 +102,75 @@ func TestKernelRLSBadInput(t *testing.T) {
 		t.Errorf("negative definite kernel: %v", err)
 	}
 }
+
+// TestKernelLOOScoresBruteForce: the closed-form leave-one-out scores equal,
+// row by row, the scores of a model refitted without that row, on a linear
+// kernel with fewer rows than features (so the fit interpolates and leaving
+// a row out matters) and on one with more.
+func TestKernelLOOScoresBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct {
+		n, d   int
+		lambda float64
+	}{{25, 40, 0.05}, {40, 6, 2}} {
+		const classes = 3
+		z := gaussianRows(c.n, c.d, r)
+		labels := make([]int, c.n)
+		for i := range labels {
+			labels[i] = r.IntN(classes)
+		}
+		k := linearKernel(z, z)
+		loo, err := KernelLOOScores(k, labels, classes, c.lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var worst, scale float64
+		for i := 0; i < c.n; i++ {
+			var keep []int
+			for j := 0; j < c.n; j++ {
+				if j != i {
+					keep = append(keep, j)
+				}
+			}
+			sub := linalg.NewGeneral64(c.n-1, c.n-1)
+			kRow := linalg.NewGeneral64(1, c.n-1)
+			subLabels := make([]int, 0, c.n-1)
+			for a, p := range keep {
+				for b, q := range keep {
+					sub.Data[a*sub.Stride+b] = k.Data[p*k.Stride+q]
+				}
+				kRow.Data[a] = k.Data[i*k.Stride+p]
+				subLabels = append(subLabels, labels[p])
+			}
+			m, err := FitKernelRLS(sub, subLabels, classes, c.lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := m.Scores(kRow)
+			for j := 0; j < classes; j++ {
+				worst = math.Max(worst, math.Abs(loo.Data[i*classes+j]-want.Data[j]))
+				scale = math.Max(scale, math.Abs(want.Data[j]))
+			}
+		}
+		if worst > 1e-9*math.Max(1, scale) {
+			t.Errorf("n=%d d=%d λ=%g: closed-form leave-one-out scores differ from refits by %.3g (largest score %.3g)", c.n, c.d, c.lambda, worst, scale)
+		}
+		// The left-out scores must not be the fitted ones: with n < d the fit
+		// nearly interpolates, so equality would mean the row was not left out.
+		full, err := FitKernelRLS(k, labels, classes, c.lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fitted := full.Scores(k)
+		var gap float64
+		for i, v := range fitted.Data {
+			gap = math.Max(gap, math.Abs(v-loo.Data[i]))
+		}
+		if gap < 1e-3 {
+			t.Errorf("n=%d d=%d: leave-one-out scores equal the fitted ones (largest gap %.3g)", c.n, c.d, gap)
+		}
+	}
+	if _, err := KernelLOOScores(linearKernel(gaussianRows(3, 2, r), gaussianRows(3, 2, r)), []int{0, 1, 0}, 2, 0); err == nil {
+		t.Error("λ = 0 was accepted; the closed form divides by λGᵢᵢ")
+	}
+}

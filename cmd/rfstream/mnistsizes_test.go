@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,70 @@ func TestMNISTSizesDraws(t *testing.T) {
 	}
 	if rows := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(rows) != 13 || !strings.HasPrefix(rows[0], "map,per_class,subset_seed,") {
 		t.Fatalf("CSV: %d lines, header %q", len(rows), rows[0])
+	}
+}
+
+// --lambda-by loo reaches the fit: the table says how λ was chosen, every
+// row's trials are the half-decade grid with the lowest error chosen (ties to
+// the larger λ) and used as it is, where the held-out split tries decades and
+// scales the winner for the refit; an unknown method is refused.
+func TestMNISTSizesLambdaBy(t *testing.T) {
+	dir := t.TempDir()
+	trI, trL := writeIDX(t, dir, "train", 200)
+	teI, teL := writeIDX(t, dir, "test", 40)
+	for _, by := range []string{"holdout", "loo"} {
+		args := []string{"eval", "mnist-sizes", "--sizes", "5,20", "--maps", "invariant,identity", "--lambda-by", by,
+			"--m", "10", "--g", "5", "--shift", "1", "--degrees", "10", "--train-images", trI, "--train-labels", trL,
+			"--test-images", teI, "--test-labels", teL, "--out", filepath.Join(dir, by), "--json"}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("--lambda-by %s: exit %d: %s", by, code, stderr.String())
+		}
+		want := map[string]string{"holdout": "λ from 10 % of the training rows", "loo": "λ by leave-one-out over all training rows"}[by]
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("--lambda-by %s: the table does not say %q:\n%s", by, want, stdout.String())
+		}
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		var res struct {
+			Rows []sizesRow `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 4 {
+			t.Fatalf("--lambda-by %s: %d rows, want 4", by, len(res.Rows))
+		}
+		for _, r := range res.Rows {
+			trials := r.LambdaTrials
+			wantTrials, step := 6, 1.0
+			if by == "loo" {
+				wantTrials, step = 15, 0.5
+			}
+			if len(trials) != wantTrials {
+				t.Fatalf("--lambda-by %s, %s, %d per class: %d λ trials, want %d", by, r.Map, r.PerClass, len(trials), wantTrials)
+			}
+			best := 0
+			for i, tr := range trials {
+				if i > 0 {
+					if d := math.Log10(tr.Relative / trials[i-1].Relative); math.Abs(d-step) > 1e-9 {
+						t.Errorf("--lambda-by %s: trials %d and %d are %.3g decades apart, want %g", by, i-1, i, d, step)
+					}
+				}
+				if tr.HeldOutError <= trials[best].HeldOutError {
+					best = i
+				}
+			}
+			chosen := trials[best].Lambda
+			if by == "holdout" {
+				chosen *= 10.0 / 9 // the refit on all rows scales λ by N over the 90 % it was chosen on
+			}
+			if math.Abs(r.Lambda-chosen) > 1e-9*chosen {
+				t.Errorf("--lambda-by %s, %s, %d per class: fitted with λ = %g, the trials choose %g", by, r.Map, r.PerClass, r.Lambda, chosen)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"eval", "mnist-sizes", "--lambda-by", "cv"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "--lambda-by") {
+		t.Errorf("--lambda-by cv: exit %d, stderr %q", code, stderr.String())
 	}
 }
