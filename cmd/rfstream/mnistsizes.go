@@ -140,9 +140,9 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	if imf.deskew {
 		prep = "deskewed, unit-length pixel rows (every map)"
 	}
-	choice := "λ from 10 % of the training rows"
+	choice, selection := "λ from 10 % of the training rows", "held-out"
 	if loo {
-		choice = "λ by leave-one-out over all training rows"
+		choice, selection = "λ by leave-one-out over all training rows", "leave-one-out"
 	}
 	fmt.Fprintf(stdout, "MNIST, RLS (%s), test on all %d test images, %s; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
 		choice, test.N, prep, mf.label(nil), imf.degrees, imf.shift, dim)
@@ -180,6 +180,9 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 					fmt.Sprintf("%.4f", r.Accuracy), fmt.Sprintf("%.1f", r.TrainSecs)})
 				cw.Flush()
 				fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (λ=%.3g, trained in %.1fs)\n", k, n, seed, 100*r.Accuracy, r.Lambda, r.TrainSecs)
+				for _, t := range rep.Trials {
+					fmt.Fprintf(stderr, "  λ = %.3g (×%.3g of mean diag): %s error %.4f\n", t.Lambda, t.Relative, selection, t.HeldOutError)
+				}
 			}
 		}
 	}
