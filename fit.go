@@ -153,26 +153,15 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	if err != nil {
 		return nil, FitReport{}, err
 	}
-	scale := train.MeanDiagonal()
-	if scale == 0 {
-		scale = 1
-	}
-	var rep FitReport
-	best := -1
-	for _, rel := range opt.Grid {
-		r, err := train.Solve(rel * scale)
+	rep, err := searchLambda(opt.Grid, train.MeanDiagonal(), func(lambda float64) (float64, error) {
+		r, err := train.Solve(lambda)
 		if err != nil {
-			continue // too small a λ for this Gram: skip it
+			return 0, err
 		}
-		e := classifier.ErrorRate(r.Predict(heldZ), heldLabels)
-		rep.Trials = append(rep.Trials, LambdaTrial{Lambda: rel * scale, Relative: rel, HeldOutError: e})
-		// Ties go to the larger λ: the smoother model.
-		if best < 0 || e <= rep.Trials[best].HeldOutError {
-			best = len(rep.Trials) - 1
-		}
-	}
-	if best < 0 {
-		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", opt.Grid)
+		return classifier.ErrorRate(r.Predict(heldZ), heldLabels), nil
+	})
+	if err != nil {
+		return nil, rep, err
 	}
 	// Refit on all rows. λ grows with N so the balance between data and
 	// regulariser stays the one the held-out rows chose.
@@ -182,7 +171,7 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 			return nil, rep, err
 		}
 	}
-	rep.Lambda = rep.Trials[best].Lambda * float64(x.Rows) / float64(len(rest))
+	rep.Lambda *= float64(x.Rows) / float64(len(rest))
 	r, err := train.Solve(rep.Lambda)
 	// Features that are constant or duplicated (CDF thresholds that every
 	// input passes) make the Gram singular; float32 rounding can then leave
@@ -281,32 +270,18 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	if err != nil {
 		return nil, FitReport{}, err
 	}
-	var scale float64
-	for _, i := range rest {
-		scale += k64.Data[i*k64.Stride+i]
-	}
-	scale /= float64(z.Cols)
-	if scale == 0 {
-		scale = 1
-	}
 	kRest, kHeld, restLabels, heldLabels := kernel(rest, rest), kernel(held, rest), pick(rest), pick(held)
-	var rep FitReport
-	best := -1
-	for _, rel := range opt.Grid {
-		c, err := classifier.FitKernelRLS(kRest, restLabels, classes, rel*scale)
+	rep, err := searchLambda(opt.Grid, meanDiagonal(k64, rest, z.Cols), func(lambda float64) (float64, error) {
+		c, err := classifier.FitKernelRLS(kRest, restLabels, classes, lambda)
 		if err != nil {
-			continue
+			return 0, err
 		}
-		e := classifier.ErrorRate(c.Predict(kHeld), heldLabels)
-		rep.Trials = append(rep.Trials, LambdaTrial{Lambda: rel * scale, Relative: rel, HeldOutError: e})
-		if best < 0 || e <= rep.Trials[best].HeldOutError {
-			best = len(rep.Trials) - 1
-		}
+		return classifier.ErrorRate(c.Predict(kHeld), heldLabels), nil
+	})
+	if err != nil {
+		return nil, rep, err
 	}
-	if best < 0 {
-		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", opt.Grid)
-	}
-	rep.Lambda = rep.Trials[best].Lambda * float64(x.Rows) / float64(len(rest))
+	rep.Lambda *= float64(x.Rows) / float64(len(rest))
 	c, err := classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
 	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
 		rep.Lambda *= 10 // as in the primal: a singular kernel rounded indefinite
@@ -322,33 +297,55 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 // dim features) by the leave-one-out error over all rows of kernel k and
 // fits the model with it. Ties go to the larger λ, as on a held-out split.
 func fitDualLOO(k blas64.General, labels []int, classes, dim int, grid []float64) (*classifier.KernelRLS, FitReport, error) {
-	var scale float64
-	for i := 0; i < k.Rows; i++ {
-		scale += k.Data[i*k.Stride+i]
+	rep, err := searchLambda(grid, meanDiagonal(k, identityOrder(k.Rows), dim), func(lambda float64) (float64, error) {
+		s, err := classifier.KernelLOOScores(k, labels, classes, lambda)
+		if err != nil {
+			return 0, err
+		}
+		return classifier.ErrorRate(classifier.ArgMaxRows(s), labels), nil
+	})
+	if err != nil {
+		return nil, rep, err
 	}
-	scale /= float64(dim)
+	c, err := classifier.FitKernelRLS(k, labels, classes, rep.Lambda)
+	return c, rep, err
+}
+
+// searchLambda tries λ = rel·scale for every rel of grid, skipping the λ
+// errorAt cannot solve for (too small for the Gram), and returns every
+// trial with the lowest error's λ in Lambda. Ties go to the larger λ: the
+// smoother model. A zero scale (all-zero features) counts as 1.
+func searchLambda(grid []float64, scale float64, errorAt func(lambda float64) (float64, error)) (FitReport, error) {
 	if scale == 0 {
 		scale = 1
 	}
 	var rep FitReport
 	best := -1
 	for _, rel := range grid {
-		s, err := classifier.KernelLOOScores(k, labels, classes, rel*scale)
+		e, err := errorAt(rel * scale)
 		if err != nil {
-			continue // too small a λ for this kernel: skip it
+			continue
 		}
-		e := classifier.ErrorRate(classifier.ArgMaxRows(s), labels)
 		rep.Trials = append(rep.Trials, LambdaTrial{Lambda: rel * scale, Relative: rel, HeldOutError: e})
 		if best < 0 || e <= rep.Trials[best].HeldOutError {
 			best = len(rep.Trials) - 1
 		}
 	}
 	if best < 0 {
-		return nil, rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", grid)
+		return rep, fmt.Errorf("rfstream: no λ in %v gave a solvable system", grid)
 	}
 	rep.Lambda = rep.Trials[best].Lambda
-	c, err := classifier.FitKernelRLS(k, labels, classes, rep.Lambda)
-	return c, rep, err
+	return rep, nil
+}
+
+// meanDiagonal is the mean diagonal of ZᵀZ (dim features) over the rows of
+// Z whose kernel diagonal k holds: the trace is the same either way round.
+func meanDiagonal(k blas64.General, rows []int, dim int) float64 {
+	var t float64
+	for _, i := range rows {
+		t += k.Data[i*k.Stride+i]
+	}
+	return t / float64(dim)
 }
 
 // halfDecades returns lo, lo·√10, 10·lo, … up to hi.
