@@ -22,7 +22,8 @@ eval-mnist-invariant: build data
 
 # The 1000-per-class row as the paper reports it: a mean over training draws (here 5 subsets, subset seeds
 # 1–5; the paper draws 100), same maps and settings as eval-mnist-invariant; out/mnist-invariant-draws.csv
-# keeps every draw. 1 h 12 min beside three other jobs on the 2 cores (Nov 23); peak RSS 13.2 GB.
+# keeps every draw. 1 h 12 min beside three other jobs on the 2 cores (Nov 23); peak RSS 13.2 GB then, 8.3 GB
+# for one fit since the test features are scored block by block.
 eval-mnist-invariant-draws: build data
 	nice -n 10 $(BIN) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant-draws
