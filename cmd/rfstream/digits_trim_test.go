@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,4 +143,25 @@ func TestOnsetTrimLeavesTestRowsAlone(t *testing.T) {
 			t.Fatalf("prediction %d is for %s, without trims for %s", i, trimPreds[i][1], plainPreds[i][1])
 		}
 	}
+}
+
+// Whatever --onset-trim-ms is given, the parser either refuses it or
+// returns distinct trims in (0, maxOnsetTrimMs] ms.
+func FuzzParseOnsetTrims(f *testing.F) {
+	for _, s := range []string{"80", "60,120", "", "0", "-5", "40,40", "1e400", "NaN", "Inf", " 50 , 150 ", "500", "500.0001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		trims, err := parseOnsetTrims(s)
+		if err != nil {
+			return
+		}
+		seen := map[float64]bool{}
+		for _, v := range trims {
+			if math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs || seen[v] {
+				t.Fatalf("%q gave %v", s, trims)
+			}
+			seen[v] = true
+		}
+	})
 }
