@@ -169,3 +169,85 @@ func TestSpeechRegionAroundPeak(t *testing.T) {
 		t.Fatalf("empty: [%d,%d)", a, b)
 	}
 }
+
+// The onset-trimmed vector of a recording is the word vector of the same
+// recording with its first samples cut off up to the trimmed region start:
+// the trim moves where the word begins and changes nothing else.
+func TestWordVectorOnsetTrimmedEqualsCutRecording(t *testing.T) {
+	wc := DefaultWordConfig()
+	// Without pre-emphasis the cut recording's first frame is exactly the
+	// original's frame a+trim (with it, the cut's first sample would lose
+	// its predecessor's term: a click in the high bands).
+	wc.Audio.PreEmph = 0
+	// 0.3 s faint noise, a 0.4 s glide from 400 to 2000 Hz, 0.2 s noise.
+	x := make([]float32, 7200)
+	var lcg uint32 = 11
+	phase := 0.0
+	for i := range x {
+		lcg = lcg*1664525 + 1013904223
+		x[i] = 0.001 * (float32(lcg>>8)/float32(1<<24) - 0.5)
+		if i >= 2400 && i < 5600 {
+			f := 400 + 1600*float64(i-2400)/3200
+			phase += 2 * math.Pi * f / 8000
+			x[i] += float32(0.3 * math.Sin(phase))
+		}
+	}
+	_, e := LogMel(wc.Audio, x)
+	a, b := wc.SpeechRegion(e)
+	plain, err := WordVector(wc, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := WordVectorOnsetTrimmed(wc, x, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plain {
+		if zero[i] != plain[i] {
+			t.Fatalf("zero trim: element %d is %g, WordVector's %g", i, zero[i], plain[i])
+		}
+	}
+	const trim = 8 // frames: 80 ms at a 10 ms hop
+	trimmed, err := WordVectorOnsetTrimmed(wc, x, 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Frame i covers samples [80i, 80i+200), so cutting 80·(a+trim)
+	// samples makes the old frame a+trim the first one.
+	cut := x[wc.Audio.Hop()*(a+trim):]
+	_, ec := LogMel(wc.Audio, cut)
+	if ca, cb := wc.SpeechRegion(ec); ca != 0 || cb != b-a-trim {
+		t.Fatalf("cut recording: region [%d,%d), want [0,%d) (original [%d,%d))", ca, cb, b-a-trim, a, b)
+	}
+	want, err := WordVector(wc, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diffCut, diffPlain float64
+	for i := range want {
+		diffCut = math.Max(diffCut, math.Abs(float64(trimmed[i]-want[i])))
+		diffPlain = math.Max(diffPlain, math.Abs(float64(trimmed[i]-plain[i])))
+	}
+	if diffCut > 1e-5 {
+		t.Fatalf("trimmed vector differs from the cut recording's by %g", diffCut)
+	}
+	if diffPlain < 0.02 {
+		t.Fatalf("trimmed vector within %g of the untrimmed one: the trim did nothing", diffPlain)
+	}
+	for _, bad := range []float64{-10, math.NaN(), math.Inf(1)} {
+		if _, err := WordVectorOnsetTrimmed(wc, x, bad); err == nil {
+			t.Fatalf("trim %g ms: no error", bad)
+		}
+	}
+}
+
+func TestTrimOnsetKeepsSecondHalf(t *testing.T) {
+	for _, c := range []struct{ a, b, trim, want int }{
+		{10, 40, 0, 10}, {10, 40, -3, 10}, {10, 40, 8, 18}, {10, 40, 15, 25}, {10, 40, 16, 25},
+		{10, 40, 100, 25}, {5, 6, 4, 5}, {5, 7, 4, 6}, {0, 0, 3, 0},
+	} {
+		if got := TrimOnset(c.a, c.b, c.trim); got != c.want {
+			t.Errorf("TrimOnset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.want)
+		}
+	}
+}

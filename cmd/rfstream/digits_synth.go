@@ -29,6 +29,8 @@ type trainVoiceFlags struct {
 	realWeight  int
 	speeds      string
 	speedList   []float64
+	onsetTrims  string
+	onsetTrimMs []float64
 }
 
 func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
@@ -37,6 +39,7 @@ func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.synthSeed, "synth-seed", 1, "--synth-voices: seed of the voices and takes (audio cached under $RFSTREAM_DATA/synth-digits)")
 	fs.IntVar(&f.realWeight, "real-weight", 1, "weight of every real training recording (and its speed copies) against a synthetic one: each is used this many times")
 	fs.StringVar(&f.speeds, "speed-perturb", "", "comma-separated speed factors (e.g. 0.9,1.1): add a copy of every real training recording played this much faster (pitch and tempo together, Kaldi-style), as a new speaker")
+	fs.StringVar(&f.onsetTrims, "onset-trim-ms", "", "comma-separated trims in ms (e.g. 60,120): add a copy of every training recording (real and synthetic, not speed copies) whose word vector starts this much after the detected speech start (at most half the region cut), as if the recording had been cut after the word began; test rows are never trimmed")
 }
 
 func (f *trainVoiceFlags) validate() error {
@@ -48,6 +51,10 @@ func (f *trainVoiceFlags) validate() error {
 	}
 	if f.realWeight < 1 || f.realWeight > 100 {
 		return fmt.Errorf("--real-weight %d: want 1 to 100", f.realWeight)
+	}
+	var err error
+	if f.onsetTrimMs, err = parseOnsetTrims(f.onsetTrims); err != nil {
+		return err
 	}
 	f.speedList = nil
 	if strings.TrimSpace(f.speeds) == "" {
@@ -68,8 +75,40 @@ func (f *trainVoiceFlags) validate() error {
 	return nil
 }
 
+// maxOnsetTrimMs bounds --onset-trim-ms: FSDD's words last 150-800 ms, and
+// TrimOnset keeps half of any region anyway.
+const maxOnsetTrimMs = 500
+
+// parseOnsetTrims reads --onset-trim-ms: distinct trims in (0, 500] ms.
+//
+// Why milliseconds and not a share of the region: what FSDD's cut took
+// from some recordings is one consonant, an /s/ of roughly 60-150 ms,
+// whose length does not grow with the word's; a share of the region would
+// cut a long "seven" by much more than a short "six", and a short word by
+// almost nothing. TrimOnset keeps at least the region's second half, so a
+// short word is not reduced to its tail.
+func parseOnsetTrims(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	seen := map[float64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs {
+			return nil, fmt.Errorf("--onset-trim-ms: %q is not a trim in (0, %d] ms", part, maxOnsetTrimMs)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("--onset-trim-ms: %g given twice", v)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func (f *trainVoiceFlags) used() bool {
-	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0
+	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0
 }
 
 // synth builds (or finds in the data cache) the synthetic recordings.
@@ -128,6 +167,17 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 	}
 	if len(synth) > 0 {
 		blocks = append(blocks, block{synth, condition{name: "clean"}, len(real)})
+	}
+	// Onset-trimmed copies: each keeps its source's speaker (the same voice
+	// and microphone, only cut later, as the unseen voices' clipped words
+	// are normalised with their own voice's statistics) and its group (so
+	// the λ hold-out never splits a recording from its trimmed copy).
+	for _, ms := range f.onsetTrimMs {
+		c := condition{name: fmt.Sprintf("onset trim %gms", ms), onsetTrimMs: ms}
+		blocks = append(blocks, block{real, c, 0})
+		if len(synth) > 0 {
+			blocks = append(blocks, block{synth, c, len(real)})
+		}
 	}
 	var out trainingRows
 	n := 0

@@ -26,6 +26,12 @@ func TestTrainVoiceFlagsRefuseBadInput(t *testing.T) {
 		{"--speed-perturb", "0.9,3"},
 		{"--speed-perturb", "0.9,0.9"},
 		{"--speed-perturb", "NaN"},
+		{"--onset-trim-ms", "0"},
+		{"--onset-trim-ms", "-40"},
+		{"--onset-trim-ms", "40,40"},
+		{"--onset-trim-ms", "600"},
+		{"--onset-trim-ms", "NaN"},
+		{"--onset-trim-ms", "short"},
 	} {
 		var out, errb bytes.Buffer
 		args := append([]string{"eval", "digits", "--fsdd", fsdd, "--m", "20"}, bad...)

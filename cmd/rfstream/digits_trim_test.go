@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
+)
+
+// Onset-trimmed copies follow the clean rows in one block per trim; each
+// row is its source recording's onset-trimmed word vector, with the
+// source's speaker and group. Without the flag the rows are the clean ones.
+func TestOnsetTrimRows(t *testing.T) {
+	recs, err := datasets.FSDD(toyFSDD(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := recs[:8]
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	plain := trainVoiceFlags{synthTakes: 1, realWeight: 1}
+	if err := plain.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if plain.used() {
+		t.Fatal("no trims, weight 1, no voices: the training rows should be the split's own")
+	}
+	tv := trainVoiceFlags{synthTakes: 1, realWeight: 1, onsetTrims: "40, 120"}
+	if err := tv.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !tv.used() || !slices.Equal(tv.onsetTrimMs, []float64{40, 120}) {
+		t.Fatalf("trims %v, used %v", tv.onsetTrimMs, tv.used())
+	}
+	cache := map[string][]float32{}
+	rows, err := tv.rows(real, nil, wc, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(real)
+	if rows.x.Rows != 3*n || len(rows.recs) != 3*n || len(rows.groups) != 3*n {
+		t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), 3*n)
+	}
+	clean, err := loadWordVectors(real, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i, r := range real {
+		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(clean, i)) {
+			t.Fatalf("row %d: the clean row is not the recording's word vector", i)
+		}
+		f, err := os.Open(r.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := frontend.ReadWAV(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b, ms := range []float64{40, 120} {
+			want, err := frontend.WordVectorOnsetTrimmed(wc, a.Samples, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := (b+1)*n + i
+			if !slices.Equal(linalg.Row32(rows.x, row), want) {
+				t.Fatalf("row %d: not the %g ms onset-trimmed vector of %s", row, ms, r.Path)
+			}
+			if !slices.Equal(want, linalg.Row32(clean, i)) {
+				changed++
+			}
+			if rows.recs[row] != r || rows.groups[row] != i {
+				t.Fatalf("row %d: recording %+v group %d, want %+v group %d", row, rows.recs[row], rows.groups[row], r, i)
+			}
+		}
+	}
+	if changed < n {
+		t.Fatalf("only %d of %d trimmed copies differ from their clean row", changed, 2*n)
+	}
+}
+
+// With --onset-trim-ms only the training rows grow: the table's test
+// count and the predictions file list each test recording once, and the
+// training count is one row per recording and trim more.
+func TestOnsetTrimLeavesTestRowsAlone(t *testing.T) {
+	fsdd := toyFSDD(t)
+	recs, err := datasets.FSDD(fsdd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := datasets.OfficialSplit(recs)
+	dir := t.TempDir()
+	counts := func(extra ...string) (string, [][]string) {
+		pred := filepath.Join(dir, "pred.tsv")
+		var out, errb bytes.Buffer
+		args := append([]string{"eval", "digits", "--fsdd", fsdd, "--m", "40", "--frames", "16", "--predictions", pred}, extra...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
+		}
+		f, err := os.Open(pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r := csv.NewReader(f)
+		r.Comma = '\t'
+		lines, err := r.ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "official") {
+				return strings.Join(strings.Fields(line)[1:3], " "), lines[1:]
+			}
+		}
+		t.Fatalf("no official row in %q", out.String())
+		return "", nil
+	}
+	plainCounts, plainPreds := counts()
+	trimCounts, trimPreds := counts("--onset-trim-ms", "50,100")
+	want := func(trainRows int) string {
+		return strings.Join([]string{strconv.Itoa(trainRows), strconv.Itoa(len(test))}, " ")
+	}
+	if plainCounts != want(len(train)) || trimCounts != want(3*len(train)) {
+		t.Fatalf("train/test counts %q and with two trims %q; want %q and %q", plainCounts, trimCounts, want(len(train)), want(3*len(train)))
+	}
+	if len(plainPreds) != len(test) || len(trimPreds) != len(test) {
+		t.Fatalf("%d and %d predictions, want one per test recording (%d)", len(plainPreds), len(trimPreds), len(test))
+	}
+	for i := range trimPreds {
+		if trimPreds[i][1] != plainPreds[i][1] {
+			t.Fatalf("prediction %d is for %s, without trims for %s", i, trimPreds[i][1], plainPreds[i][1])
+		}
+	}
+}
+
+// Whatever --onset-trim-ms is given, the parser either refuses it or
+// returns distinct trims in (0, maxOnsetTrimMs] ms.
+func FuzzParseOnsetTrims(f *testing.F) {
+	for _, s := range []string{"80", "60,120", "", "0", "-5", "40,40", "1e400", "NaN", "Inf", " 50 , 150 ", "500", "500.0001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		trims, err := parseOnsetTrims(s)
+		if err != nil {
+			return
+		}
+		seen := map[float64]bool{}
+		for _, v := range trims {
+			if math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs || seen[v] {
+				t.Fatalf("%q gave %v", s, trims)
+			}
+			seen[v] = true
+		}
+	})
+}
