@@ -312,7 +312,8 @@ func fitDualLOO(k blas64.General, labels []int, classes, dim int, grid []float64
 
 // searchLambda tries λ = rel·scale for every rel of grid, skipping the λ
 // errorAt cannot solve for (too small for the Gram), and returns every
-// trial with the lowest error's λ in Lambda. Ties go to the larger λ: the
+// trial with the lowest error's λ in Lambda. Ties go to the later λ of the
+// grid: with the ascending grids FitRLS uses, the larger λ and the
 // smoother model. A zero scale (all-zero features) counts as 1.
 func searchLambda(grid []float64, scale float64, errorAt func(lambda float64) (float64, error)) (FitReport, error) {
 	if scale == 0 {
