@@ -49,15 +49,11 @@ func (f *wordSetFlags) register(fs *flag.FlagSet) {
 // loadWordVectors reads every recording, resamples it to the word
 // config's rate and computes its word vector, on all cores.
 func loadWordVectors(recs []datasets.Recording, wc frontend.WordConfig) (blas32.General, error) {
-	return loadWordVectorsWarped(recs, wc, nil)
+	return loadWordVectorsIn(recs, wc, condition{})
 }
 
 // waveWarp transforms a recording before its word vector is computed.
 type waveWarp func(samples []float32, rate int) ([]float32, error)
-
-func loadWordVectorsWarped(recs []datasets.Recording, wc frontend.WordConfig, warp waveWarp) (blas32.General, error) {
-	return loadWordVectorsIn(recs, wc, condition{warp: warp})
-}
 
 // loadWordVectorsIn computes the word vectors of recs under condition c
 // (its waveform warp and onset trim), on all cores.
