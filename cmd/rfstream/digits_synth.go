@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,11 @@ type trainVoiceFlags struct {
 	speedList   []float64
 	onsetTrims  string
 	onsetTrimMs []float64
+	// trimLabels, when set, limits the onset-trimmed copies to recordings
+	// of these labels (e.g. the words that begin with /s/, the consonant
+	// FSDD's trimming and an 8 kHz band lose first); empty: every label.
+	trimLabelList string
+	trimLabels    map[string]bool
 }
 
 func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
@@ -40,6 +46,7 @@ func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.realWeight, "real-weight", 1, "weight of every real training recording (and its speed copies) against a synthetic one: each is used this many times")
 	fs.StringVar(&f.speeds, "speed-perturb", "", "comma-separated speed factors (e.g. 0.9,1.1): add a copy of every real training recording played this much faster (pitch and tempo together, Kaldi-style), as a new speaker")
 	fs.StringVar(&f.onsetTrims, "onset-trim-ms", "", "comma-separated trims in ms (e.g. 60,120): add a copy of every training recording (real and synthetic, not speed copies) whose word vector starts this much after the detected speech start (at most half the region cut), as if the recording had been cut after the word began; test rows are never trimmed")
+	fs.StringVar(&f.trimLabelList, "onset-trim-labels", "", "comma-separated training labels (e.g. 6,7) whose recordings get the --onset-trim-ms copies; empty: every label")
 }
 
 func (f *trainVoiceFlags) validate() error {
@@ -55,6 +62,12 @@ func (f *trainVoiceFlags) validate() error {
 	var err error
 	if f.onsetTrimMs, err = parseOnsetTrims(f.onsetTrims); err != nil {
 		return err
+	}
+	if f.trimLabels, err = parseTrimLabels(f.trimLabelList); err != nil {
+		return err
+	}
+	if f.trimLabels != nil && len(f.onsetTrimMs) == 0 {
+		return errors.New("--onset-trim-labels: no --onset-trim-ms to apply")
 	}
 	f.speedList = nil
 	if strings.TrimSpace(f.speeds) == "" {
@@ -107,6 +120,26 @@ func parseOnsetTrims(s string) ([]float64, error) {
 	return out, nil
 }
 
+// parseTrimLabels reads --onset-trim-labels: distinct non-empty labels, or
+// nil for every label.
+func parseTrimLabels(s string) (map[string]bool, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		l := strings.TrimSpace(part)
+		if l == "" {
+			return nil, fmt.Errorf("--onset-trim-labels %q: an empty label", s)
+		}
+		if out[l] {
+			return nil, fmt.Errorf("--onset-trim-labels: %q given twice", l)
+		}
+		out[l] = true
+	}
+	return out, nil
+}
+
 func (f *trainVoiceFlags) used() bool {
 	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0
 }
@@ -148,13 +181,22 @@ type trainingRows struct {
 
 func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32) (trainingRows, error) {
 	type block struct {
-		recs  []datasets.Recording
-		cond  condition
-		group int // group of the block's first row
+		recs   []datasets.Recording
+		cond   condition
+		groups []int // one per row: the row's source recording
 	}
+	// numbered gives recordings the groups first, first+1, ….
+	numbered := func(recs []datasets.Recording, first int) []int {
+		g := make([]int, len(recs))
+		for i := range g {
+			g[i] = first + i
+		}
+		return g
+	}
+	realGroups, synthGroups := numbered(real, 0), numbered(synth, len(real))
 	var blocks []block
 	for k := 0; k < f.realWeight; k++ {
-		blocks = append(blocks, block{real, condition{name: "clean"}, 0})
+		blocks = append(blocks, block{real, condition{name: "clean"}, realGroups})
 		for _, s := range f.speedList {
 			c := speedCondition(s)
 			renamed := make([]datasets.Recording, len(real))
@@ -162,21 +204,43 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 				r.Speaker = fmt.Sprintf("%s@%g", r.Speaker, s)
 				renamed[i] = r
 			}
-			blocks = append(blocks, block{renamed, c, 0})
+			blocks = append(blocks, block{renamed, c, realGroups})
 		}
 	}
 	if len(synth) > 0 {
-		blocks = append(blocks, block{synth, condition{name: "clean"}, len(real)})
+		blocks = append(blocks, block{synth, condition{name: "clean"}, synthGroups})
 	}
 	// Onset-trimmed copies: each keeps its source's speaker (the same voice
 	// and microphone, only cut later, as the unseen voices' clipped words
 	// are normalised with their own voice's statistics) and its group (so
 	// the λ hold-out never splits a recording from its trimmed copy).
+	trimmed := func(recs []datasets.Recording, groups []int) ([]datasets.Recording, []int) {
+		if f.trimLabels == nil {
+			return recs, groups
+		}
+		var r []datasets.Recording
+		var g []int
+		for i, rec := range recs {
+			if f.trimLabels[rec.Label] {
+				r = append(r, rec)
+				g = append(g, groups[i])
+			}
+		}
+		return r, g
+	}
+	for l := range f.trimLabels {
+		if !slices.ContainsFunc(real, func(r datasets.Recording) bool { return r.Label == l }) &&
+			!slices.ContainsFunc(synth, func(r datasets.Recording) bool { return r.Label == l }) {
+			return trainingRows{}, fmt.Errorf("--onset-trim-labels: no training recording is labelled %q (labels are %v)", l, datasets.Labels(real, synth))
+		}
+	}
 	for _, ms := range f.onsetTrimMs {
 		c := condition{name: fmt.Sprintf("onset trim %gms", ms), onsetTrimMs: ms}
-		blocks = append(blocks, block{real, c, 0})
-		if len(synth) > 0 {
-			blocks = append(blocks, block{synth, c, len(real)})
+		if r, g := trimmed(real, realGroups); len(r) > 0 {
+			blocks = append(blocks, block{r, c, g})
+		}
+		if r, g := trimmed(synth, synthGroups); len(r) > 0 {
+			blocks = append(blocks, block{r, c, g})
 		}
 	}
 	var out trainingRows
@@ -193,9 +257,7 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		}
 		copy(out.x.Data[at*wc.Dim():], x.Data)
 		out.recs = append(out.recs, b.recs...)
-		for i := range b.recs {
-			out.groups = append(out.groups, b.group+i)
-		}
+		out.groups = append(out.groups, b.groups...)
 		at += len(b.recs)
 	}
 	return out, nil

@@ -32,10 +32,15 @@ func TestTrainVoiceFlagsRefuseBadInput(t *testing.T) {
 		{"--onset-trim-ms", "600"},
 		{"--onset-trim-ms", "NaN"},
 		{"--onset-trim-ms", "short"},
+		{"--onset-trim-labels", "1"},
+		{"--onset-trim-ms", "40", "--onset-trim-labels", "1,1"},
+		{"--onset-trim-ms", "40", "--onset-trim-labels", "1,,0"},
+		{"--onset-trim-ms", "40", "--onset-trim-labels", "six"},
 	} {
 		var out, errb bytes.Buffer
 		args := append([]string{"eval", "digits", "--fsdd", fsdd, "--m", "20"}, bad...)
-		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), bad[0]) {
+		flag := bad[len(bad)-2] // the flag whose value is bad
+		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), flag) {
 			t.Errorf("%v: exit %d, stderr %q; want an error naming the flag", bad, code, errb.String())
 		}
 	}

@@ -90,6 +90,82 @@ func TestOnsetTrimRows(t *testing.T) {
 	}
 }
 
+// --onset-trim-labels limits the trimmed copies to recordings of the named
+// labels, each still the trimmed vector of its source with the source's
+// speaker and group; the clean rows are all there.
+func TestOnsetTrimRowsLabels(t *testing.T) {
+	recs, err := datasets.FSDD(toyFSDD(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real []datasets.Recording // four of each label, interleaved
+	for i := 0; len(real) < 8; i++ {
+		real = append(real, recs[i], recs[len(recs)-1-i])
+	}
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	var want []int // indices of the real recordings labelled "1"
+	for i, r := range real {
+		if r.Label == "1" {
+			want = append(want, i)
+		}
+	}
+	if len(want) == 0 || len(want) == len(real) {
+		t.Fatalf("toy set: %d of %d recordings labelled 1; want some, not all", len(want), len(real))
+	}
+	tv := trainVoiceFlags{synthTakes: 1, realWeight: 1, onsetTrims: "120", trimLabelList: "1"}
+	if err := tv.validate(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tv.rows(real, nil, wc, map[string][]float32{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(real)
+	if rows.x.Rows != n+len(want) || len(rows.recs) != rows.x.Rows || len(rows.groups) != rows.x.Rows {
+		t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), n+len(want))
+	}
+	clean, err := loadWordVectors(real, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range real {
+		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(clean, i)) || rows.groups[i] != i {
+			t.Fatalf("row %d: not the clean row of recording %d", i, i)
+		}
+	}
+	for k, src := range want {
+		row := n + k
+		r := real[src]
+		f, err := os.Open(r.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := frontend.ReadWAV(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		trimmed, err := frontend.WordVectorOnsetTrimmed(wc, a.Samples, 120)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(linalg.Row32(rows.x, row), trimmed) {
+			t.Fatalf("row %d: not the trimmed vector of %s", row, r.Path)
+		}
+		if rows.recs[row] != r || rows.groups[row] != src {
+			t.Fatalf("row %d: recording %+v group %d, want %+v group %d", row, rows.recs[row], rows.groups[row], r, src)
+		}
+	}
+	tv = trainVoiceFlags{synthTakes: 1, realWeight: 1, onsetTrims: "120", trimLabelList: "7"}
+	if err := tv.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.rows(real, nil, wc, map[string][]float32{}); err == nil || !strings.Contains(err.Error(), `"7"`) {
+		t.Fatalf("a label no training recording has: error %v, want one naming it", err)
+	}
+}
+
 // With --onset-trim-ms only the training rows grow: the table's test
 // count and the predictions file list each test recording once, and the
 // training count is one row per recording and trim more.
