@@ -59,12 +59,7 @@ func TestOnsetTrimRows(t *testing.T) {
 		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(clean, i)) {
 			t.Fatalf("row %d: the clean row is not the recording's word vector", i)
 		}
-		f, err := os.Open(r.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := frontend.ReadWAV(f)
-		f.Close()
+		a, err := readWAVFile(r.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,12 +132,7 @@ func TestOnsetTrimRowsLabels(t *testing.T) {
 	for k, src := range want {
 		row := n + k
 		r := real[src]
-		f, err := os.Open(r.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := frontend.ReadWAV(f)
-		f.Close()
+		a, err := readWAVFile(r.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
