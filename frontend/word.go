@@ -30,6 +30,15 @@ type WordConfig struct {
 	// longer silence (a click as the recorder stops, a breath) is left
 	// out. 0: every frame from the first to the last above the threshold.
 	MaxGapMs float64 `json:"max_gap_ms,omitempty"`
+	// LevelLiftDB, when positive, raises every frame of the resampled
+	// patch toward the loudest frame's level (the mean of its log-mel
+	// bands), by at most this many dB, before RangeDB's clamp. Sibilants
+	// and other fricatives are commonly 15-25 dB weaker than the vowels
+	// beside them, and by how much differs between voices and
+	// microphones; lifting them keeps a weak /s/ from vanishing next to a
+	// loud vowel while the spectral shape of each frame stays as it was.
+	// Frames quieter still (background) are lifted by the same most.
+	LevelLiftDB float64 `json:"level_lift_db,omitempty"`
 	// RangeDB clamps log-mel values more than this far below the patch's
 	// peak (0: no clamp), so the noise floor of silent bands, whose log is
 	// large and random, does not dominate the vector.
@@ -194,6 +203,9 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 	if trimMs < 0 || math.IsNaN(trimMs) || math.IsInf(trimMs, 0) {
 		return nil, fmt.Errorf("frontend: onset trim of %g ms", trimMs)
 	}
+	if w.LevelLiftDB < 0 || math.IsNaN(w.LevelLiftDB) || math.IsInf(w.LevelLiftDB, 0) {
+		return nil, fmt.Errorf("frontend: level lift of %g dB", w.LevelLiftDB)
+	}
 	frames, energy := LogMel(w.Audio, samples)
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
@@ -218,6 +230,9 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 		for k := range dst {
 			dst[k] = (1-f)*r0[k] + f*r1[k]
 		}
+	}
+	if w.LevelLiftDB > 0 {
+		liftLevels(out, mels, float32(w.LevelLiftDB/(10*math.Log10(math.E))))
 	}
 	if w.RangeDB > 0 {
 		peak := out[0]
@@ -263,6 +278,30 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 		out[i] *= inv
 	}
 	return out, nil
+}
+
+// liftLevels adds to every frame (mels log values) of patch the distance
+// from its mean to the loudest frame's mean, at most most (in the patch's
+// natural-log units).
+func liftLevels(patch []float32, mels int, most float32) {
+	frames := len(patch) / mels
+	level := make([]float32, frames)
+	loudest := float32(math.Inf(-1))
+	for t := range level {
+		var sum float32
+		for _, v := range patch[t*mels : (t+1)*mels] {
+			sum += v
+		}
+		level[t] = sum / float32(mels)
+		loudest = max(loudest, level[t])
+	}
+	for t, l := range level {
+		lift := min(loudest-l, most)
+		row := patch[t*mels : (t+1)*mels]
+		for k := range row {
+			row[k] += lift
+		}
+	}
 }
 
 // smoothBands replaces every frame (mels values) of patch by its

@@ -251,3 +251,87 @@ func TestTrimOnsetKeepsSecondHalf(t *testing.T) {
 		}
 	}
 }
+
+// liftLevels raises each frame by min(loudest level − its level, most),
+// adding the same amount to every band of the frame.
+func TestLiftLevelsClosedForm(t *testing.T) {
+	const mels = 3
+	patch := []float32{
+		1, 2, 3, // level 2: the loudest
+		-2, -1, 0, // level -1: 3 below, lifted by the most, 2
+		1, 1.5, 2, // level 1.5: 0.5 below, lifted to the loudest
+	}
+	liftLevels(patch, mels, 2)
+	want := []float32{1, 2, 3, 0, 1, 2, 1.5, 2, 2.5}
+	for i := range want {
+		if math.Abs(float64(patch[i]-want[i])) > 1e-6 {
+			t.Fatalf("lifted patch %v, want %v", patch, want)
+		}
+	}
+}
+
+// A word whose second half is the same tone 20 dB down: without the lift
+// its quiet frames sit below its loud ones; lifted by more than the gap,
+// every frame has the patch's level (zero mean once the patch mean is
+// removed) and keeps its spectral shape, up to the vector's one scale.
+func TestWordVectorLevelLift(t *testing.T) {
+	wc := DefaultWordConfig()
+	wc.RangeDB = 0 // the clamp would change quiet bands' shape
+	wc.FloorShare = -1 // the quiet half is speech: 20 dB is within the margin
+	x := make([]float32, 4000)
+	for i := range x {
+		amp := 0.3
+		if i >= 2000 {
+			amp = 0.03
+		}
+		x[i] = float32(amp * math.Sin(2*math.Pi*700*float64(i)/8000))
+	}
+	plain, err := WordVector(wc, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc.LevelLiftDB = 100
+	lifted, err := WordVector(wc, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mels := wc.Audio.Mels
+	frameMean := func(v []float32, f int) float64 {
+		var s float64
+		for _, x := range v[f*mels : (f+1)*mels] {
+			s += float64(x)
+		}
+		return s / float64(mels)
+	}
+	first, last := frameMean(plain, 0), frameMean(plain, wc.Frames-1)
+	if first-last < 0.02 { // 20 dB is 4.6 nats, against band-to-band spreads of a tone far larger
+		t.Fatalf("unlifted: first frame mean %.4f, last %.4f; want the quiet end well below", first, last)
+	}
+	// The scale between the two vectors, from the first frame's shape.
+	var num, den float64
+	for k := 0; k < mels; k++ {
+		p := float64(plain[k]) - first
+		l := float64(lifted[k]) - frameMean(lifted, 0)
+		num += p * l
+		den += p * p
+	}
+	scale := num / den
+	for f := 0; f < wc.Frames; f++ {
+		if m := frameMean(lifted, f); math.Abs(m) > 1e-5 {
+			t.Fatalf("lifted frame %d has mean %.2e, want 0", f, m)
+		}
+		pm := frameMean(plain, f)
+		for k := 0; k < mels; k++ {
+			want := scale * (float64(plain[f*mels+k]) - pm)
+			if got := float64(lifted[f*mels+k]); math.Abs(got-want) > 1e-4 {
+				t.Fatalf("frame %d band %d: %.5f, want the unlifted shape %.5f", f, k, got, want)
+			}
+		}
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		wc.LevelLiftDB = bad
+		if _, err := WordVector(wc, x); err == nil {
+			t.Fatalf("level lift %g dB: no error", bad)
+		}
+	}
+}

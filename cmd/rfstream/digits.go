@@ -135,6 +135,7 @@ func registerWordFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 	fs.IntVar(&wc.Frames, "frames", wc.Frames, "word vector: frames after time resampling")
 	fs.IntVar(&wc.Audio.Mels, "mels", wc.Audio.Mels, "word vector: log-mel bands")
 	fs.Float64Var(&wc.RangeDB, "range-db", wc.RangeDB, "word vector: clamp log-mel values this far below the peak (0: off)")
+	fs.Float64Var(&wc.LevelLiftDB, "level-lift-db", wc.LevelLiftDB, "word vector: raise every frame toward the loudest frame's level by at most this many dB, so weak fricatives count beside loud vowels (0: off)")
 	fs.BoolVar(&wc.BandMean, "band-mean", wc.BandMean, "word vector: remove each band's mean over the word")
 	fs.IntVar(&wc.Lifter, "lifter", wc.Lifter, "word vector: smooth each frame's log-mel spectrum to its first N cepstral coefficients (0: off)")
 	fs.Float64Var(&wc.MarginDB, "margin-db", wc.MarginDB, "speech detector: frames within this many dB of the loud level are speech")
