@@ -276,7 +276,7 @@ func TestLiftLevelsClosedForm(t *testing.T) {
 // removed) and keeps its spectral shape, up to the vector's one scale.
 func TestWordVectorLevelLift(t *testing.T) {
 	wc := DefaultWordConfig()
-	wc.RangeDB = 0 // the clamp would change quiet bands' shape
+	wc.RangeDB = 0     // the clamp would change quiet bands' shape
 	wc.FloorShare = -1 // the quiet half is speech: 20 dB is within the margin
 	x := make([]float32, 4000)
 	for i := range x {
