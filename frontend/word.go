@@ -281,8 +281,8 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 }
 
 // liftLevels adds to every frame (mels log values) of patch the distance
-// from its mean to the loudest frame's mean, at most most (in the patch's
-// natural-log units).
+// from its mean to the loudest frame's mean, capped at most (in the
+// patch's natural-log units).
 func liftLevels(patch []float32, mels int, most float32) {
 	frames := len(patch) / mels
 	level := make([]float32, frames)
