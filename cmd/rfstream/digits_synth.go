@@ -69,23 +69,34 @@ func (f *trainVoiceFlags) validate() error {
 	if f.trimLabels != nil && len(f.onsetTrimMs) == 0 {
 		return errors.New("--onset-trim-labels: no --onset-trim-ms to apply")
 	}
-	f.speedList = nil
-	if strings.TrimSpace(f.speeds) == "" {
-		return nil
-	}
-	seen := map[float64]bool{}
-	for _, s := range strings.Split(f.speeds, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	f.speedList, err = parseDistinct("--speed-perturb", f.speeds, func(part string) (float64, error) {
+		v, err := strconv.ParseFloat(part, 64)
 		if err != nil || math.IsNaN(v) || v < 0.5 || v > 2 || v == 1 {
-			return fmt.Errorf("--speed-perturb: %q is not a speed factor in [0.5, 2] other than 1", s)
+			return 0, fmt.Errorf("--speed-perturb: %q is not a speed factor in [0.5, 2] other than 1", part)
 		}
-		if seen[v] {
-			return fmt.Errorf("--speed-perturb: %g given twice", v)
-		}
-		seen[v] = true
-		f.speedList = append(f.speedList, v)
+		return v, nil
+	})
+	return err
+}
+
+// parseDistinct reads a comma-separated flag value: each part, trimmed of
+// spaces, through parse, none twice. An empty value is nil.
+func parseDistinct[T comparable](flagName, s string, parse func(part string) (T, error)) ([]T, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
 	}
-	return nil
+	var out []T
+	for _, part := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("%s: %v given twice", flagName, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // maxOnsetTrimMs bounds --onset-trim-ms: FSDD's words last 150-800 ms, and
@@ -101,40 +112,29 @@ const maxOnsetTrimMs = 500
 // almost nothing. TrimOnset keeps at least the region's second half, so a
 // short word is not reduced to its tail.
 func parseOnsetTrims(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	seen := map[float64]bool{}
-	for _, part := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+	return parseDistinct("--onset-trim-ms", s, func(part string) (float64, error) {
+		v, err := strconv.ParseFloat(part, 64)
 		if err != nil || math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs {
-			return nil, fmt.Errorf("--onset-trim-ms: %q is not a trim in (0, %d] ms", part, maxOnsetTrimMs)
+			return 0, fmt.Errorf("--onset-trim-ms: %q is not a trim in (0, %d] ms", part, maxOnsetTrimMs)
 		}
-		if seen[v] {
-			return nil, fmt.Errorf("--onset-trim-ms: %g given twice", v)
-		}
-		seen[v] = true
-		out = append(out, v)
-	}
-	return out, nil
+		return v, nil
+	})
 }
 
 // parseTrimLabels reads --onset-trim-labels: distinct non-empty labels, or
 // nil for every label.
 func parseTrimLabels(s string) (map[string]bool, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
+	labels, err := parseDistinct("--onset-trim-labels", s, func(part string) (string, error) {
+		if part == "" {
+			return "", fmt.Errorf("--onset-trim-labels %q: an empty label", s)
+		}
+		return part, nil
+	})
+	if err != nil || labels == nil {
+		return nil, err
 	}
 	out := map[string]bool{}
-	for _, part := range strings.Split(s, ",") {
-		l := strings.TrimSpace(part)
-		if l == "" {
-			return nil, fmt.Errorf("--onset-trim-labels %q: an empty label", s)
-		}
-		if out[l] {
-			return nil, fmt.Errorf("--onset-trim-labels: %q given twice", l)
-		}
+	for _, l := range labels {
 		out[l] = true
 	}
 	return out, nil
@@ -234,13 +234,15 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 			return trainingRows{}, fmt.Errorf("--onset-trim-labels: no training recording is labelled %q (labels are %v)", l, datasets.Labels(real, synth))
 		}
 	}
+	trimReal, trimRealGroups := trimmed(real, realGroups)
+	trimSynth, trimSynthGroups := trimmed(synth, synthGroups)
 	for _, ms := range f.onsetTrimMs {
 		c := condition{name: fmt.Sprintf("onset trim %gms", ms), onsetTrimMs: ms}
-		if r, g := trimmed(real, realGroups); len(r) > 0 {
-			blocks = append(blocks, block{r, c, g})
+		if len(trimReal) > 0 {
+			blocks = append(blocks, block{trimReal, c, trimRealGroups})
 		}
-		if r, g := trimmed(synth, synthGroups); len(r) > 0 {
-			blocks = append(blocks, block{r, c, g})
+		if len(trimSynth) > 0 {
+			blocks = append(blocks, block{trimSynth, c, trimSynthGroups})
 		}
 	}
 	var out trainingRows

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -24,21 +23,15 @@ import (
 
 // parseTestWarps reads --test-warps: comma-separated shifts in cents.
 func parseTestWarps(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	seen := map[float64]bool{}
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+	out, err := parseDistinct("--test-warps", s, func(part string) (float64, error) {
+		v, err := strconv.ParseFloat(part, 64)
 		if err != nil || math.IsNaN(v) || math.Abs(v) > 1200 {
-			return nil, fmt.Errorf("--test-warps: %q is not a shift in cents within ±1200", f)
+			return 0, fmt.Errorf("--test-warps: %q is not a shift in cents within ±1200", part)
 		}
-		if seen[v] {
-			return nil, fmt.Errorf("--test-warps: %g given twice", v)
-		}
-		seen[v] = true
-		out = append(out, v)
+		return v, nil
+	})
+	if err != nil || out == nil {
+		return nil, err
 	}
 	if len(out) < 2 {
 		return nil, fmt.Errorf("--test-warps %q: give at least two shifts (one is --speaker-warp's job)", s)
