@@ -43,11 +43,17 @@ const (
 	// by construction and pairs of digits of different shapes give
 	// contrasts a single digit does not.
 	DataDiff = "datadiff"
+	// DataMix templates are zero-sum random combinations Σ wᵢ xᵢ of
+	// MixRows rows of training data (stored in the recipe): contrasts
+	// among several shapes. Two rows give a difference template up to
+	// scale and sign; many rows tend to a Gaussian with the data's
+	// covariance.
+	DataMix = "datamix"
 )
 
 // FromData reports whether a template source draws its templates from rows
 // of data (which then live in the recipe) rather than from the seed.
-func FromData(source string) bool { return source == Data || source == DataDiff }
+func FromData(source string) bool { return source == Data || source == DataDiff || source == DataMix }
 
 // Params are the recipe parameters of the invariant map.
 type Params struct {
@@ -88,6 +94,11 @@ type Params struct {
 	TemplateData []byte `json:"template_data,omitempty"`
 	// Sources records the training rows the data templates came from.
 	Sources []int `json:"sources,omitempty"`
+	// MixRows is the number of rows each datamix template combines.
+	MixRows int `json:"mix_rows,omitempty"`
+	// MixWeights records the datamix weights, MixRows per template in the
+	// order of Sources; each template's weights sum to zero.
+	MixWeights []float32 `json:"mix_weights,omitempty"`
 	// Center subtracts each data template's mean value before scaling it
 	// to unit length. Rows of non-negative data (images) project onto
 	// non-negative templates at non-negative values only, which leaves
@@ -228,7 +239,7 @@ func templates(in int, p Params, seed uint64) (blas32.General, error) {
 			features.FillNormal32(r, row)
 			normalize(row)
 		}
-	case Data, DataDiff:
+	case Data, DataDiff, DataMix:
 		if len(p.TemplateData) != 4*p.M*in {
 			return t, fmt.Errorf("invariant: data templates need %d bytes (m=%d rows of %d float32), recipe has %d", 4*p.M*in, p.M, in, len(p.TemplateData))
 		}
@@ -240,7 +251,7 @@ func templates(in int, p Params, seed uint64) (blas32.General, error) {
 			t.Data[i] = v
 		}
 	default:
-		return t, fmt.Errorf("invariant: unknown template source %q (gaussian, sphere, data, datadiff)", p.Templates)
+		return t, fmt.Errorf("invariant: unknown template source %q (gaussian, sphere, data, datadiff, datamix)", p.Templates)
 	}
 	return t, nil
 }
@@ -272,17 +283,28 @@ func normalize(v []float32) {
 }
 
 // NewFromData builds a map whose templates are m rows of x chosen by the
-// seed (without replacement) and scaled to unit length; with p.Templates
-// set to DataDiff each template is instead the difference of two chosen
-// rows (2m distinct rows, Sources in pairs: template j is row
-// Sources[2j] − row Sources[2j+1]). The templates are stored in the recipe,
+// seed (without replacement) and scaled to unit length. With p.Templates set
+// to DataDiff each template is instead the difference of two chosen rows
+// (2m distinct rows, Sources in pairs: template j is row Sources[2j] − row
+// Sources[2j+1]); with DataMix it is Σ wᵢ·row Sources[k·j+i] over k =
+// p.MixRows distinct rows, the weights drawn N(0, 1) and then shifted to sum
+// to zero (recorded in MixWeights). The templates are stored in the recipe,
 // so the map rebuilds without the data.
 func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 	rowsPer := 1
-	if p.Templates == DataDiff {
+	switch p.Templates {
+	case DataDiff:
 		rowsPer = 2
-	} else {
+	case DataMix:
+		if p.MixRows < 2 {
+			return nil, fmt.Errorf("invariant: datamix templates combine at least 2 rows, not %d", p.MixRows)
+		}
+		rowsPer = p.MixRows
+	default:
 		p.Templates = Data
+	}
+	if p.Templates != DataMix {
+		p.MixRows = 0
 	}
 	if p.M < 1 || rowsPer*p.M > x.Rows {
 		return nil, fmt.Errorf("invariant: %d %s templates from %d rows", p.M, p.Templates, x.Rows)
@@ -298,14 +320,35 @@ func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 		idx[i], idx[j] = idx[j], idx[i]
 	}
 	p.Sources = append([]int(nil), idx[:rowsPer*p.M]...)
+	p.MixWeights = nil
+	if p.Templates == DataMix {
+		// Stream 2: stream 1 samples the group elements, and stream 0 is
+		// left drawing the same rows it would for any other source.
+		p.MixWeights = make([]float32, rowsPer*p.M)
+		features.FillNormal32(features.NewRand(seed, 2), p.MixWeights)
+		for j := 0; j < p.M; j++ {
+			centre(p.MixWeights[rowsPer*j : rowsPer*(j+1)])
+		}
+	}
 	p.TemplateData = make([]byte, 4*p.M*x.Cols)
 	row := make([]float32, x.Cols)
 	for j := 0; j < p.M; j++ {
-		copy(row, linalg.Row32(x, p.Sources[rowsPer*j]))
-		if rowsPer == 2 {
+		switch p.Templates {
+		case DataMix:
+			clear(row)
+			for i := 0; i < rowsPer; i++ {
+				w := p.MixWeights[rowsPer*j+i]
+				for k, v := range linalg.Row32(x, p.Sources[rowsPer*j+i]) {
+					row[k] += w * v
+				}
+			}
+		case DataDiff:
+			copy(row, linalg.Row32(x, p.Sources[2*j]))
 			for k, v := range linalg.Row32(x, p.Sources[2*j+1]) {
 				row[k] -= v
 			}
+		default:
+			copy(row, linalg.Row32(x, p.Sources[j]))
 		}
 		if p.Center {
 			centre(row)

@@ -422,6 +422,79 @@ func TestDataDiffTemplates(t *testing.T) {
 	}
 }
 
+// TestDataMixTemplates: a datamix template is the unit-length combination
+// Σ wᵢ xᵢ of its k recorded distinct rows with recorded weights summing to
+// zero; the map rebuilds from the recipe, draws the rows data or datadiff
+// would draw for the same seed, and refuses k < 2 or too few rows.
+func TestDataMixTemplates(t *testing.T) {
+	g := permGroup(t, 3, 4)
+	data := uniformRows(40, 12, 3)
+	const k = 3
+	p := Params{M: 6, N: 4, G: 0, Group: g.Spec(), Templates: DataMix, MixRows: k}
+	m, err := NewFromData(data, p, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := m.Params()
+	seen := map[int]bool{}
+	for _, i := range mp.Sources {
+		seen[i] = true
+	}
+	if len(mp.Sources) != k*p.M || len(seen) != k*p.M || len(mp.MixWeights) != k*p.M {
+		t.Fatalf("sources %v, weights %v: want %d distinct rows and as many weights", mp.Sources, mp.MixWeights, k*p.M)
+	}
+	diff, err := NewFromData(data, Params{M: 9, N: 4, G: 0, Group: g.Spec(), Templates: DataDiff}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(diff.Params().Sources, mp.Sources) {
+		t.Errorf("datamix drew rows %v, datadiff with as many rows drew %v", mp.Sources, diff.Params().Sources)
+	}
+	for j := 0; j < p.M; j++ {
+		w := mp.MixWeights[k*j : k*(j+1)]
+		var sum, spread float64
+		for _, v := range w {
+			sum += float64(v)
+			spread += math.Abs(float64(v))
+		}
+		if math.Abs(sum) > 1e-6 || spread < 1e-3 {
+			t.Fatalf("template %d weights %v: want a non-zero set summing to zero", j, w)
+		}
+		want := make([]float64, data.Cols)
+		var n2 float64
+		for c := range want {
+			for i, v := range w {
+				want[c] += float64(v) * float64(linalg.Row32(data, mp.Sources[k*j+i])[c])
+			}
+			n2 += want[c] * want[c]
+		}
+		got := linalg.Row32(m.Transformed(), j*len(m.elems))
+		for c := range want {
+			if math.Abs(float64(got[c])-want[c]/math.Sqrt(n2)) > 1e-5 {
+				t.Fatalf("template %d entry %d = %v, want %v", j, c, got[c], want[c]/math.Sqrt(n2))
+			}
+		}
+	}
+	rec, err := features.Build(m.Recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(apply(rec, data).Data, apply(m, data).Data) {
+		t.Error("rebuilt datamix map computes different features")
+	}
+	for _, bad := range []Params{
+		{M: 6, N: 4, Group: g.Spec(), Templates: DataMix, MixRows: 1},
+		{M: 6, N: 4, Group: g.Spec(), Templates: DataMix, MixRows: 7},
+	} {
+		if _, err := NewFromData(data, bad, 7); err == nil {
+			t.Errorf("datamix with %d rows per template from 40 rows accepted", bad.MixRows)
+		}
+	}
+	if !FromData(DataMix) {
+		t.Error("FromData(datamix) is false")
+	}
+}
+
 // uniformRows returns rows×cols values uniform in [0, 1) from the seed.
 func uniformRows(rows, cols int, seed uint64) blas32.General {
 	r := rand.New(rand.NewPCG(seed, seed+1))

@@ -23,7 +23,9 @@ type mapFlags struct {
 	// which the task sets because only it knows what its inputs are.
 	bins, g   int
 	templates string
-	center    bool
+	// mixRows is the number of rows a datamix template combines.
+	mixRows int
+	center  bool
 	// centerCopies centres and normalises every transformed template copy.
 	centerCopies bool
 	s, eps       float64
@@ -46,7 +48,8 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the map")
 	fs.IntVar(&f.bins, "bins", 5, "invariant: bins on each side of zero (2n+1 thresholds); features = m·(2n+1)")
 	fs.IntVar(&f.g, "g", 30, "invariant: group elements sampled per template")
-	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, data (unit-length rows of the unlabelled training inputs) or datadiff (differences of two such rows)")
+	fs.StringVar(&f.templates, "templates", invariant.Gaussian, "invariant: template source: gaussian (N(0,I/d), rejected unless ‖t‖² < 1+ε), sphere, data (unit-length rows of the unlabelled training inputs) datadiff (differences of two such rows) or datamix (zero-sum random combinations of --mix-rows such rows)")
+	fs.IntVar(&f.mixRows, "mix-rows", 3, "invariant: rows each datamix template combines (weights N(0, 1) shifted to sum to zero)")
 	fs.BoolVar(&f.center, "center", false, "invariant: subtract each data template's mean before scaling it to unit length")
 	fs.BoolVar(&f.centerCopies, "center-copies", false, "invariant: centre every transformed template copy and scale it to unit length (transforms move pixels out of the frame)")
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
@@ -75,6 +78,9 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 			return r, fmt.Errorf("--map invariant: this task defines no transformation group")
 		}
 		p := invariant.Params{M: f.m, N: f.bins, G: f.g, Group: *f.group, Templates: f.templates, S: f.s, Epsilon: f.eps, Center: f.center, CenterCopies: f.centerCopies}
+		if f.templates == invariant.DataMix {
+			p.MixRows = f.mixRows
+		}
 		if f.lo != 0 || f.hi != 0 {
 			p.S, p.Lo, p.Hi = 0, f.lo, f.hi
 		}
@@ -120,7 +126,11 @@ func (f *mapFlags) label(m features.Map) string {
 		if f.g == 0 {
 			g = "all"
 		}
-		return fmt.Sprintf("invariant m=%d n=%d |G|=%s %s%s", f.m, f.bins, g, f.templates, thr)
+		src := f.templates
+		if src == invariant.DataMix {
+			src = fmt.Sprintf("%s×%d", src, f.mixRows)
+		}
+		return fmt.Sprintf("invariant m=%d n=%d |G|=%s %s%s", f.m, f.bins, g, src, thr)
 	}
 	return fmt.Sprintf("%s d=%d", m.Recipe().Kind, m.OutDim())
 }
