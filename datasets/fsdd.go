@@ -5,6 +5,7 @@ package datasets
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,4 +145,23 @@ func Labels(recs ...[]Recording) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Digest identifies a set of recordings by content, wherever it lies on
+// disk: SHA-256 over each file's base name, length and bytes, in the order
+// of their base names. Two folders holding the same files have the same
+// digest; a changed, added or removed file changes it.
+func Digest(recs []Recording) (string, error) {
+	sorted := append([]Recording(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool { return filepath.Base(sorted[i].Path) < filepath.Base(sorted[j].Path) })
+	h := sha256.New()
+	for _, r := range sorted {
+		b, err := os.ReadFile(r.Path)
+		if err != nil {
+			return "", fmt.Errorf("digest: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(r.Path), len(b))
+		h.Write(b)
+	}
+	return fmt.Sprintf("%d recordings, sha256:%x", len(recs), h.Sum(nil)), nil
 }

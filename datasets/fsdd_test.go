@@ -16,6 +16,51 @@ func touch(t *testing.T, dir string, names ...string) {
 	}
 }
 
+// TestDigest: the same files under two folders have one digest; a changed
+// byte, a renamed file or a missing file changes it.
+func TestDigest(t *testing.T) {
+	write := func(dir string, files map[string]string) []Recording {
+		t.Helper()
+		for n, body := range files {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		recs, err := FSDD(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	files := map[string]string{"0_ann_0.wav": "abc", "1_ann_0.wav": "de", "1_bob_3.wav": ""}
+	digest := func(recs []Recording) string {
+		t.Helper()
+		d, err := Digest(recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := digest(write(t.TempDir(), files))
+	if b := digest(write(t.TempDir(), files)); a != b || !strings.HasPrefix(a, "3 recordings, sha256:") {
+		t.Fatalf("same files, digests %q and %q", a, b)
+	}
+	// The name-length-content framing keeps "ab"+"c" apart from "a"+"bc".
+	for name, change := range map[string]map[string]string{
+		"a changed byte": {"0_ann_0.wav": "abd", "1_ann_0.wav": "de", "1_bob_3.wav": ""},
+		"bytes moved":    {"0_ann_0.wav": "ab", "1_ann_0.wav": "cde", "1_bob_3.wav": ""},
+		"a renamed file": {"0_ann_0.wav": "abc", "1_ann_1.wav": "de", "1_bob_3.wav": ""},
+		"a missing file": {"0_ann_0.wav": "abc", "1_ann_0.wav": "de"},
+	} {
+		if d := digest(write(t.TempDir(), change)); d == a {
+			t.Errorf("%s: digest unchanged", name)
+		}
+	}
+	if _, err := Digest([]Recording{{Path: filepath.Join(t.TempDir(), "0_x_0.wav")}}); err == nil {
+		t.Error("digest of a missing file: no error")
+	}
+}
+
 func TestFSDDNamesAndSplits(t *testing.T) {
 	dir := t.TempDir()
 	touch(t, dir, "0_george_0.wav", "0_george_5.wav", "3_theo_4.wav", "3_theo_49.wav", "README.md")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -58,7 +59,8 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&cands, "candidate", "a setting to choose among, as \"name: eval digits flags\" (repeat the flag for each)")
 	fsdd := fs.String("fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	asJSON := fs.Bool("json", false, "end with one JSON object")
-	resultsPath := fs.String("results", "", "append every eval digits run (its arguments and result) to this file as a JSON line, and reuse the runs already in it whose arguments match exactly: resumes an interrupted selection (empty the file after changing the code)")
+	resultsPath := fs.String("results", "", "append every eval digits run (its arguments, the recordings' digest, the binary's revision and the result) to this file as a JSON line, and reuse the runs already in it whose arguments and recordings match (the folder's path may differ): resumes an interrupted selection (empty the file after changing the code)")
+	reuseOnly := fs.Bool("reuse-only", false, "run nothing: build the table from the --results runs alone, and fail naming the first run that is missing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -82,17 +84,32 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("nested leave-one-speaker-out needs at least 3 speakers, %s has %d", *fsdd, len(speakers))
 	}
 	common := fs.Args()
+	if *reuseOnly && *resultsPath == "" {
+		return errors.New("--reuse-only needs --results")
+	}
 	done, err := readNestedRuns(*resultsPath)
 	if err != nil {
 		return err
 	}
+	var digest string
+	if *resultsPath != "" {
+		if digest, err = datasets.Digest(recs); err != nil {
+			return err
+		}
+	}
 	runOne := func(c digitsCandidate, extra ...string) (digitsResult, error) {
 		a := append(append(append([]string{}, c.args...), common...), "--fsdd", *fsdd, "--split", "speaker", "--json")
 		a = append(a, extra...)
-		key := strings.Join(a, "\x00")
-		if r, ok := done[key]; ok {
-			fmt.Fprintf(stderr, "reused from %s: eval digits %s: %.2f%%\n", *resultsPath, strings.Join(a, " "), 100*r.Accuracy)
-			return r, nil
+		// Runs recorded with the digest match wherever the recordings
+		// lie; older runs, recorded without it, only under the same path.
+		for _, key := range []string{nestedRunKey(a, digest), nestedRunKey(a, "")} {
+			if r, ok := done[key]; ok {
+				fmt.Fprintf(stderr, "reused from %s: eval digits %s: %.2f%%\n", *resultsPath, strings.Join(a, " "), 100*r.Accuracy)
+				return r, nil
+			}
+		}
+		if *reuseOnly {
+			return digitsResult{}, fmt.Errorf("candidate %s: eval digits %s is not in %s (--reuse-only)", c.name, strings.Join(a, " "), *resultsPath)
 		}
 		fmt.Fprintf(stderr, "eval digits %s\n", strings.Join(a, " "))
 		var out bytes.Buffer
@@ -108,7 +125,7 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 		// progress (and an interrupted one what it had).
 		fmt.Fprintf(stderr, "candidate %s %s: %.2f%%\n", c.name, strings.Join(extra, " "), 100*r.Accuracy)
 		if *resultsPath != "" {
-			if err := appendNestedRun(*resultsPath, a, r); err != nil {
+			if err := appendNestedRun(*resultsPath, nestedRun{Args: a, Dataset: digest, Revision: buildRevision(), Result: r}); err != nil {
 				return r, err
 			}
 		}
@@ -202,12 +219,32 @@ var _ flag.Value = (*candidateFlag)(nil)
 
 // nestedRun is one line of eval digits-nested --results.
 type nestedRun struct {
-	Args   []string     `json:"args"`
-	Result digitsResult `json:"result"`
+	Args []string `json:"args"`
+	// Dataset is the digest of the recordings the run read (empty in runs
+	// recorded before digests were).
+	Dataset string `json:"dataset,omitempty"`
+	// Revision is the VCS revision of the binary that made the run.
+	Revision string       `json:"revision,omitempty"`
+	Result   digitsResult `json:"result"`
 }
 
-// readNestedRuns loads a --results file (missing: none yet), keyed by the
-// run's arguments joined with NUL.
+// nestedRunKey keys a run by its arguments joined with NUL. With a dataset
+// digest the --fsdd folder is replaced by the digest, so the same
+// recordings match under any path.
+func nestedRunKey(args []string, dataset string) string {
+	a := append([]string(nil), args...)
+	if dataset != "" {
+		for i := 0; i+1 < len(a); i++ {
+			if a[i] == "--fsdd" {
+				a[i+1] = dataset
+			}
+		}
+	}
+	return strings.Join(a, "\x00")
+}
+
+// readNestedRuns loads a --results file (missing: none yet), keyed by
+// nestedRunKey.
 func readNestedRuns(path string) (map[string]digitsResult, error) {
 	done := map[string]digitsResult{}
 	if path == "" {
@@ -228,13 +265,13 @@ func readNestedRuns(path string) (map[string]digitsResult, error) {
 		if err := json.Unmarshal([]byte(line), &r); err != nil || len(r.Args) == 0 {
 			return nil, fmt.Errorf("--results %s line %d: not a run written by eval digits-nested", path, i+1)
 		}
-		done[strings.Join(r.Args, "\x00")] = r.Result
+		done[nestedRunKey(r.Args, r.Dataset)] = r.Result
 	}
 	return done, nil
 }
 
-func appendNestedRun(path string, args []string, r digitsResult) error {
-	b, err := json.Marshal(nestedRun{args, r})
+func appendNestedRun(path string, run nestedRun) error {
+	b, err := json.Marshal(run)
 	if err != nil {
 		return err
 	}
@@ -247,4 +284,28 @@ func appendNestedRun(path string, args []string, r digitsResult) error {
 		return err
 	}
 	return f.Close()
+}
+
+// buildRevision is the VCS revision the binary was built from ("+dirty"
+// when the tree had changes), or "" when the build did not record one.
+func buildRevision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
 }

@@ -156,3 +156,95 @@ func TestEvalDigitsNestedResumesFromResults(t *testing.T) {
 		t.Error("a --results file that is not JSON lines was accepted")
 	}
 }
+
+// Runs recorded with the recordings' digest are reused when the same files
+// lie under another folder, and not when a file differs; runs recorded
+// before digests (no "dataset") are reused only under their own path.
+// --reuse-only builds the same table from the file alone, or fails naming
+// the missing run.
+func TestEvalDigitsNestedResultsFollowTheRecordings(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	results := filepath.Join(t.TempDir(), "runs.jsonl")
+	nested := func(dir, resultsFile string, extra ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		args := append([]string{"eval", "digits-nested", "--fsdd", dir, "--results", resultsFile}, extra...)
+		args = append(args, "--candidate", "tiny: --m 1 --lambda 100", "--candidate", "wide: --m 40 --lambda 1e-3", "--", "--frames", "16")
+		code := run(args, &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	first, log, code := nested(fsdd, results)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, log)
+	}
+	b, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec nestedRun
+	if err := json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rec.Dataset, "36 recordings, sha256:") {
+		t.Fatalf("recorded dataset %q, want the digest of the 36 toy recordings", rec.Dataset)
+	}
+
+	moved := t.TempDir()
+	copyDir(t, fsdd, moved)
+	again, log, code := nested(moved, results, "--reuse-only")
+	if code != 0 || strings.Count(log, "reused from") != 8 {
+		t.Fatalf("same recordings in another folder: exit %d, %d runs reused, want 0 and 8:\n%s", code, strings.Count(log, "reused from"), log)
+	}
+	if again != first {
+		t.Errorf("table from the records differs:\n%s\nwant\n%s", again, first)
+	}
+
+	writeWAV(t, filepath.Join(moved, "0_ann_0.wav"), downWord(7))
+	if _, log, code := nested(moved, results, "--reuse-only"); code == 0 || !strings.Contains(log, "is not in") {
+		t.Errorf("a changed recording still matched the records: exit %d\n%s", code, log)
+	}
+
+	// The same records without digests, as files written before them.
+	var old []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r nestedRun
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		r.Dataset = ""
+		o, _ := json.Marshal(r)
+		old = append(old, string(o))
+	}
+	oldResults := filepath.Join(t.TempDir(), "old.jsonl")
+	if err := os.WriteFile(oldResults, []byte(strings.Join(old, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, log, code := nested(fsdd, oldResults, "--reuse-only"); code != 0 || out != first {
+		t.Errorf("records without digests under their own path: exit %d\n%s", code, log)
+	}
+	other := t.TempDir()
+	copyDir(t, fsdd, other)
+	if _, _, code := nested(other, oldResults, "--reuse-only"); code == 0 {
+		t.Error("records without digests matched another folder's path")
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"eval", "digits-nested", "--fsdd", fsdd, "--reuse-only", "--candidate", "tiny: --m 1"}, &out, &errb); code == 0 {
+		t.Error("--reuse-only without --results accepted")
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	ents, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
