@@ -44,7 +44,7 @@ eval-digits: build
 # side by side under load; the trims lower the nested result, 94.97 → 94.17 %, docs/audio.md). Seventh
 # round: the same two trims given only to "six" and "seven" (--onset-trim-labels 6,7), the words that begin
 # with /s/ (22 candidates). Eighth round: quiet frames lifted toward the loudest by at most 20 dB
-# (--level-lift-db 20, for weak /s/; 23 candidates).
+# (--level-lift-db 20, for weak /s/; 23 candidates). Ninth round: twenty self-training rounds (24 candidates).
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
 LOSO_ENDPOINT := --floor-share -1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
@@ -76,7 +76,8 @@ LOSO_RECORDED := \
 	--candidate 'synth50+st10+fsoff-gap10+ens3: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --seeds 3 --ensemble' \
 	--candidate 'synth50+st10+fsoff-gap10+strim80: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 80 --onset-trim-labels 6,7' \
 	--candidate 'synth50+st10+fsoff-gap10+strim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150 --onset-trim-labels 6,7' \
-	--candidate 'synth50+st10+fsoff-gap10+lift20: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --level-lift-db 20'
+	--candidate 'synth50+st10+fsoff-gap10+lift20: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --level-lift-db 20' \
+	--candidate 'synth50+st20+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1 $(LOSO_ENDPOINT) --max-gap-ms 100'
 # Every run goes to $(LOSO_RUNS) as it finishes, so an interrupted selection resumes where it stopped.
 LOSO_RUNS ?= out/digits-loso-runs.jsonl
 eval-digits-loso: build
