@@ -14,6 +14,9 @@ import (
 	"github.com/rfstream/rfstream/transforms"
 )
 
+// maxSelfTrainRounds bounds the --self-train list.
+const maxSelfTrainRounds = 40
+
 // parseSelfTrain reads --self-train: the fraction of an unseen voice's
 // recordings taken as pseudo-labelled training examples in each round.
 func parseSelfTrain(s string) ([]float64, error) {
@@ -28,8 +31,10 @@ func parseSelfTrain(s string) ([]float64, error) {
 		}
 		out = append(out, v)
 	}
-	if len(out) > 10 {
-		return nil, fmt.Errorf("--self-train: %d rounds (at most 10)", len(out))
+	// Each round is one more refit of the read-out; the bound only keeps a
+	// mistyped list from running for hours.
+	if len(out) > maxSelfTrainRounds {
+		return nil, fmt.Errorf("--self-train: %d rounds (at most %d)", len(out), maxSelfTrainRounds)
 	}
 	return out, nil
 }

@@ -158,7 +158,12 @@ func TestParseSelfTrain(t *testing.T) {
 	if got, err := parseSelfTrain(""); err != nil || got != nil {
 		t.Fatalf("empty: %v, %v", got, err)
 	}
-	for _, bad := range []string{"0", "1.5", "-0.5", "x", "0.5,,1", "NaN", "1,1,1,1,1,1,1,1,1,1,1"} {
+	twenty := strings.TrimSuffix(strings.Repeat("0.05,", 20), ",")
+	if got, err := parseSelfTrain(twenty); err != nil || len(got) != 20 {
+		t.Fatalf("twenty rounds: %v, %v", got, err)
+	}
+	tooMany := strings.TrimSuffix(strings.Repeat("1,", maxSelfTrainRounds+1), ",")
+	for _, bad := range []string{"0", "1.5", "-0.5", "x", "0.5,,1", "NaN", tooMany} {
 		if _, err := parseSelfTrain(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
