@@ -12,8 +12,12 @@ export OPENBLAS_NUM_THREADS ?= 2
 
 all: build
 
+# The commit the binary is built from, for the run records it writes (the Go toolchain's own VCS stamp is
+# off where GOFLAGS carries -buildvcs=false).
+REVISION := $(shell git describe --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/rfstream
+	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(BIN) ./cmd/rfstream
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -286,12 +286,17 @@ func appendNestedRun(path string, run nestedRun) error {
 	return f.Close()
 }
 
+// revision is set at link time by the Makefile (git describe), for builds
+// made without the toolchain's VCS stamp.
+var revision string
+
 // buildRevision is the VCS revision the binary was built from ("+dirty"
-// when the tree had changes), or "" when the build did not record one.
+// when the tree had changes): the toolchain's stamp, else the one the
+// Makefile links in, else "".
 func buildRevision() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return ""
+		return revision
 	}
 	var rev, dirty string
 	for _, s := range info.Settings {
@@ -305,7 +310,7 @@ func buildRevision() string {
 		}
 	}
 	if rev == "" {
-		return ""
+		return revision
 	}
 	return rev + dirty
 }

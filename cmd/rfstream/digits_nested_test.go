@@ -164,6 +164,9 @@ func TestEvalDigitsNestedResumesFromResults(t *testing.T) {
 // the missing run.
 func TestEvalDigitsNestedResultsFollowTheRecordings(t *testing.T) {
 	fsdd := toyFSDD3(t)
+	// Test binaries carry no VCS stamp, so the linked-in revision is used.
+	defer func(r string) { revision = r }(revision)
+	revision = "abc1234"
 	results := filepath.Join(t.TempDir(), "runs.jsonl")
 	nested := func(dir, resultsFile string, extra ...string) (string, string, int) {
 		var out, errb bytes.Buffer
@@ -184,8 +187,8 @@ func TestEvalDigitsNestedResultsFollowTheRecordings(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(rec.Dataset, "36 recordings, sha256:") {
-		t.Fatalf("recorded dataset %q, want the digest of the 36 toy recordings", rec.Dataset)
+	if !strings.HasPrefix(rec.Dataset, "36 recordings, sha256:") || rec.Revision != "abc1234" {
+		t.Fatalf("recorded dataset %q, revision %q: want the digest of the 36 toy recordings and abc1234", rec.Dataset, rec.Revision)
 	}
 
 	moved := t.TempDir()
