@@ -29,10 +29,10 @@ eval-mnist-invariant-draws: build data
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant-draws
 
 # The invariant map over the paper's 100 training draws at 1000 per class (subset seeds 1-100), the rest as
-# above (docs/invariant.md, "Round 7"): about 3 min a draw on the idle machine, 5 h in all.
+# above (docs/invariant.md, "Round 7"): one process per draw, so a rerun resumes where an interrupted one
+# stopped; about 3 min a draw on the idle machine, 5 h in all. Prints mean, std and standard error at the end.
 eval-mnist-invariant-draws100: build data
-	nice -n 10 $(BIN) eval mnist-sizes --sizes 1000 --draws 100 --maps invariant --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
-		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant-draws100
+	sh bench/mnist_draws100.sh out/mnist-invariant-draws100 $(BIN)
 
 # The same five draws with λ chosen for every map by exact leave-one-out over all training rows (GURLS's
 # choice, the paper's RLS package) instead of 10 % of them (docs/invariant.md, "Round 5").
