@@ -8,7 +8,7 @@ export RFSTREAM_DATA
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
 
-.PHONY: all build test test-purego vet data demo bench eval clean
+.PHONY: all build test test-purego vet lint data demo bench eval clean
 
 all: build
 
@@ -22,6 +22,12 @@ build:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+
+# staticcheck at a fixed release (fetched through the module proxy on first use): unused code, dead checks
+# and API misuse that go vet does not report. CI runs it after make test.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) run $(STATICCHECK) ./...
 
 # make test: vet, the whole suite with OpenBLAS, then the numeric packages again in pure Go.
 test: vet

@@ -63,8 +63,8 @@ func barImages(t *testing.T, n int) ([][]byte, [][]rfstream.Tag) {
 // through a pipeline whose only features/tagger worker holds its first
 // batches; the worker's connection is then closed abruptly and a fresh
 // worker started. It returns each audio stream's results and error, the
-// images' replies, and the embedded server.
-func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][]rfstream.Result, []error, []TagsMessage, error, *Embedded) {
+// images' replies, the embedded server, and the image burst's error.
+func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][]rfstream.Result, []error, []TagsMessage, *Embedded, error) {
 	t.Helper()
 	words, images := toys(t)
 	srv, err := StartEmbedded(EmbeddedOptions{Listen: true, JetStream: durable, StoreDir: t.TempDir()})
@@ -134,11 +134,11 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 	}
 	t.Cleanup(func() { survivor.Close() })
 	wg.Wait()
-	return results, errs, tags, tagErr, srv
+	return results, errs, tags, srv, tagErr
 }
 
 func TestDurableWorkerKilledMidStreamLosesNothing(t *testing.T) {
-	results, errs, tags, tagErr, srv := killWorkerMidStream(t, true, 20*time.Second)
+	results, errs, tags, srv, tagErr := killWorkerMidStream(t, true, 20*time.Second)
 	want := inProcess(t, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()})
 	for i := range results {
 		if errs[i] != nil || !sameResults(results[i], want) {
@@ -191,7 +191,7 @@ func TestDurableWorkerKilledMidStreamLosesNothing(t *testing.T) {
 // Without --durable the same kill loses the victim's messages: the
 // guarantee above comes from JetStream, not from luck.
 func TestWithoutDurableAKilledWorkerLosesItsMessages(t *testing.T) {
-	results, errs, _, tagErr, _ := killWorkerMidStream(t, false, 1500*time.Millisecond)
+	results, errs, _, _, tagErr := killWorkerMidStream(t, false, 1500*time.Millisecond)
 	failed := tagErr != nil
 	for i := range results {
 		failed = failed || errs[i] != nil

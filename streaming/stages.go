@@ -328,7 +328,7 @@ func (s *Stages) Close() error {
 		}
 	}
 	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
-		for ch != nil && len(ch) > 0 && time.Now().Before(deadline) {
+		for len(ch) > 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}

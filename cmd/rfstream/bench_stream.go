@@ -37,10 +37,10 @@ type benchUtterance struct {
 
 // benchLevel is what one number of concurrent streams achieved.
 type benchLevel struct {
-	streams, utterances       int
-	p50, p99, worst           float64 // end-of-speech → final result, ms
-	published, lost, errors   int64
-	mismatches, timeouts, lag int
+	streams, utterances     int
+	p50, p99, worst         float64 // end-of-speech → final result, ms
+	published, lost, errors int64
+	mismatches, timeouts    int
 }
 
 func (l benchLevel) held(p99Target float64) bool {

@@ -26,7 +26,6 @@ type natsFlags struct {
 	nkeySeed       string
 	tlsCA, tlsCert string
 	tlsKey         string
-	listen         bool
 	port           int
 	durable        bool
 	storeDir       string
