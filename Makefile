@@ -8,7 +8,7 @@ export RFSTREAM_DATA
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
 
-.PHONY: all build test test-purego vet lint data demo bench eval clean
+.PHONY: all build test test-purego vet lint fuzz data demo bench eval clean
 
 all: build
 
@@ -47,6 +47,17 @@ demo: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 	$(MAKE) bench-maps bench-rls
+
+# make fuzz: every fuzz target in the tree (found by name, so a new one is included) for FUZZTIME each;
+# `make test` replays their seed corpora only. A failing input is kept under testdata/fuzz/ of its package.
+FUZZTIME ?= 30s
+fuzz:
+	@git grep -l '^func Fuzz' -- '*_test.go' | while read -r f; do \
+		for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			echo "== $$fn ($$(dirname $$f))"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) ./$$(dirname $$f) || exit 1; \
+		done; \
+	done
 
 # Each area adds its own targets in mk/*.mk (eval-*, bench-*, fuzz-*).
 -include mk/*.mk

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -99,8 +100,17 @@ func ReadManifest(path string) ([]Recording, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ParseManifest(f, path, filepath.Dir(path))
+}
+
+// ParseManifest is ReadManifest on a stream: name labels its errors and dir
+// anchors relative paths. Blanks around a label or speaker are dropped,
+// since a hand-edited "seven " is not a label of its own; a fourth column
+// is an error rather than ignored, because it usually means a tab inside a
+// field, which would shift the label.
+func ParseManifest(r io.Reader, name, dir string) ([]Recording, error) {
 	var recs []Recording
-	s := bufio.NewScanner(f)
+	s := bufio.NewScanner(r)
 	line := 0
 	for s.Scan() {
 		line++
@@ -109,24 +119,24 @@ func ReadManifest(path string) ([]Recording, error) {
 			continue
 		}
 		cols := strings.Split(text, "\t")
-		if len(cols) < 2 || cols[0] == "" || cols[1] == "" {
-			return nil, fmt.Errorf("%s:%d: want path<TAB>label[<TAB>speaker], have %q", path, line, text)
+		if len(cols) < 2 || len(cols) > 3 || cols[0] == "" || strings.TrimSpace(cols[1]) == "" {
+			return nil, fmt.Errorf("%s:%d: want path<TAB>label[<TAB>speaker], have %q", name, line, text)
 		}
 		p := cols[0]
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(path), p)
+			p = filepath.Join(dir, p)
 		}
-		r := Recording{Path: p, Label: cols[1], Take: -1}
+		rec := Recording{Path: p, Label: strings.TrimSpace(cols[1]), Take: -1}
 		if len(cols) > 2 {
-			r.Speaker = cols[2]
+			rec.Speaker = strings.TrimSpace(cols[2])
 		}
-		recs = append(recs, r)
+		recs = append(recs, rec)
 	}
 	if err := s.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: no recordings listed", path)
+		return nil, fmt.Errorf("%s: no recordings listed", name)
 	}
 	return recs, nil
 }

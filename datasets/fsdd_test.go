@@ -110,3 +110,47 @@ func TestManifest(t *testing.T) {
 		t.Fatalf("bad line error %v", err)
 	}
 }
+
+func TestParseManifestRefusesAmbiguousLines(t *testing.T) {
+	recs, err := ParseManifest(strings.NewReader("a.wav\t seven \tann \r\n"), "m", "/d")
+	if err != nil || len(recs) != 1 || recs[0].Label != "seven" || recs[0].Speaker != "ann" || recs[0].Path != "/d/a.wav" {
+		t.Fatalf("padded fields: %+v, %v", recs, err)
+	}
+	for _, bad := range []string{
+		"a.wav\tseven\tann\textra\n", // a stray tab would shift the label
+		"a.wav\t \tann\n",            // a blank label
+		"\tseven\n",                  // no path
+		"# only a comment\n\n",       // nothing listed
+		"ok.wav\tone\n" + strings.Repeat("x", 70000) + "\tone\n", // a line past the scanner's limit
+	} {
+		if _, err := ParseManifest(strings.NewReader(bad), "m.tsv", "/d"); err == nil || !strings.HasPrefix(err.Error(), "m.tsv") {
+			t.Errorf("%.40q: error %v, want one naming the manifest", bad, err)
+		}
+	}
+}
+
+// FuzzParseManifest: any input is refused with an error or gives
+// recordings that each have a path and a label free of tabs and blanks at
+// either end.
+func FuzzParseManifest(f *testing.F) {
+	f.Add("a.wav\tseven\tann\n/abs/b.wav\tone\n")
+	f.Add("# c\n\nx\ty\n")
+	f.Add("a\tb\tc\td\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		recs, err := ParseManifest(strings.NewReader(in), "m", "/d")
+		if err != nil {
+			if len(recs) != 0 {
+				t.Fatalf("error %v with %d recordings", err, len(recs))
+			}
+			return
+		}
+		if len(recs) == 0 {
+			t.Fatal("no error and no recordings")
+		}
+		for _, r := range recs {
+			if r.Path == "" || r.Label == "" || strings.ContainsAny(r.Label, "\t\n") || r.Label != strings.TrimSpace(r.Label) {
+				t.Fatalf("recording %+v from %q", r, in)
+			}
+		}
+	})
+}

@@ -105,7 +105,8 @@ func decodePGM(b []byte) (*grey, error) {
 		fields = append(fields, v)
 	}
 	w, h, maxv := fields[0], fields[1], fields[2]
-	if maxv > 255 || w*h > maxImagePixels {
+	// Each side is bounded first so that w*h cannot overflow.
+	if maxv > 255 || w > maxImagePixels || h > maxImagePixels || w*h > maxImagePixels {
 		return nil, fmt.Errorf("frontend: PGM %dx%d with maximum %d (only 8-bit PGM)", w, h, maxv)
 	}
 	px := make([]byte, w*h)
@@ -114,6 +115,11 @@ func decodePGM(b []byte) (*grey, error) {
 	}
 	g := &grey{h: h, w: w, v: make([]float32, w*h)}
 	for i, p := range px {
+		// A sample above the declared maximum breaks the format; scaling it
+		// would give a pixel brighter than white.
+		if int(p) > maxv {
+			return nil, fmt.Errorf("frontend: PGM pixel %d is %d, above the header's maximum %d", i, p, maxv)
+		}
 		g.v[i] = float32(p) / float32(maxv)
 	}
 	return g, nil

@@ -56,6 +56,12 @@ func TestDecodePGMAndGarbage(t *testing.T) {
 	if _, err := DecodeImage(append([]byte("P5 2 2 255\n"), 1), 2, 2); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("truncated PGM: %v", err)
 	}
+	if _, err := DecodeImage(append([]byte("P5 2 1 1\n"), 1, 2), 2, 2); err == nil || !strings.Contains(err.Error(), "above the header's maximum") {
+		t.Fatalf("PGM sample above its maximum: %v", err)
+	}
+	if _, err := DecodeImage([]byte("P5 4294967296 4294967296 255\n"), 2, 2); err == nil {
+		t.Fatal("PGM whose pixel count overflows accepted")
+	}
 	if _, err := DecodeImage([]byte("hello"), 28, 28); err == nil {
 		t.Fatal("garbage decoded")
 	}
