@@ -21,8 +21,8 @@ type IDX struct {
 	Data []byte
 }
 
-// maxIDXBytes bounds what a header may claim, so a corrupt header cannot
-// make us allocate gigabytes before we notice the file is short.
+// maxIDXBytes bounds what a header may claim; what is allocated follows the
+// data that arrives, not the claim (see ParseIDX).
 const maxIDXBytes = 1 << 32
 
 // ParseIDX decodes an IDX file of unsigned bytes (type 0x08) from r,
@@ -67,14 +67,21 @@ func ParseIDX(r io.Reader, name string) (*IDX, error) {
 			return nil, fmt.Errorf("%s: header claims %v elements, more than the %d we accept", name, dims[:i+1], int64(maxIDXBytes))
 		}
 	}
-	data := make([]byte, total)
-	if n, err := io.ReadFull(br, data); err != nil {
-		return nil, fmt.Errorf("%s: truncated: header %v promises %d data bytes, file has %d", name, dims, total, n)
+	// The buffer grows with the bytes that actually arrive (from at most
+	// 64 MiB, more than MNIST's largest file), so an eight-byte file whose
+	// header claims a gigabyte costs eight bytes, not a gigabyte.
+	var buf bytes.Buffer
+	buf.Grow(int(min(total, 1<<26)))
+	if _, err := buf.ReadFrom(io.LimitReader(br, total+1)); err != nil {
+		return nil, fmt.Errorf("%s: reading data: %w", name, err)
 	}
-	if extra, _ := br.Peek(1); len(extra) > 0 {
+	switch n := int64(buf.Len()); {
+	case n < total:
+		return nil, fmt.Errorf("%s: truncated: header %v promises %d data bytes, file has %d", name, dims, total, n)
+	case n > total:
 		return nil, fmt.Errorf("%s: trailing bytes after the %d data bytes that header %v promises", name, total, dims)
 	}
-	return &IDX{Dims: dims, Data: data}, nil
+	return &IDX{Dims: dims, Data: buf.Bytes()}, nil
 }
 
 // ReadIDX reads and decodes the IDX file at path.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -82,6 +83,24 @@ func TestParseIDXErrorsNameTheProblem(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "f.idx") {
 			t.Errorf("%s: error %q lacks %q or the file name", name, err, c.want)
 		}
+	}
+}
+
+// A short file whose header claims a gigabyte must be refused without
+// allocating that gigabyte (a fuzzer's input: the old reader allocated the
+// claim before reading, which a stream of such messages turns into an
+// out-of-memory crash).
+func TestParseIDXAllocatesWhatArrives(t *testing.T) {
+	raw := []byte{0, 0, 8, 1, 0x40, 0, 0, 0, 7, 7} // rank 1, 2³⁰ bytes claimed, 2 present
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ParseIDX(bytes.NewReader(raw), "f.idx")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("error %v, want truncated", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<27 {
+		t.Fatalf("allocated %d bytes for a 10-byte file", got)
 	}
 }
 
