@@ -182,7 +182,9 @@ func DecodeModel(b []byte) (*Model, error) {
 	m.Blobs = nil
 	off := 0
 	for _, bh := range h.Blobs {
-		if bh.Rows < 0 || bh.Cols < 0 || bh.Rows*bh.Cols > maxBlob || int64(bh.Rows)*int64(bh.Cols) > maxBlob {
+		// Each side is bounded before the product, which could otherwise wrap
+		// around to a small number for a crafted header with a valid checksum.
+		if bh.Rows < 0 || bh.Cols < 0 || bh.Rows > maxBlob || bh.Cols > maxBlob || bh.Rows*bh.Cols > maxBlob {
 			return nil, fmt.Errorf("%w: blob %q claims %d×%d values", ErrCorrupt, bh.Name, bh.Rows, bh.Cols)
 		}
 		n := bh.Rows * bh.Cols

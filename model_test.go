@@ -2,7 +2,9 @@ package rfstream
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
@@ -110,6 +112,48 @@ func TestCorruptModelsAreRefusedClearly(t *testing.T) {
 	}
 	if _, err := LoadModel(filepath.Join(t.TempDir(), "missing.rfm")); err == nil {
 		t.Error("missing file loaded")
+	}
+}
+
+// resealed re-encodes a model file with its JSON header changed by edit and
+// a fresh checksum: what a careless or hostile writer could produce.
+func resealed(t *testing.T, good []byte, edit func(h map[string]any)) []byte {
+	t.Helper()
+	hlen := int(binary.LittleEndian.Uint32(good[12:]))
+	var h map[string]any
+	if err := json.Unmarshal(good[16:16+hlen], &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	js, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte{}, good[:12]...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(js)))
+	out = append(out, js...)
+	out = append(out, good[16+hlen:len(good)-sha256.Size]...)
+	sum := sha256.Sum256(out)
+	return append(out, sum[:]...)
+}
+
+func TestSealedModelsWithImpossibleBlobsAreRefused(t *testing.T) {
+	good := encode(t, testModel())
+	if _, err := DecodeModel(resealed(t, good, func(map[string]any) {})); err != nil {
+		t.Fatalf("resealing unchanged: %v", err)
+	}
+	for name, dims := range map[string][2]float64{
+		"product wraps to zero": {1 << 32, 1 << 32},
+		"negative":              {-1, 4},
+		"too many values":       {1 << 16, 1 << 15},
+	} {
+		b := resealed(t, good, func(h map[string]any) {
+			blob := h["blobs"].([]any)[0].(map[string]any)
+			blob["rows"], blob["cols"] = dims[0], dims[1]
+		})
+		if _, err := DecodeModel(b); err == nil || !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "claims") {
+			t.Errorf("%s: error %v, want a corrupt blob claim", name, err)
+		}
 	}
 }
 
