@@ -41,11 +41,21 @@ func usage(w io.Writer) {
 	for n := range commands {
 		names = append(names, n)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
+	listNames(w, names, func(n string) string { return commands[n].summary })
 	fmt.Fprintln(w, "\nrun 'rfstream COMMAND -h' for a command's flags")
+}
+
+// listNames prints names sorted, one per line, each with its summary in a
+// column wide enough for the longest name.
+func listNames(w io.Writer, names []string, summary func(string) string) {
+	sort.Strings(names)
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, summary(n))
+	}
 }
 
 func main() {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 )
 
 // task is something `rfstream eval` and `rfstream train` know how to do:
@@ -32,10 +31,7 @@ func taskUsage(w io.Writer, verb string) {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, tasks[n].summary)
-	}
+	listNames(w, names, func(n string) string { return tasks[n].summary })
 	fmt.Fprintf(w, "\nrun 'rfstream %s TASK -h' for a task's flags\n", verb)
 }
 
