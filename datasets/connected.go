@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -42,34 +41,15 @@ func ReadTranscripts(path string) ([]Utterance, error) {
 // folder relative paths are taken from.
 func ParseTranscripts(b []byte, base string) ([]Utterance, error) {
 	var us []Utterance
-	s := bufio.NewScanner(bytes.NewReader(b))
-	s.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	line := 0
-	for s.Scan() {
-		line++
-		text := strings.TrimRight(s.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		cols := strings.Split(text, "\t")
-		if len(cols) < 2 || len(cols) > 3 || strings.TrimSpace(cols[0]) == "" {
-			return nil, fmt.Errorf("line %d: want path<TAB>words[<TAB>speaker], have %q", line, text)
-		}
-		words := strings.Fields(cols[1])
+	err := manifestRows(bytes.NewReader(b), base, "words", func(line int, path, transcript, speaker string) error {
+		words := strings.Fields(transcript)
 		if len(words) == 0 {
-			return nil, fmt.Errorf("line %d: empty transcript", line)
+			return fmt.Errorf("line %d: empty transcript", line)
 		}
-		p := cols[0]
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(base, p)
-		}
-		u := Utterance{Path: p, Words: words}
-		if len(cols) == 3 {
-			u.Speaker = cols[2]
-		}
-		us = append(us, u)
-	}
-	if err := s.Err(); err != nil {
+		us = append(us, Utterance{Path: path, Words: words, Speaker: speaker})
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(us) == 0 {

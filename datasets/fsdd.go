@@ -4,7 +4,6 @@
 package datasets
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -110,30 +109,16 @@ func ReadManifest(path string) ([]Recording, error) {
 // field, which would shift the label.
 func ParseManifest(r io.Reader, name, dir string) ([]Recording, error) {
 	var recs []Recording
-	s := bufio.NewScanner(r)
-	line := 0
-	for s.Scan() {
-		line++
-		text := strings.TrimRight(s.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
+	err := manifestRows(r, dir, "label", func(line int, path, label, speaker string) error {
+		label = strings.TrimSpace(label)
+		if label == "" {
+			return fmt.Errorf("line %d: no label", line)
 		}
-		cols := strings.Split(text, "\t")
-		if len(cols) < 2 || len(cols) > 3 || cols[0] == "" || strings.TrimSpace(cols[1]) == "" {
-			return nil, fmt.Errorf("%s:%d: want path<TAB>label[<TAB>speaker], have %q", name, line, text)
-		}
-		p := cols[0]
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		rec := Recording{Path: p, Label: strings.TrimSpace(cols[1]), Take: -1}
-		if len(cols) > 2 {
-			rec.Speaker = strings.TrimSpace(cols[2])
-		}
-		recs = append(recs, rec)
-	}
-	if err := s.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		recs = append(recs, Recording{Path: path, Label: label, Speaker: speaker, Take: -1})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no recordings listed", name)
