@@ -137,16 +137,5 @@ func (r *KernelRLS) Predict(kt blas64.General) []int {
 // ArgMaxRows returns the column of the largest value in every row of s
 // (the first on ties).
 func ArgMaxRows(s blas64.General) []int {
-	out := make([]int, s.Rows)
-	for i := range out {
-		row := s.Data[i*s.Stride : i*s.Stride+s.Cols]
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
-			}
-		}
-		out[i] = best
-	}
-	return out
+	return argmaxRows(s.Data, s.Rows, s.Cols, s.Stride)
 }

@@ -290,11 +290,17 @@ func (r *RLS) Predict(z blas32.General) []int {
 	return Argmax(s)
 }
 
-// Argmax returns the index of the largest entry of every row.
+// Argmax returns the index of the largest entry of every row (the first
+// on ties).
 func Argmax(s blas32.General) []int {
-	out := make([]int, s.Rows)
+	return argmaxRows(s.Data, s.Rows, s.Cols, s.Stride)
+}
+
+// argmaxRows is Argmax for row-major data of either precision.
+func argmaxRows[T float32 | float64](data []T, rows, cols, stride int) []int {
+	out := make([]int, rows)
 	for i := range out {
-		row := s.Data[i*s.Stride : i*s.Stride+s.Cols]
+		row := data[i*stride : i*stride+cols]
 		best := 0
 		for j, v := range row {
 			if v > row[best] {
