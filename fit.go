@@ -50,6 +50,16 @@ type FitOptions struct {
 	// twice the cost, but it lets positive, strongly correlated features
 	// (CDF counts) use the small λ that float32 rounding forbids.
 	Float64Gram bool
+	// ExactCounts, with Float64Gram, forms the dual kernel ZZᵀ of a map
+	// whose features are integer counts times one unit (CountMap, e.g. the
+	// invariant map's CDF features) from the counts themselves: float32
+	// SYRK over column chunks narrow enough that every partial sum is an
+	// integer below 2²⁴, hence exact, summed in float64 and scaled by unit²
+	// once. That is about twice as fast as float64 products and exact where
+	// they round; it is not bit-identical to them (they multiply the
+	// float32-rounded features). Any other map, or features that are not
+	// such counts, take the Float64Gram path unchanged.
+	ExactCounts bool
 	// Form chooses how the system is solved: FormAuto (the default) solves
 	// the dual N×N system when there are fewer rows than features and the
 	// primal dim×dim system otherwise. Both give the same model.
@@ -206,9 +216,11 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		}
 	}
 	k64 := linalg.NewGeneral64(x.Rows, x.Rows)
-	if opt.Float64Gram {
+	switch {
+	case opt.Float64Gram && opt.ExactCounts && gramOfCounts(m, k64, z):
+	case opt.Float64Gram:
 		gramFloat64(k64, z)
-	} else {
+	default:
 		k32 := linalg.NewGeneral32(x.Rows, x.Rows)
 		linalg.MulABt32(k32, z, z)
 		for i, v := range k32.Data {
@@ -391,6 +403,85 @@ func gramFloat64(k blas64.General, z blas32.General) {
 	}
 	linalg.MirrorUpperToLower(k.Data, n)
 }
+
+// CountMap is a feature map whose every output is float32(count)·unit
+// for an integer count in [0, maxCount].
+type CountMap interface {
+	features.Map
+	CountUnit() (unit float32, maxCount int)
+}
+
+// gramOfCounts is gramCounts for a map that says its features are counts;
+// it reports false for any other map.
+func gramOfCounts(m features.Map, k blas64.General, z blas32.General) bool {
+	cm, ok := m.(CountMap)
+	if !ok {
+		return false
+	}
+	unit, maxCount := cm.CountUnit()
+	return gramCounts(k, z, unit, maxCount)
+}
+
+// gramCounts sets k = zzᵀ for features z = float32(count)·unit, from the
+// counts: each chunk of columns is small enough that its partial sums
+// (at most width·maxCount²) stay below 2²⁴, so float32 SYRK adds them
+// exactly whatever its order; the chunks are summed in float64 (exact up
+// to 2⁵³) and scaled by unit² once. It reports false, leaving k to the
+// caller, when some value of z is not such a count or maxCount is too large
+// for a useful chunk.
+func gramCounts(k blas64.General, z blas32.General, unit float32, maxCount int) bool {
+	n := z.Rows
+	if k.Rows != n || k.Cols != n || k.Stride != n {
+		panic(fmt.Sprintf("rfstream: gramCounts needs a contiguous %d×%d kernel, have %d×%d stride %d", n, n, k.Rows, k.Cols, k.Stride))
+	}
+	if unit <= 0 || maxCount < 1 {
+		return false
+	}
+	width := min(exactFloat32Sum/(maxCount*maxCount), z.Cols)
+	if width < 64 {
+		return false // maxCount > 512: chunks too narrow for the BLAS to pay
+	}
+	slab := linalg.NewGeneral32(n, width)
+	part := make([]float32, n*n)
+	clear(k.Data[:n*n])
+	inv, top := 1/unit, float32(maxCount)
+	for c0 := 0; c0 < z.Cols; c0 += width {
+		c1 := min(c0+width, z.Cols)
+		w := c1 - c0
+		a := blas32.General{Rows: n, Cols: w, Stride: w, Data: slab.Data[:n*w]}
+		for i := 0; i < n; i++ {
+			dst := a.Data[i*w : (i+1)*w]
+			for j, v := range z.Data[i*z.Stride+c0 : i*z.Stride+c1] {
+				// The nearest count, checked by recomputing the feature the
+				// way the map did: a value that is not a count fails here.
+				c := float32(int32(v*inv + 0.5))
+				if c*unit != v || c > top || v < 0 {
+					return false
+				}
+				dst[j] = c
+			}
+		}
+		blas32.Syrk(blas.NoTrans, 1, a, 0, blas32.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: part})
+		for i := 0; i < n; i++ {
+			kr, pr := k.Data[i*n+i:(i+1)*n], part[i*n+i:(i+1)*n]
+			for j, v := range pr {
+				kr[j] += float64(v)
+			}
+		}
+	}
+	u2 := float64(unit) * float64(unit)
+	for i := 0; i < n; i++ {
+		kr := k.Data[i*n+i : (i+1)*n]
+		for j := range kr {
+			kr[j] *= u2
+		}
+	}
+	linalg.MirrorUpperToLower(k.Data, n)
+	return true
+}
+
+// exactFloat32Sum is 2²⁴: float32 represents every integer up to it.
+const exactFloat32Sum = 1 << 24
 
 // heldOutSplit returns the sorted rows held out to choose λ and the rest.
 func heldOutSplit(n int, opt FitOptions) (held, rest []int, err error) {

@@ -8,8 +8,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/transforms"
 )
 
 // Naming the held-out rows explicitly is the same as the random split
@@ -161,5 +164,129 @@ func TestFitRLSLeaveOneOut(t *testing.T) {
 	opt.Form = FormPrimal
 	if _, _, err := FitRLS(m, x, y, classes, opt); err == nil || !strings.Contains(err.Error(), "dual") {
 		t.Errorf("leave-one-out in the primal form: error %v", err)
+	}
+}
+
+// countFeatures builds a small invariant map over all 120 permutations of
+// five positions (|G| = 120, so the exact-count chunks are 1165 columns
+// wide) with more features than one chunk, and its features of random
+// one-hot sequences.
+func countFeatures(t *testing.T, rows int) (features.Map, blas32.General, blas32.General, []int) {
+	t.Helper()
+	const positions, symbols = 5, 8
+	g, err := transforms.NewPermutationGroup(positions, symbols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := positions * symbols
+	m, err := features.Build(features.Recipe{Kind: invariant.Kind, In: d, Seed: 4, Params: features.MarshalParams(invariant.Params{
+		M: 100, N: 6, Group: g.Spec(), S: math.Sqrt(positions) * 1.5})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	x := linalg.NewGeneral32(rows, d)
+	labels := make([]int, rows)
+	for i := 0; i < rows; i++ {
+		has := [2]bool{}
+		for p := 0; p < positions; p++ {
+			s := r.IntN(symbols)
+			has[0] = has[0] || s == 0
+			has[1] = has[1] || s == 1
+			linalg.Row32(x, i)[p*symbols+s] = 1
+		}
+		if has[0] && has[1] {
+			labels[i] = 1
+		}
+	}
+	z := linalg.NewGeneral32(rows, m.OutDim())
+	m.Apply(z, x)
+	return m, x, z, labels
+}
+
+// The exact-count kernel is the integer Gram of the counts times unit²,
+// to the last bit, over chunks that do not divide the feature count; it
+// agrees with the float64 products to their rounding; and a value that is
+// not a count hands the kernel back to the caller.
+func TestGramCountsIsTheIntegerGram(t *testing.T) {
+	const rows = 40
+	m, _, z, _ := countFeatures(t, rows)
+	unit, maxCount := m.(CountMap).CountUnit()
+	if width := exactFloat32Sum / (maxCount * maxCount); z.Cols <= width || z.Cols%width == 0 {
+		t.Fatalf("%d features in chunks of %d: the test wants a partial last chunk", z.Cols, width)
+	}
+	k := linalg.NewGeneral64(rows, rows)
+	if !gramCounts(k, z, unit, maxCount) {
+		t.Fatal("invariant features not taken as counts")
+	}
+	k64 := linalg.NewGeneral64(rows, rows)
+	gramFloat64(k64, z)
+	u2 := float64(unit) * float64(unit)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < rows; j++ {
+			var sum int64
+			for c := 0; c < z.Cols; c++ {
+				sum += int64(math.Round(float64(z.Data[i*z.Stride+c]/unit))) * int64(math.Round(float64(z.Data[j*z.Stride+c]/unit)))
+			}
+			got := k.Data[i*rows+j]
+			if want := float64(sum) * u2; got != want {
+				t.Fatalf("k[%d][%d] = %.17g, integer Gram %.17g", i, j, got, want)
+			}
+			if f := k64.Data[i*rows+j]; math.Abs(got-f) > 1e-6*f {
+				t.Fatalf("k[%d][%d] = %.17g, float64 products %.17g", i, j, got, f)
+			}
+		}
+	}
+	z.Data[z.Stride+3] += unit / 2
+	if gramCounts(k, z, unit, maxCount) {
+		t.Fatal("a value half a unit off a count was taken as a count")
+	}
+}
+
+// FitRLS with ExactCounts: on the invariant map it chooses the same λ and
+// predicts as the float64 kernel does; on a map that is not count-valued it
+// is the float64 fit to the bit.
+func TestFitRLSExactCounts(t *testing.T) {
+	m, x, _, labels := countFeatures(t, 300)
+	opt := FitOptions{Seed: 3, Float64Gram: true, Form: FormDual}
+	ref, refRep, err := FitRLS(m, x, labels, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ExactCounts = true
+	got, rep, err := FitRLS(m, x, labels, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// λ is a grid value times the kernel's mean diagonal, which the two
+	// kernels round differently: the same grid point is within 1e-6.
+	if math.Abs(rep.Lambda-refRep.Lambda) > 1e-6*refRep.Lambda {
+		t.Fatalf("λ %g with exact counts, %g with float64 products", rep.Lambda, refRep.Lambda)
+	}
+	pg, pr := Predict(m, got, x, 64), Predict(m, ref, x, 64)
+	for i := range pg {
+		if pg[i] != pr[i] {
+			t.Fatalf("row %d: exact counts predict %d, float64 products %d", i, pg[i], pr[i])
+		}
+	}
+
+	mo, err := maxout.New(x.Cols, maxout.Params{M: 400, Q: 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ExactCounts = false
+	plain, _, err := FitRLS(mo, x, labels, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ExactCounts = true
+	asked, _, err := FitRLS(mo, x, labels, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plain.W.Data {
+		if plain.W.Data[i] != asked.W.Data[i] {
+			t.Fatalf("maxout W[%d]: %v with ExactCounts, %v without", i, asked.W.Data[i], plain.W.Data[i])
+		}
 	}
 }

@@ -439,6 +439,15 @@ func (m *Map) Apply(dst, x blas32.General) {
 	}
 }
 
+// CountUnit reports that every feature Apply writes is an integer count
+// between 0 and maxCount (= |G|) times unit, computed as float32(count)·unit:
+// the paper's weight √(s/(n·m)) on the threshold grid, divided by |G|. A
+// caller can recover the counts exactly and do integer arithmetic on them,
+// as the exact-count Gram of rfstream.FitOptions.ExactCounts does.
+func (m *Map) CountUnit() (unit float32, maxCount int) {
+	return float32(math.Sqrt(m.step/float64(m.p.M)) / float64(len(m.elems))), len(m.elems)
+}
+
 // pool turns projections onto consecutive templates into their CDF
 // features, splitting rows among the CPUs.
 func (m *Map) pool(dst, proj blas32.General) {
@@ -462,7 +471,7 @@ func (m *Map) poolRows(dst, proj blas32.General, r0, r1 int) {
 		scale, offset = float32(1/m.step), float32(-m.lo/m.step)
 	}
 	top := float32(2 * n)
-	w := float32(math.Sqrt(m.step/float64(m.p.M)) / float64(ng))
+	w, _ := m.CountUnit()
 	for r := r0; r < r1; r++ {
 		prow := linalg.Row32(proj, r)
 		drow := linalg.Row32(dst, r)
