@@ -50,7 +50,7 @@ type FitOptions struct {
 	// twice the cost, but it lets positive, strongly correlated features
 	// (CDF counts) use the small λ that float32 rounding forbids.
 	Float64Gram bool
-	// ExactCounts, with Float64Gram, forms the dual kernel ZZᵀ of a map
+	// ExactCounts forms the dual kernel ZZᵀ of a map
 	// whose features are integer counts times one unit (CountMap, e.g. the
 	// invariant map's CDF features) from the counts themselves: float32
 	// SYRK over column chunks narrow enough that every partial sum is an
@@ -58,7 +58,7 @@ type FitOptions struct {
 	// once. That is about 1.6× as fast as float64 products here and exact where
 	// they round; it is not bit-identical to them (they multiply the
 	// float32-rounded features). Any other map, or features that are not
-	// such counts, take the Float64Gram path unchanged.
+	// such counts, take the path Float64Gram chooses, unchanged.
 	ExactCounts bool
 	// Form chooses how the system is solved: FormAuto (the default) solves
 	// the dual N×N system when there are fewer rows than features and the
@@ -217,7 +217,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	}
 	k64 := linalg.NewGeneral64(x.Rows, x.Rows)
 	switch {
-	case opt.Float64Gram && opt.ExactCounts && gramOfCounts(m, k64, z):
+	case opt.ExactCounts && gramOfCounts(m, k64, z):
 	case opt.Float64Gram:
 		gramFloat64(k64, z)
 	default:
