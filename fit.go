@@ -50,15 +50,15 @@ type FitOptions struct {
 	// twice the cost, but it lets positive, strongly correlated features
 	// (CDF counts) use the small λ that float32 rounding forbids.
 	Float64Gram bool
-	// ExactCounts forms the dual kernel ZZᵀ of a map
-	// whose features are integer counts times one unit (CountMap, e.g. the
-	// invariant map's CDF features) from the counts themselves: float32
-	// SYRK over column chunks narrow enough that every partial sum is an
-	// integer below 2²⁴, hence exact, summed in float64 and scaled by unit²
-	// once. That is about 1.6× as fast as float64 products here and exact where
-	// they round; it is not bit-identical to them (they multiply the
-	// float32-rounded features). Any other map, or features that are not
-	// such counts, take the path Float64Gram chooses, unchanged.
+	// ExactCounts forms the dual kernel ZZᵀ of a map whose features are
+	// integer counts times one unit (CountMap, e.g. the invariant map's CDF
+	// features) from the counts themselves: float32 SYRK over column chunks
+	// narrow enough that every partial sum is an integer below 2²⁴, hence
+	// exact, summed in float64 and scaled by unit² once. That is about 1.6×
+	// as fast as float64 products here, and exact where they round; it is
+	// not bit-identical to them (they multiply the float32-rounded
+	// features). Any other map, or features that are not such counts, take
+	// the path Float64Gram chooses, unchanged.
 	ExactCounts bool
 	// Form chooses how the system is solved: FormAuto (the default) solves
 	// the dual N×N system when there are fewer rows than features and the
