@@ -62,10 +62,12 @@ func ParseIDX(r io.Reader, name string) (*IDX, error) {
 			return nil, fmt.Errorf("%s: dimension %d is zero", name, i+1)
 		}
 		dims[i] = int(d)
-		total *= int64(d)
-		if total > maxIDXBytes {
+		// Compared before multiplying: two 32-bit dimensions near 2³² would
+		// overflow the product past int64 into a negative size.
+		if d > 0 && total > maxIDXBytes/int64(d) {
 			return nil, fmt.Errorf("%s: header claims %v elements, more than the %d we accept", name, dims[:i+1], int64(maxIDXBytes))
 		}
+		total *= int64(d)
 	}
 	// The buffer grows with the bytes that actually arrive (from at most
 	// 64 MiB, more than MNIST's largest file), so an eight-byte file whose

@@ -73,6 +73,7 @@ func TestParseIDXErrorsNameTheProblem(t *testing.T) {
 		"trailing":    {append(append([]byte{}, good...), 0), "trailing bytes"},
 		"zero dim":    {idxBytes([]int{2, 0, 2}, nil), "dimension 2 is zero"},
 		"huge header": {idxBytes([]int{1 << 20, 1 << 20, 1 << 20}, nil), "more than"},
+		"overflowing": {idxBytes([]int{0xe3323030, 0xe3323131, 3}, nil), "more than"}, // the product wraps past int64
 	}
 	for name, c := range cases {
 		_, err := ParseIDX(bytes.NewReader(c.raw), "f.idx")
