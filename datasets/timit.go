@@ -144,7 +144,7 @@ func DecodeSphere(b []byte) (*frontend.Audio, error) {
 	data := b[hsize:]
 	if n, err := num("sample_count", len(data)/2); err != nil {
 		return nil, err
-	} else if n < 0 || 2*n > len(data) {
+	} else if n < 0 || n > len(data)/2 { // not 2*n, which a huge count wraps negative
 		return nil, fmt.Errorf("sphere: %d samples announced, %d bytes present", n, len(data))
 	} else {
 		data = data[:2*n]

@@ -108,6 +108,7 @@ func TestSphereErrors(t *testing.T) {
 		{"byte format", edit("-s2 01", "-s2 99"), "byte format"},
 		{"count", edit("sample_count -i 2", "sample_count -i 9"), "9 samples announced"},
 		{"count not a number", edit("sample_count -i 2", "sample_count -i x"), "not a number"},
+		{"count that doubles past int64", edit("sample_count -i 2", "sample_count -i 4611686018427387904"), "samples announced"},
 	}
 	for _, c := range cases {
 		_, err := DecodeSphere(c.b)
