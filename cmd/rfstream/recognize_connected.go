@@ -10,16 +10,18 @@ func init() { registerRecognizer(rfstream.TaskConnected, recognizeConnected) }
 // recognizeConnected decodes a digit string with a connected-digit model.
 // Its confidence is the lowest of its words': a string is only as sure as
 // its least sure word.
-func recognizeConnected(m *rfstream.Model, a *frontend.Audio) (recognition, error) {
-	res, err := rfstream.RecognizeConnected(m, a)
-	if err != nil {
-		return recognition{}, err
-	}
-	rec := recognition{Text: res.Text, Words: res.Words}
-	for i, w := range res.Words {
-		if i == 0 || w.Conf < rec.Conf {
-			rec.Conf = w.Conf
+func recognizeConnected(m *rfstream.Model) (func(a *frontend.Audio) (recognition, error), error) {
+	return func(a *frontend.Audio) (recognition, error) {
+		res, err := rfstream.RecognizeConnected(m, a)
+		if err != nil {
+			return recognition{}, err
 		}
-	}
-	return rec, nil
+		rec := recognition{Text: res.Text, Words: res.Words}
+		for i, w := range res.Words {
+			if i == 0 || w.Conf < rec.Conf {
+				rec.Conf = w.Conf
+			}
+		}
+		return rec, nil
+	}, nil
 }

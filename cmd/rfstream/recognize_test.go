@@ -90,10 +90,73 @@ func TestRecognizeWAVAndRawPCM(t *testing.T) {
 	}
 }
 
+// Several recordings in one call: the model is prepared once, each
+// recording gets the result it gets alone, named by its file, and a bad
+// one is reported without costing the others theirs.
+func TestRecognizeSeveralFiles(t *testing.T) {
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "updown.rfm")
+	if err := rfstream.SaveModel(model, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	up, down, bad := filepath.Join(dir, "up.wav"), filepath.Join(dir, "down.wav"), filepath.Join(dir, "bad.wav")
+	writeWAV(t, up, upWord(601))
+	writeWAV(t, down, downWord(602))
+	os.WriteFile(bad, []byte("RIFF but nothing else"), 0o644)
+	alone := map[string]recognition{up: recognizeJSON(t, up, "--model", model), down: recognizeJSON(t, down, "--model", model)}
+
+	var out, errb bytes.Buffer
+	code := run([]string{"recognize", "--json", "--model", model, down, bad, up}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), bad) || !strings.Contains(errb.String(), "1 of 3 recordings") {
+		t.Fatalf("a bad file among three: exit %d, stderr %q", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want the two good recordings' lines in order, got %q", out.String())
+	}
+	for i, path := range []string{down, up} {
+		var r recognition
+		if err := json.Unmarshal([]byte(lines[i]), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := alone[path]
+		want.File = path
+		if r.File != path || r.Text != want.Text || r.Conf != want.Conf || r.Seconds != want.Seconds {
+			t.Fatalf("line %d: %+v, want %+v as recognised alone", i, r, want)
+		}
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"recognize", "--model", model, up, down}, &out, &errb); code != 0 {
+		t.Fatalf("plain: exit %d, %s", code, errb.String())
+	}
+	if want := fmt.Sprintf("%s\tup\t%.0f%%\n%s\tdown\t%.0f%%\n", up, 100*alone[up].Conf, down, 100*alone[down].Conf); out.String() != want {
+		t.Fatalf("plain output %q, want %q", out.String(), want)
+	}
+
+	// Standard input cannot be one of several; a model that cannot be
+	// loaded stops the batch at once rather than failing every file.
+	errb.Reset()
+	if code := run([]string{"recognize", "--model", model, up, "-"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "only recording") {
+		t.Fatalf("- among files: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"recognize", "--model", filepath.Join(dir, "missing.rfm"), up, down}, &out, &errb); code != 1 || strings.Count(errb.String(), "missing.rfm") != 1 {
+		t.Fatalf("missing model: exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 	const task = "test-connected-digits"
-	registerRecognizer(task, func(m *rfstream.Model, a *frontend.Audio) (recognition, error) {
-		return recognition{Text: fmt.Sprintf("%s of %d samples", m.Labels[0], len(a.Samples)), Conf: 0.5}, nil
+	registerRecognizer(task, func(m *rfstream.Model) (func(*frontend.Audio) (recognition, error), error) {
+		return func(a *frontend.Audio) (recognition, error) {
+			return recognition{Text: fmt.Sprintf("%s of %d samples", m.Labels[0], len(a.Samples)), Conf: 0.5}, nil
+		}, nil
 	})
 	defer delete(recognizers, task)
 	dir := t.TempDir()
