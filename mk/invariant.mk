@@ -15,7 +15,7 @@ eval-xperm: build
 # projections lie) against RLS on raw pixels, random maxout and random Fourier features of the same
 # dimension (49500), every map on the same deskewed, unit-length images; out/mnist-invariant.{csv,png,svg}.
 # Settings chosen on held-out training rows (docs/invariant.md). One process at a time: a 1000-per-class fit
-# of 49500 features peaks near 14 GB, and two side by side do not fit in 24 GB.
+# of 49500 features peaks near 8.3 GB (14 GB before the test features were scored block by block).
 eval-mnist-invariant: build data
 	nice -n 10 $(BIN) eval mnist-sizes --sizes 10,50,100,500,1000 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant
