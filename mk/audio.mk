@@ -49,20 +49,7 @@ LOSO_ST4 := --self-train 0.25,0.5,0.75,1
 LOSO_ENDPOINT := --floor-share -1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
 LOSO_HMM := --recognizer combo --hmm-m 1000 --hmm-passes 2
-LOSO_CANDIDATES := \
-	--candidate 'cmvn: --speaker-norm mean' \
-	--candidate 'synth50: --speaker-norm mean --synth-voices 50' \
-	--candidate 'speed: --speaker-norm mean --speed-perturb 0.9,1.1' \
-	--candidate 'st4: --speaker-norm mean $(LOSO_ST4)' \
-	--candidate 'st8: --speaker-norm mean --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1' \
-	--candidate 'synth50+st4: --speaker-norm mean --synth-voices 50 $(LOSO_ST4)' \
-	--candidate 'warp+st4: --speaker-norm mean $(LOSO_WARP) $(LOSO_ST4)' \
-	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)' \
-	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1' \
-	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2' \
-	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only' \
-	$(LOSO_RECORDED)
-# The thirteen candidates that can win a fold (fifth round on; the eleven above never have the best inner
+# The thirteen candidates that can win a fold (fifth round on; the eleven older ones below never have the best inner
 # score) and whose runs docs/runs/digits-loso.jsonl records.
 LOSO_RECORDED := \
 	--candidate 'synth50+st4+fsoff-gap15: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 150' \
@@ -78,18 +65,34 @@ LOSO_RECORDED := \
 	--candidate 'synth50+st10+fsoff-gap10+strim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150 --onset-trim-labels 6,7' \
 	--candidate 'synth50+st10+fsoff-gap10+lift20: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --level-lift-db 20' \
 	--candidate 'synth50+st20+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1 $(LOSO_ENDPOINT) --max-gap-ms 100'
+# Defined first: LOSO_CANDIDATES below is expanded where it is defined (:=), and a variable defined after it
+# would expand to nothing there (until Nov 23 `make eval-digits-loso` ran only the eleven oldest candidates).
+LOSO_CANDIDATES := \
+	--candidate 'cmvn: --speaker-norm mean' \
+	--candidate 'synth50: --speaker-norm mean --synth-voices 50' \
+	--candidate 'speed: --speaker-norm mean --speed-perturb 0.9,1.1' \
+	--candidate 'st4: --speaker-norm mean $(LOSO_ST4)' \
+	--candidate 'st8: --speaker-norm mean --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1' \
+	--candidate 'synth50+st4: --speaker-norm mean --synth-voices 50 $(LOSO_ST4)' \
+	--candidate 'warp+st4: --speaker-norm mean $(LOSO_WARP) $(LOSO_ST4)' \
+	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)' \
+	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1' \
+	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2' \
+	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only' \
+	$(LOSO_RECORDED)
 # Every run goes to $(LOSO_RUNS) as it finishes, so an interrupted selection resumes where it stopped.
 LOSO_RUNS ?= out/digits-loso-runs.jsonl
 eval-digits-loso: build
 	mkdir -p $(dir $(LOSO_RUNS))
 	nice -n 10 $(BIN) eval digits-nested --results $(LOSO_RUNS) $(LOSO_CANDIDATES) -- --m 3000
 
-# The nested table of the thirteen candidates that can win, printed in seconds from the recorded runs
-# (docs/runs/digits-loso.jsonl: 168 runs made between the fifth and ninth rounds by the binaries of their
-# day, each with the digest of the recordings it read), without running anything: a check of the table's
-# arithmetic and choices, not a re-measurement (that is eval-digits-loso).
+# The nested table of all 24 candidates, printed in seconds from the recorded runs (docs/runs/digits-loso.jsonl:
+# 238 runs: 7 per candidate and the fifth round's other probes, each with the digest of the recordings it read; the eleven oldest candidates'
+# re-recorded on Nov 23 by commit 3b2b9a8, reproducing the third and fourth rounds' tables to the digit),
+# without running anything: a check of the table's arithmetic and choices, not a re-measurement (that is
+# eval-digits-loso).
 eval-digits-loso-recorded: build
-	$(BIN) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_RECORDED) -- --m 3000
+	$(BIN) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_CANDIDATES) -- --m 3000
 
 # The same with one more candidate that assumes every unseen voice says each digit equally often (FSDD's
 # design): self-training's pseudo-labels are capped at each class's share. It uses a fact about the test
