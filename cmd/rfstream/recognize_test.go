@@ -48,16 +48,24 @@ func recognizeJSON(t *testing.T, args ...string) recognition {
 	return r
 }
 
-func TestRecognizeWAVAndRawPCM(t *testing.T) {
+// toyWordModelFile saves the toy up/down word model in a fresh folder and
+// returns the folder and the model's path.
+func toyWordModelFile(t *testing.T) (dir, model string) {
+	t.Helper()
 	words, err := toymodels.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	model := filepath.Join(dir, "updown.rfm")
+	dir = t.TempDir()
+	model = filepath.Join(dir, "updown.rfm")
 	if err := rfstream.SaveModel(model, words.Model); err != nil {
 		t.Fatal(err)
 	}
+	return dir, model
+}
+
+func TestRecognizeWAVAndRawPCM(t *testing.T) {
+	dir, model := toyWordModelFile(t)
 	for i, c := range []struct {
 		want string
 		x    []float32
@@ -94,15 +102,7 @@ func TestRecognizeWAVAndRawPCM(t *testing.T) {
 // recording gets the result it gets alone, named by its file, and a bad
 // one is reported without costing the others theirs.
 func TestRecognizeSeveralFiles(t *testing.T) {
-	words, err := toymodels.Words()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	model := filepath.Join(dir, "updown.rfm")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
-		t.Fatal(err)
-	}
+	dir, model := toyWordModelFile(t)
 	up, down, bad := filepath.Join(dir, "up.wav"), filepath.Join(dir, "down.wav"), filepath.Join(dir, "bad.wav")
 	writeWAV(t, up, upWord(601))
 	writeWAV(t, down, downWord(602))
