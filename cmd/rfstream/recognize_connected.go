@@ -11,8 +11,12 @@ func init() { registerRecognizer(rfstream.TaskConnected, recognizeConnected) }
 // Its confidence is the lowest of its words': a string is only as sure as
 // its least sure word.
 func recognizeConnected(m *rfstream.Model) (func(a *frontend.Audio) (recognition, error), error) {
+	c, err := rfstream.NewConnected(m) // the map and the word loop, built once for every recording
+	if err != nil {
+		return nil, err
+	}
 	return func(a *frontend.Audio) (recognition, error) {
-		res, err := rfstream.RecognizeConnected(m, a)
+		res, err := c.Recognize(a)
 		if err != nil {
 			return recognition{}, err
 		}
