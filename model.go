@@ -47,6 +47,9 @@ type Model struct {
 	RLS *classifier.RLS `json:"-"`
 	// Decoder is the decoder's configuration, when the task has one.
 	Decoder json.RawMessage `json:"decoder,omitempty"`
+	// Adapt says how an isolated-word model adapts to a new voice (nil:
+	// it does not; see Adaptation).
+	Adapt *Adaptation `json:"adapt,omitempty"`
 	// Blobs holds further named matrices (e.g. softmax weights, priors).
 	Blobs map[string]blas32.General `json:"-"`
 	// Meta is free-form provenance: training set, λ, error on held-out data.

@@ -62,7 +62,18 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	if m.RLS == nil {
 		return nil, fmt.Errorf("rfstream: word model has no read-out")
 	}
-	return &WordClassifier{Model: m, Config: wc, Map: fm}, nil
+	c := &WordClassifier{Model: m, Config: wc, Map: fm}
+	if m.Adapt != nil {
+		if err := m.Adapt.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		if c.CanAdapt() {
+			if _, _, err := c.adaptationRows(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
 }
 
 // Hypothesis is a recognised word with a confidence in [0, 1].
@@ -72,15 +83,18 @@ type Hypothesis struct {
 }
 
 // Vector computes the word vector of a recording at any rate: the
-// frontend half of classification.
+// frontend half of classification. A model trained on voice-normalised
+// vectors (Adaptation.VoiceNorm) gets the recording normalised as a voice
+// of its own: one recording is all a stream knows of its speaker (with
+// several recordings of one voice, AdaptToVoice estimates the voice from
+// all of them).
 func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
-	if a.Rate != c.Config.Audio.SampleRate {
-		var err error
-		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
-			return nil, err
-		}
+	v, err := c.RawVector(a)
+	if err != nil || c.Model.Adapt == nil || !c.Model.Adapt.VoiceNorm {
+		return v, err
 	}
-	return frontend.WordVector(c.Config, a.Samples)
+	frontend.EstimateVoice([][]float32{v}, c.Config.Audio.Mels, false).Normalise(v)
+	return v, nil
 }
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the

@@ -259,24 +259,7 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 			}
 		}
 	}
-	var mean float64
-	for _, v := range out {
-		mean += float64(v)
-	}
-	mean /= float64(len(out))
-	var ss float64
-	for i, v := range out {
-		d := float64(v) - mean
-		out[i] = float32(d)
-		ss += d * d
-	}
-	if ss == 0 {
-		return out, nil
-	}
-	inv := float32(1 / math.Sqrt(ss))
-	for i := range out {
-		out[i] *= inv
-	}
+	UnitWordVector(out)
 	return out, nil
 }
 

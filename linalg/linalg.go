@@ -108,3 +108,16 @@ func ParallelRows(n, minRows int, f func(r0, r1 int)) {
 	}
 	wg.Wait()
 }
+
+// AppendRows32 returns a new matrix holding the rows of a followed by the
+// given rows of extra, in that order.
+func AppendRows32(a, extra blas32.General, rows []int) blas32.General {
+	out := NewGeneral32(a.Rows+len(rows), a.Cols)
+	for i := 0; i < a.Rows; i++ {
+		copy(Row32(out, i), Row32(a, i))
+	}
+	for k, r := range rows {
+		copy(Row32(out, a.Rows+k), Row32(extra, r))
+	}
+	return out
+}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -37,33 +37,10 @@ func augmentWarped(x blas32.General, y []int, g transforms.Group, copies int, se
 		for i := 0; i < x.Rows; i++ {
 			dst := linalg.Row32(out, at)
 			g.Apply(dst, linalg.Row32(x, i), elems[i])
-			centreAndNormalise(dst)
+			frontend.UnitWordVector(dst)
 			labels = append(labels, y[i])
 			at++
 		}
 	}
 	return out, labels, nil
-}
-
-// centreAndNormalise removes the mean and scales to unit length, as
-// frontend.WordVector does, so a warped patch is a word vector again.
-func centreAndNormalise(v []float32) {
-	var mean float64
-	for _, x := range v {
-		mean += float64(x)
-	}
-	mean /= float64(len(v))
-	var ss float64
-	for i, x := range v {
-		d := float64(x) - mean
-		v[i] = float32(d)
-		ss += d * d
-	}
-	if ss == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(ss))
-	for i := range v {
-		v[i] *= inv
-	}
 }

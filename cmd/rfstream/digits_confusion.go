@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -131,7 +132,7 @@ func (p *predictionWriter) add(split string, recs []datasets.Recording, labels [
 		return fmt.Errorf("predictions: %d recordings, %d predictions, %d score rows", len(recs), len(pred), decision.Rows)
 	}
 	for i, r := range recs {
-		m := strconv.FormatFloat(margin(linalg.Row32(decision, i)), 'g', 6, 32)
+		m := strconv.FormatFloat(rfstream.Margin(linalg.Row32(decision, i)), 'g', 6, 32)
 		if err := p.w.Write([]string{split, r.Path, r.Speaker, r.Label, labels[pred[i]], m}); err != nil {
 			return err
 		}

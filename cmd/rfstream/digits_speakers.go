@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -61,23 +61,19 @@ func lambdaHoldOut(by string, train []datasets.Recording, rows int, seed uint64)
 	return out, nil
 }
 
-// speakerStats is one speaker's mean and inverse standard deviation of
-// every log-mel band, over all frames of all their word vectors.
-type speakerStats struct{ mean, inv []float32 }
-
-// speakerNorm is speaker-level CMVN of word vectors: each speaker's mean
-// log-mel spectrum is removed from every frame of their vectors (and with
-// scale each band divided by its standard deviation), then each row is made
-// a unit word vector again. Statistics come from the training recordings of
-// a speaker when there are any (enrolment: no test recording is looked at);
-// a voice absent from training is normalised with its own test recordings'
-// statistics, which is unsupervised adaptation (no labels are used) and
-// needs several recordings of that voice, so it suits evaluation by speaker,
-// not a single recording of an unknown voice.
+// speakerNorm is speaker-level CMVN of word vectors (frontend.VoiceStats):
+// each speaker's mean log-mel spectrum is removed from every frame of their
+// vectors (and with scale each band divided by its standard deviation),
+// then each row is made a unit word vector again. Statistics come from the
+// training recordings of a speaker when there are any (enrolment: no test
+// recording is looked at); a voice absent from training is normalised with
+// its own test recordings' statistics, which is unsupervised adaptation (no
+// labels are used) and needs several recordings of that voice, so it suits
+// evaluation by speaker, not a single recording of an unknown voice.
 type speakerNorm struct {
 	mels  int
 	scale bool
-	stats map[string]speakerStats
+	stats map[string]frontend.VoiceStats
 }
 
 func newSpeakerNorm(train blas32.General, recs []datasets.Recording, mels int, scale bool) *speakerNorm {
@@ -86,41 +82,21 @@ func newSpeakerNorm(train blas32.General, recs []datasets.Recording, mels int, s
 	return n
 }
 
-func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[string]speakerStats {
-	rows := map[string][]int{}
+func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[string]frontend.VoiceStats {
+	rows := map[string][][]float32{}
 	for i, r := range recs {
-		rows[r.Speaker] = append(rows[r.Speaker], i)
+		rows[r.Speaker] = append(rows[r.Speaker], linalg.Row32(x, i))
 	}
-	out := map[string]speakerStats{}
-	for spk, idx := range rows {
-		sum, sq := make([]float64, n.mels), make([]float64, n.mels)
-		var cnt float64
-		for _, i := range idx {
-			row := linalg.Row32(x, i)
-			for t := 0; t+n.mels <= len(row); t += n.mels {
-				for k, v := range row[t : t+n.mels] {
-					sum[k] += float64(v)
-					sq[k] += float64(v) * float64(v)
-				}
-				cnt++
-			}
-		}
-		st := speakerStats{mean: make([]float32, n.mels), inv: make([]float32, n.mels)}
-		for k := range sum {
-			m := sum[k] / cnt
-			st.mean[k], st.inv[k] = float32(m), 1
-			if n.scale {
-				st.inv[k] = float32(1 / math.Sqrt(math.Max(sq[k]/cnt-m*m, 1e-12)))
-			}
-		}
-		out[spk] = st
+	out := map[string]frontend.VoiceStats{}
+	for spk, vs := range rows {
+		out[spk] = frontend.EstimateVoice(vs, n.mels, n.scale)
 	}
 	return out
 }
 
 // apply normalises the rows of x (recordings recs) in place.
 func (n *speakerNorm) apply(x blas32.General, recs []datasets.Recording) {
-	var own map[string]speakerStats
+	var own map[string]frontend.VoiceStats
 	for i, r := range recs {
 		st, ok := n.stats[r.Speaker]
 		if !ok {
@@ -129,12 +105,6 @@ func (n *speakerNorm) apply(x blas32.General, recs []datasets.Recording) {
 			}
 			st = own[r.Speaker]
 		}
-		row := linalg.Row32(x, i)
-		for t := 0; t+n.mels <= len(row); t += n.mels {
-			for k := range row[t : t+n.mels] {
-				row[t+k] = (row[t+k] - st.mean[k]) * st.inv[k]
-			}
-		}
-		centreAndNormalise(row)
+		st.Normalise(linalg.Row32(x, i))
 	}
 }

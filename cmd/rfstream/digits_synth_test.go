@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/blas/blas32"
-
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
@@ -228,7 +227,7 @@ func TestNeighbourSmoothed(t *testing.T) {
 	copy(scores.Data, []float32{3, 0, 0, 0.5, 0, 3, 7, 1, 0, 2}) // row 1 leans wrongly to class 1
 	trained := map[string]bool{"old": true}
 	s := neighbourSmoothed(scores, x, test, trained, 2)
-	if got := classifierArgmaxRows(s); !slices.Equal(got, []int{0, 0, 1, 0, 1}) {
+	if got := classifier.Argmax(s); !slices.Equal(got, []int{0, 0, 1, 0, 1}) {
 		t.Fatalf("argmax after smoothing %v, want row 1 outvoted to class 0", got)
 	}
 	if !slices.Equal(linalg.Row32(s, 3), linalg.Row32(scores, 3)) {
@@ -246,14 +245,6 @@ func TestNeighbourSmoothed(t *testing.T) {
 			}
 		}
 	}
-}
-
-func classifierArgmaxRows(s blas32.General) []int {
-	out := make([]int, s.Rows)
-	for i := range out {
-		out[i] = argmax32(linalg.Row32(s, i))
-	}
-	return out
 }
 
 // With every class capped at its share, the recordings that fit the

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -54,7 +55,7 @@ func testWarpViews(raw blas32.General, g *transforms.SpectroGroup, cents []float
 				row := linalg.Row32(x, i)
 				g.Apply(tmp, row, transforms.Warp{Cents: c, Tempo: 1})
 				copy(row, tmp)
-				centreAndNormalise(row)
+				frontend.UnitWordVector(row)
 			}
 		}
 		prep(x)

@@ -82,7 +82,7 @@ func TestTestWarpViews(t *testing.T) {
 	}
 	want := make([]float32, wc.Dim())
 	sg.Apply(want, linalg.Row32(raw, 1), transforms.Warp{Cents: 200, Tempo: 1})
-	centreAndNormalise(want)
+	frontend.UnitWordVector(want)
 	for k, v := range linalg.Row32(views[1], 1) {
 		if v != want[k] {
 			t.Fatalf("the 200-cent view's row 1 differs from the warped row at %d", k)

@@ -8,7 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -190,7 +192,7 @@ func (w *speakerWarp) apply(x blas32.General, recs []datasets.Recording) map[str
 		row := linalg.Row32(x, i)
 		w.g.Apply(tmp, row, transforms.Warp{Cents: c, Tempo: 1})
 		copy(row, tmp)
-		centreAndNormalise(row)
+		frontend.UnitWordVector(row)
 	}
 	return unseen
 }
@@ -251,14 +253,14 @@ func confidenceWarp(raw blas32.General, test []datasets.Recording, trained map[s
 			}
 			g.Apply(tmp, linalg.Row32(raw, i), transforms.Warp{Cents: c, Tempo: 1})
 			copy(dst, tmp)
-			centreAndNormalise(dst)
+			frontend.UnitWordVector(dst)
 		}
 		prep(x)
 		s := score(x)
 		for spk, idx := range rows {
 			var conf float64
 			for _, i := range idx {
-				conf += margin(linalg.Row32(s, i))
+				conf += rfstream.Margin(linalg.Row32(s, i))
 			}
 			conf /= float64(len(idx))
 			if b, ok := bestConf[spk]; !ok || conf > b+1e-12 || (math.Abs(conf-b) <= 1e-12 && math.Abs(c) < math.Abs(chosen[spk])) {
@@ -270,18 +272,4 @@ func confidenceWarp(raw blas32.General, test []datasets.Recording, trained map[s
 		}
 	}
 	return out, chosen
-}
-
-// margin is the best score minus the second best.
-func margin(v []float32) float64 {
-	b1, b2 := math.Inf(-1), math.Inf(-1)
-	for _, x := range v {
-		switch f := float64(x); {
-		case f > b1:
-			b1, b2 = f, b1
-		case f > b2:
-			b2 = f
-		}
-	}
-	return b1 - b2
 }

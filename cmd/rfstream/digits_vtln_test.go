@@ -9,7 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -35,7 +37,7 @@ func TestSpeakerWarpFindsTheShift(t *testing.T) {
 	voice := func(cents float64) []float32 {
 		v := make([]float32, len(base))
 		g.Apply(v, base, transforms.Warp{Cents: cents, Tempo: 1})
-		centreAndNormalise(v)
+		frontend.UnitWordVector(v)
 		return v
 	}
 	shifts := map[string]float64{"a": 0, "b": 200, "c": -150}
@@ -166,10 +168,10 @@ func TestConfidenceWarpUndoesAShift(t *testing.T) {
 		x := float64(i % mels)
 		canon[i] = float32(math.Exp(-(x-15)*(x-15)/6) + 0.5*math.Exp(-(x-28)*(x-28)/6))
 	}
-	centreAndNormalise(canon)
+	frontend.UnitWordVector(canon)
 	shifted := make([]float32, len(canon))
 	g.Apply(shifted, canon, transforms.Warp{Cents: 100, Tempo: 1})
-	centreAndNormalise(shifted)
+	frontend.UnitWordVector(shifted)
 	raw := linalg.NewGeneral32(3, len(canon))
 	copy(linalg.Row32(raw, 0), shifted)
 	copy(linalg.Row32(raw, 1), shifted)
@@ -202,7 +204,7 @@ func TestConfidenceWarpUndoesAShift(t *testing.T) {
 	if !(s.Data[0] > unwarped.Data[0]+0.01) {
 		t.Errorf("the new voice's score %v is not above its unwarped %v", s.Data[0], unwarped.Data[0])
 	}
-	if m := margin([]float32{1, 5, 3}); m != 2 {
+	if m := rfstream.Margin([]float32{1, 5, 3}); m != 2 {
 		t.Errorf("margin %v, want 2", m)
 	}
 }
