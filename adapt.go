@@ -33,6 +33,10 @@ type Adaptation struct {
 	// Seed is the fits' seed (it fixes nothing once λ is given, but the
 	// refits pass it on as the training fit did).
 	Seed uint64 `json:"seed"`
+	// Lambda is the ridge parameter of the fit on the training rows; a
+	// refit with more rows scales it by their number, as FitRLS's final
+	// fit scales the λ its held-out rows chose.
+	Lambda float64 `json:"lambda,omitempty"`
 }
 
 // Blob names of the training rows an adaptable model carries.
@@ -72,6 +76,9 @@ func (m *Model) SetAdaptation(a Adaptation, rows blas32.General, labels []int) e
 func (a Adaptation) validate() error {
 	if len(a.Rounds) > MaxAdaptRounds {
 		return fmt.Errorf("rfstream: %d adaptation rounds (at most %d)", len(a.Rounds), MaxAdaptRounds)
+	}
+	if len(a.Rounds) > 0 && !(a.Lambda > 0) {
+		return fmt.Errorf("rfstream: adaptation rounds need the training fit's λ, have %v", a.Lambda)
 	}
 	for _, f := range a.Rounds {
 		if !(f > 0 && f <= 1) {
@@ -182,7 +189,7 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 		xa := linalg.AppendRows32(trainX, x, rows)
 		ya := append(append([]int(nil), trainY...), labels...)
 		// λ grows with the rows, as FitRLS's refit after choosing it does.
-		lambda := c.Model.RLS.Lambda * float64(xa.Rows) / float64(trainX.Rows)
+		lambda := a.Lambda * float64(xa.Rows) / float64(trainX.Rows)
 		r, _, err := FitRLS(c.Map, xa, ya, c.Model.RLS.Classes, FitOptions{Lambda: lambda, Seed: a.Seed})
 		if err != nil {
 			return nil, fmt.Errorf("rfstream: adaptation round %d: %w", len(res.Rounds)+1, err)

@@ -186,21 +186,8 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.exclude != "" {
-		drop := map[string]bool{}
-		for _, s := range strings.Split(f.exclude, ",") {
-			drop[strings.TrimSpace(s)] = true
-		}
-		kept := recs[:0:0]
-		for _, r := range recs {
-			if !drop[r.Speaker] {
-				kept = append(kept, r)
-			}
-		}
-		if len(kept) == len(recs) {
-			return nil, fmt.Errorf("--exclude-speakers %q names no FSDD speaker (%v)", f.exclude, datasets.Speakers(recs))
-		}
-		recs = kept
+	if recs, err = excludeSpeakers(recs, f.exclude); err != nil {
+		return nil, err
 	}
 	switch split {
 	case "official":
@@ -228,6 +215,28 @@ func (f *wordSetFlags) splits(split string) ([]digitSplit, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unknown --split %q (official, speaker, dev)", split)
+}
+
+// excludeSpeakers drops the recordings of the comma-separated speakers
+// (none when the list is empty), keeping the order of the rest.
+func excludeSpeakers(recs []datasets.Recording, list string) ([]datasets.Recording, error) {
+	if list == "" {
+		return recs, nil
+	}
+	drop := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		drop[strings.TrimSpace(s)] = true
+	}
+	kept := recs[:0:0]
+	for _, r := range recs {
+		if !drop[r.Speaker] {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(recs) {
+		return nil, fmt.Errorf("--exclude-speakers %q names no FSDD speaker (%v)", list, datasets.Speakers(recs))
+	}
+	return kept, nil
 }
 
 // digitsResult is one line of `rfstream eval digits --json`.
@@ -821,21 +830,36 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	wf.register(fs)
 	var mf mapFlags
 	mf.register(fs, "maxout", 3000)
+	var tv trainVoiceFlags
+	tv.register(fs)
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
 	split := fs.String("split", "official", "FSDD recordings to train on: official (takes 5-49) or all")
 	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
+	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN: none, or mean (each training voice's mean log-mel spectrum removed; a new voice's is removed too, estimated from one recording, or with recognize --adapt from all of a voice's recordings)")
+	selfTrain := fs.String("self-train", "", "make the model adaptable: rfstream recognize --adapt runs one self-training round per comma-separated fraction over a voice's recordings, as eval digits --self-train does (the model then carries its training rows)")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := tv.validate(); err != nil {
+		return err
+	}
+	rounds, err := parseSelfTrain(*selfTrain)
+	if err != nil {
+		return err
+	}
+	if *spkNorm != "none" && *spkNorm != "mean" {
+		return fmt.Errorf("unknown --speaker-norm %q (none, mean)", *spkNorm)
 	}
 	if *out == "" {
 		*out = defaultDigitModel()
 	}
 	spec := wordGroup(wc, *cents, *tempo, false)
 	mf.group = &spec
-	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, split: *split, maps: &mf, wc: &wc}, stderr)
+	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, exclude: wf.exclude, split: *split,
+		maps: &mf, wc: &wc, voices: &tv, voiceNorm: *spkNorm == "mean", rounds: rounds}, stderr)
 	if err != nil {
 		return err
 	}

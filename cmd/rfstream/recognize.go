@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
 )
 
 func init() {
@@ -66,21 +67,27 @@ func recognizeWord(m *rfstream.Model) (func(a *frontend.Audio) (recognition, err
 		return nil, err
 	}
 	return func(a *frontend.Audio) (recognition, error) {
-		h, scores, err := wc.Classify(a)
+		v, err := wc.Vector(a)
 		if err != nil {
 			return recognition{}, err
 		}
-		rec := recognition{Text: h.Label, Conf: h.Conf}
-		order := make([]int, len(scores))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
-		for _, i := range order[:min(3, len(order))] {
-			rec.Alternatives = append(rec.Alternatives, rfstream.Hypothesis{Label: m.Labels[i], Conf: rfstream.Confidence(scores, i)})
-		}
-		return rec, nil
+		return wordRecognition(m.Labels, wc.Score(v)), nil
 	}, nil
+}
+
+// wordRecognition is the answer one row of word scores gives: the best
+// label and the three best alternatives with their confidences.
+func wordRecognition(labels []string, scores []float32) recognition {
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
+	rec := recognition{Text: labels[order[0]], Conf: rfstream.Confidence(scores, order[0])}
+	for _, i := range order[:min(3, len(order))] {
+		rec.Alternatives = append(rec.Alternatives, rfstream.Hypothesis{Label: labels[i], Conf: rfstream.Confidence(scores, i)})
+	}
+	return rec
 }
 
 func runRecognize(args []string, stdout, stderr io.Writer) error {
@@ -88,6 +95,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian mono PCM at this rate (Hz)")
 	modelPath := fs.String("model", "", "model file (default: the digit model in the data cache, trained on FSDD when missing)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
+	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -98,6 +106,10 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(files) > 1 && slices.Contains(files, "-") {
 		return errors.New("recognize: - (standard input) must be the only recording")
+	}
+	out := recognitionPrinter{w: stdout, json: *asJSON, batch: len(files) > 1}
+	if *adapt {
+		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
 	}
 	// The model is loaded (or the default one trained) on the first
 	// recording that decodes, so a mistyped path or a malformed file costs
@@ -123,13 +135,9 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		recognize, err = fn(m)
 		return err
 	}
-	batch := len(files) > 1
 	failed := 0
 	for _, path := range files {
-		a, err := readAudio(path, *rate, stdin)
-		if err == nil && len(a.Samples) == 0 {
-			err = fmt.Errorf("%s: the recording holds no samples", path)
-		}
+		a, err := readRecording(path, *rate)
 		var rec recognition
 		if err == nil {
 			if recognize == nil {
@@ -142,7 +150,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if err != nil {
-			if !batch {
+			if !out.batch {
 				return err
 			}
 			// One bad recording must not cost the others their results.
@@ -151,21 +159,123 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		rec.Task, rec.Seconds = task, a.Duration()
-		if batch {
-			rec.File = path
-		}
-		switch {
-		case *asJSON:
-			b, _ := json.Marshal(rec)
-			fmt.Fprintln(stdout, string(b))
-		case batch:
-			fmt.Fprintf(stdout, "%s\t%s\t%.0f%%\n", path, rec.Text, 100*rec.Conf)
-		default:
-			fmt.Fprintf(stdout, "%s\t%.0f%%\n", rec.Text, 100*rec.Conf)
-		}
+		out.print(path, rec)
 	}
+	return failedError(failed, len(files))
+}
+
+// readRecording reads one recording and refuses an empty one.
+func readRecording(path string, rate int) (*frontend.Audio, error) {
+	a, err := readAudio(path, rate, stdin)
+	if err == nil && len(a.Samples) == 0 {
+		err = fmt.Errorf("%s: the recording holds no samples", path)
+	}
+	return a, err
+}
+
+func failedError(failed, total int) error {
 	if failed > 0 {
-		return fmt.Errorf("%d of %d recordings could not be recognised (named above)", failed, len(files))
+		return fmt.Errorf("%d of %d recordings could not be recognised (named above)", failed, total)
 	}
 	return nil
+}
+
+// recognitionPrinter prints one recognition per line: the text and
+// confidence, prefixed by the file when a call has several, or JSON.
+type recognitionPrinter struct {
+	w           io.Writer
+	json, batch bool
+}
+
+func (p recognitionPrinter) print(path string, rec recognition) {
+	if p.batch {
+		rec.File = path
+	}
+	switch {
+	case p.json:
+		b, _ := json.Marshal(rec)
+		fmt.Fprintln(p.w, string(b))
+	case p.batch:
+		fmt.Fprintf(p.w, "%s\t%s\t%.0f%%\n", path, rec.Text, 100*rec.Conf)
+	default:
+		fmt.Fprintf(p.w, "%s\t%.0f%%\n", rec.Text, 100*rec.Conf)
+	}
+}
+
+// recognizeAdapted recognises recordings of one voice together: every
+// recording is read first, then the word model adapts to the voice over
+// all of them (rfstream.WordClassifier.AdaptToVoice) and decides each. A
+// recording that cannot be read is named and left out; the others are
+// adapted to and recognised without it.
+func recognizeAdapted(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
+	var wc *rfstream.WordClassifier
+	prepare := func() error {
+		var m *rfstream.Model
+		var err error
+		if modelPath != "" {
+			m, err = rfstream.LoadModel(modelPath)
+		} else {
+			m, err = defaultAdaptableDigitModelTrained(stderr)
+		}
+		if err != nil {
+			return err
+		}
+		if m.Task != rfstream.TaskWords {
+			return fmt.Errorf("recognize --adapt: model task %q; adaptation needs an isolated-word model (%q)", m.Task, rfstream.TaskWords)
+		}
+		if wc, err = rfstream.NewWordClassifier(m); err != nil {
+			return err
+		}
+		if !wc.CanAdapt() {
+			return errors.New("recognize --adapt: the model cannot adapt (train one with rfstream train digits --speaker-norm mean --self-train FRACTIONS)")
+		}
+		return nil
+	}
+	var paths []string
+	var seconds []float64
+	var rows [][]float32
+	failed := 0
+	for _, path := range files {
+		a, err := readRecording(path, rate)
+		var v []float32
+		if err == nil {
+			if wc == nil {
+				if err := prepare(); err != nil {
+					return err
+				}
+			}
+			if v, err = wc.RawVector(a); err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err != nil {
+			if !out.batch {
+				return err
+			}
+			fmt.Fprintf(stderr, "rfstream recognize: %v\n", err)
+			failed++
+			continue
+		}
+		paths, seconds, rows = append(paths, path), append(seconds, a.Duration()), append(rows, v)
+	}
+	if len(rows) > 0 {
+		x := linalg.NewGeneral32(len(rows), len(rows[0]))
+		for i, v := range rows {
+			copy(linalg.Row32(x, i), v)
+		}
+		res, err := wc.AdaptToVoice(x)
+		if err != nil {
+			return err
+		}
+		for i, r := range res.Rounds {
+			fmt.Fprintf(stderr, "adaptation round %d: %d of %d recordings (%.0f%% per class) as training, %d decisions changed\n",
+				i+1, r.Picked, len(rows), 100*r.Fraction, r.Changed)
+		}
+		for i, path := range paths {
+			rec := wordRecognition(wc.Model.Labels, linalg.Row32(res.Scores, i))
+			rec.Task, rec.Seconds = rfstream.TaskWords, seconds[i]
+			out.print(path, rec)
+		}
+	}
+	return failedError(failed, len(files))
 }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// adaptArgs are the settings the equality test gives both eval digits and
+// train digits: speaker CMVN and two self-training rounds.
+var adaptArgs = []string{"--m", "40", "--frames", "16", "--speaker-norm", "mean", "--self-train", "0.5,1"}
+
+// recognize --adapt with a model trained on two voices, over the third
+// voice's recordings, decides every recording as eval digits' leave-one-
+// speaker-out fold for that voice does, with the same score margin: the
+// product path is the evaluated one (rows, λ, normalisation, refits).
+func TestRecognizeAdaptEqualsEvalFold(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	dir := t.TempDir()
+	preds := filepath.Join(dir, "pred.tsv")
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"eval", "digits", "--fsdd", fsdd, "--split", "speaker", "--predictions", preds}, adaptArgs...), &out, &errb); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errb.String())
+	}
+	want := evalFold(t, preds, "held-out cy")
+	model := filepath.Join(dir, "adapt.rfm")
+	errb.Reset()
+	if code := run(append([]string{"train", "digits", "--fsdd", fsdd, "--split", "all", "--exclude-speakers", "cy", "--out", model}, adaptArgs...), &out, &errb); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb.String())
+	}
+	var files []string
+	for p := range want {
+		files = append(files, p)
+	}
+	sort.Strings(files)
+	out.Reset()
+	errb.Reset()
+	if code := run(append([]string{"recognize", "--adapt", "--json", "--model", model}, files...), &out, &errb); code != 0 {
+		t.Fatalf("recognize --adapt: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "adaptation round 2:") {
+		t.Errorf("stderr does not report both rounds: %q", errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(files) {
+		t.Fatalf("%d results for %d recordings", len(lines), len(files))
+	}
+	for _, line := range lines {
+		var r recognition
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		w, ok := want[r.File]
+		if !ok {
+			t.Fatalf("result for %q, which was not asked for", r.File)
+		}
+		if r.Text != w.Predicted {
+			t.Errorf("%s: recognised %q, the evaluation decided %q", r.File, r.Text, w.Predicted)
+		}
+		// The margin between the two labels' scores, from the confidences
+		// (a softmax at temperature 1/4).
+		if len(r.Alternatives) != 2 {
+			t.Fatalf("%s: alternatives %+v", r.File, r.Alternatives)
+		}
+		m := 0.25 * math.Log(r.Alternatives[0].Conf/r.Alternatives[1].Conf)
+		if math.Abs(m-w.Margin) > 1e-5*math.Abs(w.Margin) {
+			t.Errorf("%s: margin %.7g, the evaluation's %.6g", r.File, m, w.Margin)
+		}
+	}
+}
+
+// evalFold reads one split's rows of a --predictions file by path.
+func evalFold(t *testing.T, path, split string) map[string]prediction {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comma = '\t'
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]prediction{}
+	for _, row := range rows[1:] {
+		if row[0] != split {
+			continue
+		}
+		m, err := strconv.ParseFloat(row[5], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[row[1]] = prediction{Label: row[3], Predicted: row[4], Margin: m}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no rows of split %q in %s", split, path)
+	}
+	return out
+}
+
+// A model without adaptation is refused by --adapt with what to do; a bad
+// recording in an adapted batch is named and the rest are still decided.
+func TestRecognizeAdaptRefusesAndSkips(t *testing.T) {
+	dir, plain := toyWordModelFile(t)
+	good := filepath.Join(dir, "up.wav")
+	writeWAV(t, good, upWord(77))
+	var out, errb bytes.Buffer
+	if code := run([]string{"recognize", "--adapt", "--model", plain, good}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "--self-train") {
+		t.Fatalf("plain model: exit %d, stderr %q", code, errb.String())
+	}
+
+	fsdd := toyFSDD3(t)
+	model := filepath.Join(dir, "adapt.rfm")
+	errb.Reset()
+	if code := run(append([]string{"train", "digits", "--fsdd", fsdd, "--split", "all", "--out", model}, adaptArgs...), &out, &errb); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb.String())
+	}
+	bad := filepath.Join(dir, "bad.wav")
+	if err := os.WriteFile(bad, []byte("RIFF not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := filepath.Join(dir, "down.wav")
+	writeWAV(t, down, downWord(78))
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"recognize", "--adapt", "--model", model, good, bad, down}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "bad.wav") || !strings.Contains(errb.String(), "1 of 3 recordings") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(got) != 2 || !strings.HasPrefix(got[0], good+"\t0\t") || !strings.HasPrefix(got[1], down+"\t1\t") {
+		t.Fatalf("results %q, want the rising glide as 0 and the falling one as 1", got)
+	}
+}
