@@ -141,3 +141,40 @@ func TestRecognizeAdaptRefusesAndSkips(t *testing.T) {
 		t.Fatalf("results %q, want the rising glide as 0 and the falling one as 1", got)
 	}
 }
+
+// Without --model, --adapt trains the data cache's adaptable digit model
+// on first use (here on a toy FSDD, without synthetic voices) and loads it
+// afterwards.
+func TestRecognizeAdaptTrainsItsDefaultModelOnFirstUse(t *testing.T) {
+	fsdd, cache := toyFSDD3(t), t.TempDir()
+	t.Setenv("RFSTREAM_FSDD", fsdd)
+	t.Setenv("RFSTREAM_DATA", cache)
+	saved := defaultAdaptableTraining
+	defer func() { defaultAdaptableTraining = saved }()
+	defaultAdaptableTraining.m, defaultAdaptableTraining.voices = 60, nil
+	dir := t.TempDir()
+	var files []string
+	for i, sig := range [][]float32{upWord(901), downWord(902), upWord(903), downWord(904)} {
+		files = append(files, filepath.Join(dir, strconv.Itoa(i)+".wav"))
+		writeWAV(t, files[i], sig)
+	}
+	for round, wantTraining := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"recognize", "--adapt"}, files...), &out, &errb); code != 0 {
+			t.Fatalf("round %d: exit %d: %s", round, code, errb.String())
+		}
+		if trained := strings.Contains(errb.String(), "training it now"); trained != wantTraining {
+			t.Fatalf("round %d: trained %v, want %v (stderr %q)", round, trained, wantTraining, errb.String())
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			got = append(got, strings.Split(line, "\t")[1])
+		}
+		if strings.Join(got, ",") != "0,1,0,1" {
+			t.Fatalf("round %d: heard %v, want 0,1,0,1", round, got)
+		}
+	}
+	if _, err := os.Stat(defaultAdaptableDigitModel()); err != nil {
+		t.Fatalf("the adaptable model was not saved: %v", err)
+	}
+}

@@ -1,0 +1,189 @@
+package rfstream_test
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/maxout"
+)
+
+// glideVectors are word vectors of n rising (class 0) and n falling
+// (class 1) glides, interleaved; shift moves every glide's frequencies.
+func glideVectors(t *testing.T, wc frontend.WordConfig, n int, seed uint32, shift float64) (blas32.General, []int) {
+	t.Helper()
+	x := linalg.NewGeneral32(2*n, wc.Dim())
+	y := make([]int, 2*n)
+	for i := 0; i < n; i++ {
+		s := seed + uint32(10*i)
+		d := 0.3 + 0.01*float64(i%10)
+		for c, sig := range [][]float32{toymodels.Glide(400*shift, 1500*shift, d, s), toymodels.Glide(1500*shift, 400*shift, d, s+1)} {
+			sig = append(append(toymodels.Noise(800, s+2), sig...), toymodels.Noise(800, s+3)...)
+			v, err := frontend.WordVector(wc, sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(linalg.Row32(x, 2*i+c), v)
+			y[2*i+c] = c
+		}
+	}
+	return x, y
+}
+
+// adaptableModel trains a small up/down word model on voice-normalised
+// glides and makes it adaptable with the given rounds.
+func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.General) {
+	t.Helper()
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	x, y := glideVectors(t, wc, 20, 1, 1)
+	rfstream.NormaliseVoice(x, wc.Audio.Mels)
+	mp, err := maxout.New(wc.Dim(), maxout.Params{M: 60, Q: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rls, _, err := rfstream.FitRLS(mp, x, y, 2, rfstream.FitOptions{Lambda: 1e-2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"})
+	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, y); err != nil {
+		t.Fatal(err)
+	}
+	return m, x
+}
+
+// An adaptable model keeps its adaptation and training rows through a
+// save and load, and adapts the same way afterwards.
+func TestAdaptableModelRoundTrip(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{0.5, 1})
+	path := filepath.Join(t.TempDir(), "a.rfm")
+	if err := rfstream.SaveModel(path, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := rfstream.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	voice, _ := glideVectors(t, wc, 6, 900, 1.3)
+	var got [2]*rfstream.VoiceAdaptation
+	for i, model := range []*rfstream.Model{m, back} {
+		c, err := rfstream.NewWordClassifier(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.CanAdapt() {
+			t.Fatal("the model cannot adapt")
+		}
+		if got[i], err = c.AdaptToVoice(voice); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got[0].Scores.Data, got[1].Scores.Data) || len(got[1].Rounds) != 2 {
+		t.Fatalf("adapted differently after loading (%d rounds)", len(got[1].Rounds))
+	}
+	// 12 recordings, 6 decided each way when the glides are recognised:
+	// half of each class, rounded up, then all of them.
+	if got[1].Rounds[0].Picked != 6 || got[1].Rounds[1].Picked != 12 {
+		t.Errorf("rounds picked %+v, want 6 then 12", got[1].Rounds)
+	}
+}
+
+// The voice's mean spectrum is removed before scoring: the same offset per
+// log-mel band on every word vector of a voice (a microphone's colour, as
+// the vectors carry it) leaves the adapted scores as they were, up to
+// rounding.
+func TestAdaptToVoiceIgnoresAVoicesColour(t *testing.T) {
+	m, _ := adaptableModel(t, nil)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc := c.Config
+	voice, _ := glideVectors(t, wc, 5, 500, 1)
+	coloured := linalg.NewGeneral32(voice.Rows, voice.Cols)
+	copy(coloured.Data, voice.Data)
+	for i := 0; i < coloured.Rows; i++ {
+		row := linalg.Row32(coloured, i)
+		for t0 := 0; t0 < len(row); t0 += wc.Audio.Mels {
+			for k := 0; k < wc.Audio.Mels; k++ {
+				row[t0+k] += 0.02 * float32(k%7)
+			}
+		}
+	}
+	a, err := c.AdaptToVoice(voice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.AdaptToVoice(coloured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range a.Scores.Data {
+		if math.Abs(float64(v-b.Scores.Data[i])) > 1e-4 {
+			t.Fatalf("score %d: %v plain, %v coloured", i, v, b.Scores.Data[i])
+		}
+	}
+	if c.CanAdapt() || len(b.Rounds) != 0 {
+		t.Error("a model without rounds self-trained")
+	}
+}
+
+// Damaged or impossible adaptations are refused when the model is
+// prepared, not when a voice arrives.
+func TestBadAdaptationsAreRefused(t *testing.T) {
+	m, x := adaptableModel(t, []float64{1})
+	y := m.Blobs["adapt.labels"]
+	y.Data[3] = 7 // not one of the two classes
+	if _, err := rfstream.NewWordClassifier(m); !errors.Is(err, rfstream.ErrCorrupt) {
+		t.Errorf("label 7: %v, want a corrupted-model error", err)
+	}
+	delete(m.Blobs, "adapt.rows")
+	if _, err := rfstream.NewWordClassifier(m); !errors.Is(err, rfstream.ErrCorrupt) {
+		t.Errorf("no rows: %v, want a corrupted-model error", err)
+	}
+	for _, a := range []rfstream.Adaptation{
+		{Rounds: []float64{0}, Lambda: 1},
+		{Rounds: []float64{1.5}, Lambda: 1},
+		{Rounds: []float64{1}},
+		{Rounds: make([]float64, rfstream.MaxAdaptRounds+1), Lambda: 1},
+	} {
+		if err := m.SetAdaptation(a, x, make([]int, x.Rows)); err == nil {
+			t.Errorf("%+v accepted", a)
+		}
+	}
+	if err := m.SetAdaptation(rfstream.Adaptation{Rounds: []float64{1}, Lambda: 1}, x, nil); err == nil {
+		t.Error("rounds without training rows accepted")
+	}
+}
+
+// SurestPerClass takes, within each decided class, the rows of largest
+// margin, ceil(frac·n) of them, classes in order.
+func TestSurestPerClass(t *testing.T) {
+	s := linalg.NewGeneral32(5, 2)
+	copy(s.Data, []float32{
+		3, 0, // class 0, margin 3
+		0, 1, // class 1, margin 1
+		1, 0.5, // class 0, margin 0.5
+		0, 4, // class 1, margin 4
+		2, 0, // class 0, margin 2
+	})
+	rows, classes := rfstream.SurestPerClass(s, []int{0, 1, 2, 3, 4}, 0.5)
+	if !slices.Equal(rows, []int{0, 4, 3}) || !slices.Equal(classes, []int{0, 0, 1}) {
+		t.Fatalf("picked %v as %v, want rows 0, 4 (class 0) and 3 (class 1)", rows, classes)
+	}
+	rows, _ = rfstream.SurestPerClass(s, []int{1, 2}, 1)
+	if !slices.Equal(rows, []int{2, 1}) {
+		t.Fatalf("restricted to rows 1 and 2: picked %v", rows)
+	}
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Leave-one-speaker-out through the product path. For every FSDD speaker:
+# `rfstream train digits` on the other five (plus 50 synthetic voices) with
+# the adaptable digit model's settings, then `rfstream recognize --adapt`
+# over the speaker's 500 recordings, and plain `rfstream recognize` (each
+# recording normalised alone, no self-training) for comparison. The table
+# sets both beside `eval digits --split speaker` with the same settings and
+# counts the recordings on which recognize --adapt and the evaluation's
+# fold decide alike (all of them, if the product is the evaluated path).
+#
+# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD override)
+set -euo pipefail
+BIN=${BIN:-bin/rfstream}
+FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
+OUT=${1:-out/digits-adapt}
+SETTINGS=(--speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1
+	--floor-share -1 --max-gap-ms 100 --m 3000)
+SPEAKERS=(george jackson lucas nicolas theo yweweler)
+mkdir -p "$OUT"
+"$BIN" eval digits --fsdd "$FSDD" --split speaker "${SETTINGS[@]}" --predictions "$OUT/eval.tsv" >"$OUT/eval.txt" 2>"$OUT/eval.log"
+for s in "${SPEAKERS[@]}"; do
+	"$BIN" train digits --fsdd "$FSDD" --split all --exclude-speakers "$s" "${SETTINGS[@]}" --out "$OUT/$s.rfm" >/dev/null 2>"$OUT/$s.train.log"
+	files=("$FSDD"/*_"$s"_*.wav)
+	"$BIN" recognize --adapt --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.adapt.tsv" 2>"$OUT/$s.adapt.log"
+	"$BIN" recognize --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.plain.tsv" 2>"$OUT/$s.plain.log"
+done
+# FSDD names recordings DIGIT_SPEAKER_TAKE.wav.
+awk -F'\t' '
+	function label(p,   n, a) { n = split(p, a, "/"); split(a[n], a, "_"); return a[1] }
+	FILENAME ~ /eval\.tsv$/ { if (FNR > 1) { ev[$2] = $5; evok[$3] += ($4 == $5); evn[$3]++ }; next }
+	{ split(FILENAME, f, "/"); split(f[length(f)], g, "."); spk = g[1]; kind = g[2]
+	  ok[spk, kind] += ($2 == label($1)); n[spk, kind]++
+	  if (kind == "adapt") same[spk] += ($2 == ev[$1]) }
+	END {
+		printf "%-9s %10s %18s %14s %22s\n", "held-out", "eval fold", "recognize --adapt", "same decision", "recognize (one at a time)"
+		split("george jackson lucas nicolas theo yweweler", sp, " ")
+		for (i = 1; i <= 6; i++) { s = sp[i]
+			printf "%-9s %9.2f%% %17.2f%% %10d/%-3d %21.2f%%\n", s, 100*evok[s]/evn[s], 100*ok[s,"adapt"]/n[s,"adapt"], same[s], n[s,"adapt"], 100*ok[s,"plain"]/n[s,"plain"]
+			E += evok[s]/evn[s]; A += ok[s,"adapt"]/n[s,"adapt"]; P += ok[s,"plain"]/n[s,"plain"] }
+		printf "%-9s %9.2f%% %17.2f%% %14s %21.2f%%\n", "mean", 100*E/6, 100*A/6, "", 100*P/6
+	}' "$OUT/eval.tsv" $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.adapt.tsv" "$OUT/$s.plain.tsv"; done)
