@@ -20,7 +20,12 @@ import (
 //
 //   - VoiceNorm: every voice's mean log-mel spectrum was removed from its
 //     word vectors in training (frontend.VoiceStats), and the same is done
-//     to a new voice, estimated from whatever recordings of it are at hand;
+//     to a new voice: estimated from its recordings when many are given
+//     together (AdaptToVoice), otherwise taken to be VoiceMean, the average
+//     of the training voices' means. One recording cannot stand for its
+//     voice: its mean spectrum is as much the word's as the voice's, and
+//     removing it cost leave-one-speaker-out accuracy 29 points on FSDD
+//     (docs/audio.md, "Adapting in the product").
 //   - Rounds: given many recordings of one voice, the read-out is refitted
 //     once per round on its training rows plus the voice's recordings it is
 //     surest of, class by class, under the labels it gives them
@@ -29,6 +34,7 @@ import (
 // Rounds need the training rows, which the model then carries as blobs.
 type Adaptation struct {
 	VoiceNorm bool      `json:"voice_norm"`
+	VoiceMean []float32 `json:"voice_mean,omitempty"` // one value per log-mel band
 	Rounds    []float64 `json:"rounds,omitempty"`
 	// Seed is the fits' seed (it fixes nothing once λ is given, but the
 	// refits pass it on as the training fit did).
@@ -74,6 +80,14 @@ func (m *Model) SetAdaptation(a Adaptation, rows blas32.General, labels []int) e
 }
 
 func (a Adaptation) validate() error {
+	if a.VoiceNorm && len(a.VoiceMean) == 0 {
+		return errors.New("rfstream: voice normalisation needs the training voices' mean spectrum")
+	}
+	for _, v := range a.VoiceMean {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("rfstream: voice mean %v", v)
+		}
+	}
 	if len(a.Rounds) > MaxAdaptRounds {
 		return fmt.Errorf("rfstream: %d adaptation rounds (at most %d)", len(a.Rounds), MaxAdaptRounds)
 	}

@@ -45,6 +45,11 @@ func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.Gen
 	wc := frontend.DefaultWordConfig()
 	wc.Frames = 16
 	x, y := glideVectors(t, wc, 20, 1, 1)
+	rows := make([][]float32, x.Rows)
+	for i := range rows {
+		rows[i] = linalg.Row32(x, i)
+	}
+	voice := frontend.EstimateVoice(rows, wc.Audio.Mels, false)
 	rfstream.NormaliseVoice(x, wc.Audio.Mels)
 	mp, err := maxout.New(wc.Dim(), maxout.Params{M: 60, Q: 2}, 3)
 	if err != nil {
@@ -55,7 +60,7 @@ func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.Gen
 		t.Fatal(err)
 	}
 	m := rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"})
-	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, y); err != nil {
+	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, y); err != nil {
 		t.Fatal(err)
 	}
 	return m, x
@@ -139,6 +144,38 @@ func TestAdaptToVoiceIgnoresAVoicesColour(t *testing.T) {
 	}
 }
 
+// One recording of an unknown voice is normalised with the training
+// voices' mean spectrum, not its own (which is as much its word's).
+func TestSingleRecordingsGetTheTypicalVoice(t *testing.T) {
+	m, _ := adaptableModel(t, nil)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: append(append(toymodels.Noise(800, 5), toymodels.Glide(400, 1500, 0.35, 5)...), toymodels.Noise(800, 6)...)}
+	raw, err := c.RawVector(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Vector(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(raw)
+	ones := make([]float32, len(m.Adapt.VoiceMean))
+	for i := range ones {
+		ones[i] = 1
+	}
+	frontend.VoiceStats{Mean: m.Adapt.VoiceMean, Inv: ones}.Normalise(want)
+	if !slices.Equal(got, want) || slices.Equal(got, raw) {
+		t.Fatal("Vector did not remove the training voices' mean spectrum")
+	}
+	m.Adapt.VoiceMean = m.Adapt.VoiceMean[:3]
+	if _, err := rfstream.NewWordClassifier(m); !errors.Is(err, rfstream.ErrCorrupt) {
+		t.Errorf("3-band voice mean: %v, want a corrupted-model error", err)
+	}
+}
+
 // Damaged or impossible adaptations are refused when the model is
 // prepared, not when a voice arrives.
 func TestBadAdaptationsAreRefused(t *testing.T) {
@@ -153,6 +190,8 @@ func TestBadAdaptationsAreRefused(t *testing.T) {
 		t.Errorf("no rows: %v, want a corrupted-model error", err)
 	}
 	for _, a := range []rfstream.Adaptation{
+		{VoiceNorm: true},
+		{VoiceNorm: true, VoiceMean: []float32{float32(math.NaN())}},
 		{Rounds: []float64{0}, Lambda: 1},
 		{Rounds: []float64{1.5}, Lambda: 1},
 		{Rounds: []float64{1}},

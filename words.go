@@ -67,6 +67,9 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 		if err := m.Adapt.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
+		if n := len(m.Adapt.VoiceMean); n != 0 && n != wc.Audio.Mels {
+			return nil, fmt.Errorf("%w: voice mean of %d bands for %d-band word vectors", ErrCorrupt, n, wc.Audio.Mels)
+		}
 		if c.CanAdapt() {
 			if _, _, err := c.adaptationRows(); err != nil {
 				return nil, err
@@ -84,17 +87,26 @@ type Hypothesis struct {
 
 // Vector computes the word vector of a recording at any rate: the
 // frontend half of classification. A model trained on voice-normalised
-// vectors (Adaptation.VoiceNorm) gets the recording normalised as a voice
-// of its own: one recording is all a stream knows of its speaker (with
-// several recordings of one voice, AdaptToVoice estimates the voice from
-// all of them).
+// vectors (Adaptation.VoiceNorm) gets the training voices' average mean
+// spectrum removed: one recording does not tell its voice (with many
+// recordings of one voice, AdaptToVoice estimates the voice from them).
 func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
 	v, err := c.RawVector(a)
 	if err != nil || c.Model.Adapt == nil || !c.Model.Adapt.VoiceNorm {
 		return v, err
 	}
-	frontend.EstimateVoice([][]float32{v}, c.Config.Audio.Mels, false).Normalise(v)
+	c.typicalVoice().Normalise(v)
 	return v, nil
+}
+
+// typicalVoice is the voice statistics a recording of an unknown voice is
+// normalised with.
+func (c *WordClassifier) typicalVoice() frontend.VoiceStats {
+	inv := make([]float32, len(c.Model.Adapt.VoiceMean))
+	for i := range inv {
+		inv[i] = 1
+	}
+	return frontend.VoiceStats{Mean: c.Model.Adapt.VoiceMean, Inv: inv}
 }
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the

@@ -94,6 +94,23 @@ func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[
 	return out
 }
 
+// averageMean is the mean over speakers of their mean spectra, each speaker
+// counting once: what a recording of a voice not seen is normalised with
+// when it is the only one heard.
+func (n *speakerNorm) averageMean() []float32 {
+	sum := make([]float64, n.mels)
+	for _, spk := range sortedKeys(n.stats) {
+		for k, v := range n.stats[spk].Mean {
+			sum[k] += float64(v)
+		}
+	}
+	out := make([]float32, n.mels)
+	for k := range out {
+		out[k] = float32(sum[k] / float64(len(n.stats)))
+	}
+	return out
+}
+
 // apply normalises the rows of x (recordings recs) in place.
 func (n *speakerNorm) apply(x blas32.General, recs []datasets.Recording) {
 	var own map[string]frontend.VoiceStats

@@ -203,8 +203,11 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	if err != nil {
 		return nil, err
 	}
+	var voiceMean []float32
 	if o.voiceNorm {
-		newSpeakerNorm(x, rows.recs, wc.Audio.Mels, false).apply(x, rows.recs)
+		norm := newSpeakerNorm(x, rows.recs, wc.Audio.Mels, false)
+		voiceMean = norm.averageMean()
+		norm.apply(x, rows.recs)
 	}
 	mf := o.maps
 	if mf == nil {
@@ -248,7 +251,7 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 		model.Meta["selection"] = sel
 	}
 	if o.voiceNorm || len(o.rounds) > 0 {
-		a := rfstream.Adaptation{VoiceNorm: o.voiceNorm, Rounds: o.rounds, Seed: mf.seed, Lambda: rep.Lambda}
+		a := rfstream.Adaptation{VoiceNorm: o.voiceNorm, VoiceMean: voiceMean, Rounds: o.rounds, Seed: mf.seed, Lambda: rep.Lambda}
 		if err := model.SetAdaptation(a, x, y); err != nil {
 			return nil, err
 		}
