@@ -8,7 +8,11 @@
 # counts the recordings on which recognize --adapt and the evaluation's
 # fold decide alike (all of them, if the product is the evaluated path).
 #
-# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD override)
+# A second table asks how many recordings of a voice adaptation needs:
+# recognize --adapt over takes 0 … k−1 of every digit of the held-out voice
+# (10·k recordings) for each k in TAKES, with the same fold models.
+#
+# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES override)
 set -euo pipefail
 BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
@@ -16,6 +20,7 @@ OUT=${1:-out/digits-adapt}
 SETTINGS=(--speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1
 	--floor-share -1 --max-gap-ms 100 --m 3000)
 SPEAKERS=(george jackson lucas nicolas theo yweweler)
+read -r -a TAKES <<<"${TAKES:-1 2 5 10 25}"
 mkdir -p "$OUT"
 "$BIN" eval digits --fsdd "$FSDD" --split speaker "${SETTINGS[@]}" --predictions "$OUT/eval.tsv" >"$OUT/eval.txt" 2>"$OUT/eval.log"
 for s in "${SPEAKERS[@]}"; do
@@ -39,3 +44,30 @@ awk -F'\t' '
 			E += evok[s]/evn[s]; A += ok[s,"adapt"]/n[s,"adapt"]; P += ok[s,"plain"]/n[s,"plain"] }
 		printf "%-9s %9.2f%% %17.2f%% %14s %21.2f%%\n", "mean", 100*E/6, 100*A/6, "", 100*P/6
 	}' "$OUT/eval.tsv" $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.adapt.tsv" "$OUT/$s.plain.tsv"; done)
+
+# How many recordings: takes 0 … k−1 of each digit, adapted to on their
+# own; beside them the same recordings' decisions when the model adapted to
+# all 500, and one at a time.
+for s in "${SPEAKERS[@]}"; do
+	for k in "${TAKES[@]}"; do
+		files=()
+		for d in 0 1 2 3 4 5 6 7 8 9; do
+			for ((t = 0; t < k; t++)); do files+=("$FSDD/${d}_${s}_${t}.wav"); done
+		done
+		"$BIN" recognize --adapt --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.adapt$k.tsv" 2>/dev/null
+	done
+done
+printf '\nrecognize --adapt over takes 0 … k−1 of every digit (10·k recordings): accuracy on those recordings when\n'
+printf 'adapting to them alone / to all 500 of the voice / one at a time, mean over the 6 held-out voices\n'
+for k in "${TAKES[@]}"; do
+	awk -F'\t' -v k="$k" '
+		function take(p,   n, a, b) { n = split(p, a, "/"); split(a[n], b, "_"); sub(/\.wav$/, "", b[3]); return b[3] + 0 }
+		function label(p,   n, a, b) { n = split(p, a, "/"); split(a[n], b, "_"); return b[1] }
+		{ split(FILENAME, f, "/"); split(f[length(f)], g, "."); spk = g[1]; kind = g[2]
+		  if (take($1) >= k) next
+		  ok[spk, kind] += ($2 == label($1)); n[spk, kind]++; spks[spk] = 1 }
+		END {
+			for (s in spks) { A += ok[s, "adapt" k] / n[s, "adapt" k]; W += ok[s, "adapt"] / n[s, "adapt"]; P += ok[s, "plain"] / n[s, "plain"]; c++ }
+			printf "%4d recordings  %6.2f%% / %6.2f%% / %6.2f%%\n", 10 * k, 100 * A / c, 100 * W / c, 100 * P / c
+		}' $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.adapt$k.tsv" "$OUT/$s.adapt.tsv" "$OUT/$s.plain.tsv"; done)
+done

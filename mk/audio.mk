@@ -1,5 +1,5 @@
 # Audio: the frontend's speed and the spoken-digit evaluations (FSDD).
-.PHONY: bench-frontend eval-digits eval-digits-loso eval-digits-loso-recorded eval-digits-loso-balanced
+.PHONY: bench-frontend eval-digits eval-digits-loso eval-digits-loso-recorded eval-digits-loso-balanced eval-digits-adapt
 
 # Real-time factor of the audio frontend (cpu-s/audio-s: CPU seconds per second of audio, target ≤ 0.005)
 # and the FFT backends on 512-point frames (cpu-ns/op).
@@ -100,3 +100,10 @@ eval-digits-loso-recorded: build
 eval-digits-loso-balanced: build
 	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) \
 		--candidate 'st4-balanced: --speaker-norm mean $(LOSO_ST4) --self-train-balanced' -- --m 3000
+
+# Leave-one-speaker-out through the product path: per held-out voice, train digits on the other five with
+# the adaptable model's settings, then recognize --adapt over the voice's recordings (all 500, and 10-250
+# of them), beside eval digits' fold and plain one-at-a-time recognition. About 11 minutes on the idle
+# machine.
+eval-digits-adapt: build
+	BIN=$(BIN) bench/digits_adapt_loso.sh out/digits-adapt
