@@ -40,15 +40,18 @@ func loadOrTrain(path string, log io.Writer, train func() (*rfstream.Model, erro
 	return m, nil
 }
 
+// modelOr loads the model at path, or without a path returns the default
+// one (loaded or trained by fallback).
+func modelOr(path string, log io.Writer, fallback func(io.Writer) (*rfstream.Model, error)) (*rfstream.Model, error) {
+	if path != "" {
+		return rfstream.LoadModel(path)
+	}
+	return fallback(log)
+}
+
 // digitModel returns the word model at path, or the default one.
 func digitModel(path string, log io.Writer) (*rfstream.WordClassifier, error) {
-	var m *rfstream.Model
-	var err error
-	if path != "" {
-		m, err = rfstream.LoadModel(path)
-	} else {
-		m, err = defaultDigitWordModel(log)
-	}
+	m, err := modelOr(path, log, defaultDigitWordModel)
 	if err != nil {
 		return nil, err
 	}

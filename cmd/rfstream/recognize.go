@@ -111,19 +111,10 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if *adapt {
 		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
 	}
-	// The model is loaded (or the default one trained) on the first
-	// recording that decodes, so a mistyped path or a malformed file costs
-	// no training.
 	var recognize func(*frontend.Audio) (recognition, error)
 	var task string
 	prepare := func() error {
-		var m *rfstream.Model
-		var err error
-		if *modelPath != "" {
-			m, err = rfstream.LoadModel(*modelPath)
-		} else {
-			m, err = defaultDigitWordModel(stderr)
-		}
+		m, err := modelOr(*modelPath, stderr, defaultDigitWordModel)
 		if err != nil {
 			return err
 		}
@@ -135,33 +126,51 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		recognize, err = fn(m)
 		return err
 	}
-	failed := 0
+	failed, err := eachRecording(files, *rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+		rec, err := recognize(a)
+		if err != nil {
+			return err
+		}
+		rec.Task, rec.Seconds = task, a.Duration()
+		out.print(path, rec)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return failedError(failed, len(files))
+}
+
+// eachRecording reads the files in turn and hands each to use, calling
+// prepare (the model) before the first that decodes, so a mistyped path
+// or a malformed file costs no training. With several files, one that
+// cannot be read or used is named on stderr and the rest go on (one bad
+// recording must not cost the others their results); a single file's
+// error, or prepare's, is returned. It returns how many files failed.
+func eachRecording(files []string, rate int, batch bool, stderr io.Writer, prepare func() error, use func(path string, a *frontend.Audio) error) (int, error) {
+	prepared, failed := false, 0
 	for _, path := range files {
-		a, err := readRecording(path, *rate)
-		var rec recognition
+		a, err := readRecording(path, rate)
 		if err == nil {
-			if recognize == nil {
+			if !prepared {
 				if err := prepare(); err != nil {
-					return err // the model, not this recording: nothing else can be recognised
+					return failed, err // the model, not this recording: nothing else can be recognised
 				}
+				prepared = true
 			}
-			if rec, err = recognize(a); err != nil {
+			if err = use(path, a); err != nil {
 				err = fmt.Errorf("%s: %w", path, err)
 			}
 		}
 		if err != nil {
-			if !out.batch {
-				return err
+			if !batch {
+				return failed, err
 			}
-			// One bad recording must not cost the others their results.
 			fmt.Fprintf(stderr, "rfstream recognize: %v\n", err)
 			failed++
-			continue
 		}
-		rec.Task, rec.Seconds = task, a.Duration()
-		out.print(path, rec)
 	}
-	return failedError(failed, len(files))
+	return failed, nil
 }
 
 // readRecording reads one recording and refuses an empty one.
@@ -210,13 +219,7 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 func recognizeAdapted(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	prepare := func() error {
-		var m *rfstream.Model
-		var err error
-		if modelPath != "" {
-			m, err = rfstream.LoadModel(modelPath)
-		} else {
-			m, err = defaultAdaptableDigitModelTrained(stderr)
-		}
+		m, err := modelOr(modelPath, stderr, defaultAdaptableDigitModelTrained)
 		if err != nil {
 			return err
 		}
@@ -234,29 +237,16 @@ func recognizeAdapted(files []string, rate int, modelPath string, out recognitio
 	var paths []string
 	var seconds []float64
 	var rows [][]float32
-	failed := 0
-	for _, path := range files {
-		a, err := readRecording(path, rate)
-		var v []float32
-		if err == nil {
-			if wc == nil {
-				if err := prepare(); err != nil {
-					return err
-				}
-			}
-			if v, err = wc.RawVector(a); err != nil {
-				err = fmt.Errorf("%s: %w", path, err)
-			}
-		}
+	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+		v, err := wc.RawVector(a)
 		if err != nil {
-			if !out.batch {
-				return err
-			}
-			fmt.Fprintf(stderr, "rfstream recognize: %v\n", err)
-			failed++
-			continue
+			return err
 		}
 		paths, seconds, rows = append(paths, path), append(seconds, a.Duration()), append(rows, v)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(rows) > 0 {
 		x := linalg.NewGeneral32(len(rows), len(rows[0]))
