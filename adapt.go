@@ -222,6 +222,62 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 	return res, nil
 }
 
+// VoiceSession follows one voice through recordings heard one after
+// another (a live session): each is normalised with the session's estimate
+// of the voice's mean spectrum, which starts at the training voices'
+// average (Adaptation.VoiceMean) and moves toward the voice's own as its
+// recordings arrive. Prior is how many recordings' worth of weight the
+// average keeps: after n recordings the estimate is
+// (Prior·VoiceMean + Σ recording means) / (Prior + n). A model without
+// voice normalisation gets its vectors unchanged.
+type VoiceSession struct {
+	c     *WordClassifier
+	Prior float64
+	sum   []float64 // Σ over committed recordings of their mean spectra
+	n     int
+}
+
+// DefaultVoicePrior is VoiceSession.Prior unless set otherwise: the
+// training voices' average counts as ten recordings, the number from which
+// adapting to a voice (AdaptToVoice on 10 recordings, one per digit) had
+// most of its gain on FSDD (docs/audio.md, "Adapting to a voice in the
+// product").
+const DefaultVoicePrior = 10
+
+// NewVoiceSession starts a session of one voice.
+func (c *WordClassifier) NewVoiceSession() *VoiceSession {
+	return &VoiceSession{c: c, Prior: DefaultVoicePrior, sum: make([]float64, c.Config.Audio.Mels)}
+}
+
+// Recordings is how many recordings the session has committed.
+func (s *VoiceSession) Recordings() int { return s.n }
+
+// Normalise normalises raw (from RawVector), in place, with the estimate
+// that includes it. With commit the recording joins the session; without,
+// the session is unchanged (a partial segment, decided again when it is
+// final).
+func (s *VoiceSession) Normalise(raw []float32, commit bool) {
+	a := s.c.Model.Adapt
+	if a == nil || !a.VoiceNorm {
+		return
+	}
+	mels := len(s.sum)
+	own := frontend.EstimateVoice([][]float32{raw}, mels, false).Mean
+	est := make([]float32, mels)
+	inv := make([]float32, mels)
+	for k := range est {
+		est[k] = float32((s.Prior*float64(a.VoiceMean[k]) + s.sum[k] + float64(own[k])) / (s.Prior + float64(s.n+1)))
+		inv[k] = 1
+	}
+	if commit {
+		for k, v := range own {
+			s.sum[k] += float64(v)
+		}
+		s.n++
+	}
+	frontend.VoiceStats{Mean: est, Inv: inv}.Normalise(raw)
+}
+
 // NormaliseVoice removes, in place, the statistics of the voice whose
 // word vectors are the rows of x (speaker-level CMVN, mean only).
 func NormaliseVoice(x blas32.General, mels int) {

@@ -96,6 +96,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	modelPath := fs.String("model", "", "model file (default: the digit model in the data cache, trained on FSDD when missing)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
+	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it (a live session; no self-training); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -108,8 +109,14 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		return errors.New("recognize: - (standard input) must be the only recording")
 	}
 	out := recognitionPrinter{w: stdout, json: *asJSON, batch: len(files) > 1}
+	if *adapt && *session {
+		return errors.New("recognize: --adapt or --session, not both")
+	}
 	if *adapt {
 		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
+	}
+	if *session {
+		return recognizeSession(files, *rate, *modelPath, out, stderr)
 	}
 	var recognize func(*frontend.Audio) (recognition, error)
 	var task string
@@ -211,6 +218,52 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 	}
 }
 
+// adaptableWordModel loads the model at path (default: the adaptable
+// digit model) as an isolated-word classifier for flag.
+func adaptableWordModel(path, flag string, stderr io.Writer) (*rfstream.WordClassifier, error) {
+	m, err := modelOr(path, stderr, defaultAdaptableDigitModelTrained)
+	if err != nil {
+		return nil, err
+	}
+	if m.Task != rfstream.TaskWords {
+		return nil, fmt.Errorf("recognize %s: model task %q; it needs an isolated-word model (%q)", flag, m.Task, rfstream.TaskWords)
+	}
+	return rfstream.NewWordClassifier(m)
+}
+
+// recognizeSession recognises recordings of one voice in order, each with
+// the voice estimated from it and the ones before (rfstream.VoiceSession).
+func recognizeSession(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
+	var wc *rfstream.WordClassifier
+	var session *rfstream.VoiceSession
+	prepare := func() error {
+		var err error
+		if wc, err = adaptableWordModel(modelPath, "--session", stderr); err != nil {
+			return err
+		}
+		if wc.Model.Adapt == nil || !wc.Model.Adapt.VoiceNorm {
+			return errors.New("recognize --session: the model does not normalise voices (train one with rfstream train digits --speaker-norm mean)")
+		}
+		session = wc.NewVoiceSession()
+		return nil
+	}
+	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+		v, err := wc.RawVector(a)
+		if err != nil {
+			return err
+		}
+		session.Normalise(v, true)
+		rec := wordRecognition(wc.Model.Labels, wc.Score(v))
+		rec.Task, rec.Seconds = rfstream.TaskWords, a.Duration()
+		out.print(path, rec)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return failedError(failed, len(files))
+}
+
 // recognizeAdapted recognises recordings of one voice together: every
 // recording is read first, then the word model adapts to the voice over
 // all of them (rfstream.WordClassifier.AdaptToVoice) and decides each. A
@@ -219,14 +272,8 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 func recognizeAdapted(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	prepare := func() error {
-		m, err := modelOr(modelPath, stderr, defaultAdaptableDigitModelTrained)
-		if err != nil {
-			return err
-		}
-		if m.Task != rfstream.TaskWords {
-			return fmt.Errorf("recognize --adapt: model task %q; adaptation needs an isolated-word model (%q)", m.Task, rfstream.TaskWords)
-		}
-		if wc, err = rfstream.NewWordClassifier(m); err != nil {
+		var err error
+		if wc, err = adaptableWordModel(modelPath, "--adapt", stderr); err != nil {
 			return err
 		}
 		if !wc.CanAdapt() {
