@@ -226,3 +226,45 @@ func TestSurestPerClass(t *testing.T) {
 		t.Fatalf("restricted to rows 1 and 2: picked %v", rows)
 	}
 }
+
+// A session's estimate is (Prior·VoiceMean + Σ committed means + this
+// recording's mean) / (Prior + n + 1); an uncommitted (partial) recording
+// leaves the session as it was.
+func TestVoiceSessionEstimate(t *testing.T) {
+	m, _ := adaptableModel(t, nil)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc := c.Config
+	voice, _ := glideVectors(t, wc, 2, 300, 1.2)
+	mels := wc.Audio.Mels
+	row := func(i int) []float32 { return slices.Clone(linalg.Row32(voice, i)) }
+	meanOf := func(v []float32) []float32 { return frontend.EstimateVoice([][]float32{v}, mels, false).Mean }
+	s := c.NewVoiceSession()
+	s.Normalise(row(0), true)
+	s.Normalise(row(1), false) // partial: not counted
+	s.Normalise(row(1), true)
+	if s.Recordings() != 2 {
+		t.Fatalf("%d recordings committed, want 2", s.Recordings())
+	}
+	got := row(2)
+	s.Normalise(got, false)
+	m0, m1, m2 := meanOf(row(0)), meanOf(row(1)), meanOf(row(2))
+	est, ones := make([]float32, mels), make([]float32, mels)
+	for k := range est {
+		p := float64(rfstream.DefaultVoicePrior)
+		est[k] = float32((p*float64(m.Adapt.VoiceMean[k]) + float64(m0[k]) + float64(m1[k]) + float64(m2[k])) / (p + 3))
+		ones[k] = 1
+	}
+	want := row(2)
+	frontend.VoiceStats{Mean: est, Inv: ones}.Normalise(want)
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+			t.Fatalf("value %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if s.Recordings() != 2 {
+		t.Fatal("an uncommitted recording joined the session")
+	}
+}

@@ -301,9 +301,10 @@ func (t *Transcript) text(extra *Word) string {
 // segmenter, word vectors, map and read-out, transcript. The NATS pipeline
 // runs the same steps as separate stages.
 type WordSpotter struct {
-	seg *Segmenter
-	cls *WordClassifier
-	tr  Transcript
+	seg   *Segmenter
+	cls   *WordClassifier
+	voice *VoiceSession // a stream is one voice, estimated as it speaks
+	tr    Transcript
 }
 
 // NewWordSpotter starts a recogniser for input at rate Hz.
@@ -312,7 +313,7 @@ func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotte
 	if err != nil {
 		return nil, err
 	}
-	return &WordSpotter{seg: seg, cls: c, tr: Transcript{Labels: c.Model.Labels}}, nil
+	return &WordSpotter{seg: seg, cls: c, voice: c.NewVoiceSession(), tr: Transcript{Labels: c.Model.Labels}}, nil
 }
 
 // Push adds samples and returns the results they complete.
@@ -324,11 +325,14 @@ func (w *WordSpotter) Flush() []Result { return w.results(w.seg.Flush(), true) }
 func (w *WordSpotter) results(segs []Segment, end bool) []Result {
 	var out []Result
 	for _, s := range segs {
-		v, err := w.cls.Vector(s.Audio)
+		v, err := w.cls.RawVector(s.Audio)
 		if err != nil {
 			out = append(out, w.tr.Error(s, err))
 			continue
 		}
+		// Only a final segment joins the voice's estimate: a partial one is
+		// the same word, heard again when it ends.
+		w.voice.Normalise(v, s.Final)
 		out = append(out, w.tr.Add(s, w.cls.Score(v)))
 	}
 	if end {

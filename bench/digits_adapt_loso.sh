@@ -12,7 +12,11 @@
 # recognize --adapt over takes 0 … k−1 of every digit of the held-out voice
 # (10·k recordings) for each k in TAKES, with the same fold models.
 #
-# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES override)
+# A third table (SESSION=0 skips it) follows each voice as a live session:
+# recognize --session over its 500 recordings in one seeded shuffled order,
+# each normalised with the running estimate of the voice (no self-training).
+#
+# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION override)
 set -euo pipefail
 BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
@@ -71,3 +75,25 @@ for k in "${TAKES[@]}"; do
 			printf "%4d recordings  %6.2f%% / %6.2f%% / %6.2f%%\n", 10 * k, 100 * A / c, 100 * W / c, 100 * P / c
 		}' $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.adapt$k.tsv" "$OUT/$s.adapt.tsv" "$OUT/$s.plain.tsv"; done)
 done
+
+[ "${SESSION:-1}" = 0 ] && exit 0
+# A live session: each voice's recordings in one shuffled order (awk's
+# generator seeded with 1), decided one after another.
+printf '\nrecognize --session (prior of 10 recordings), each voice'"'"'s 500 recordings in a seeded shuffled order:\n'
+printf '%-9s %14s %14s %14s %14s\n' "held-out" "first 10" "first 50" "all 500" "one at a time"
+for s in "${SPEAKERS[@]}"; do
+	mapfile -t files < <(printf '%s\n' "$FSDD"/*_"$s"_*.wav | awk 'BEGIN { srand(1) } { print rand() "\t" $0 }' | sort -k1,1g | cut -f2)
+	"$BIN" recognize --session --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.session.tsv" 2>/dev/null
+done
+awk -F'\t' '
+	function label(p,   n, a, b) { n = split(p, a, "/"); split(a[n], b, "_"); return b[1] }
+	FILENAME ~ /plain\.tsv$/ { plain[$1] = ($2 == label($1)); next }
+	{ split(FILENAME, f, "/"); split(f[length(f)], g, "."); s = g[1]; i = ++n[s]; ok = ($2 == label($1))
+	  all[s] += ok; one[s] += plain[$1]; if (i <= 10) ten[s] += ok; if (i <= 50) fifty[s] += ok }
+	END {
+		split("george jackson lucas nicolas theo yweweler", sp, " ")
+		for (j = 1; j <= 6; j++) { s = sp[j]
+			printf "%-9s %13.2f%% %13.2f%% %13.2f%% %13.2f%%\n", s, 10 * ten[s], 2 * fifty[s], 100 * all[s] / n[s], 100 * one[s] / n[s]
+			T += 10 * ten[s]; F += 2 * fifty[s]; A += 100 * all[s] / n[s]; O += 100 * one[s] / n[s] }
+		printf "%-9s %13.2f%% %13.2f%% %13.2f%% %13.2f%%\n", "mean", T / 6, F / 6, A / 6, O / 6
+	}' $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.plain.tsv"; done) $(for s in "${SPEAKERS[@]}"; do echo "$OUT/$s.session.tsv"; done)

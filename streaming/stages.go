@@ -411,6 +411,7 @@ type endedStream struct {
 type frontStream struct {
 	reorder
 	seg      *rfstream.Segmenter
+	voice    *rfstream.VoiceSession // isolated words: the stream's voice
 	rate     int
 	segments int
 	last     time.Time
@@ -574,8 +575,13 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 		if x, err = c.BaseFrames(seg.Audio); err == nil {
 			v = x.Data[:x.Rows*x.Cols]
 		}
-	} else {
-		v, err = s.p.Words.Vector(seg.Audio)
+	} else if v, err = s.p.Words.RawVector(seg.Audio); err == nil {
+		// As rfstream.WordSpotter: one voice per stream, final segments
+		// join its estimate.
+		if st.voice == nil {
+			st.voice = s.p.Words.NewVoiceSession()
+		}
+		st.voice.Normalise(v, seg.Final)
 	}
 	switch {
 	case err != nil:

@@ -400,3 +400,48 @@ func TestCodecRoundTrip(t *testing.T) {
 		t.Fatal("dotted stream name accepted")
 	}
 }
+
+// A voice-normalised word model follows each stream's voice
+// (rfstream.VoiceSession, final segments only): through NATS exactly as in
+// one process, for every chunking.
+func TestVoiceSessionThroughNATSEqualsInProcess(t *testing.T) {
+	words, err := toymodels.VoiceWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	worker, err := srv.Connect("stages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(worker.Close)
+	st, err := Start(worker, Pipeline{Name: "toy", Words: words}, StageFrontend, StageFeatures, StageDecoder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	nc, err := srv.Connect("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	a := &frontend.Audio{Rate: 8000, Samples: append(toymodels.UpDown(), toymodels.UpDown()...)}
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(sp.Push(a.Samples), sp.Flush()...)
+	if last := want[len(want)-1]; last.Text != "up down up down" {
+		t.Fatalf("in process: %+v", last)
+	}
+	for _, chunk := range []float64{10, 250} {
+		got := streamAll(t, nc, "voice"+strconv.Itoa(int(chunk)), a, StreamOptions{ChunkMs: chunk, Encoding: EncF32})
+		if !sameResults(got, want) {
+			t.Fatalf("chunk %v ms: NATS results\n%+v\nin-process\n%+v", chunk, got, want)
+		}
+	}
+}

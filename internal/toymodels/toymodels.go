@@ -82,6 +82,43 @@ func Words() (*rfstream.WordClassifier, error) {
 	return rfstream.NewWordClassifier(rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"}))
 }
 
+// VoiceWords is Words trained on voice-normalised vectors (all training
+// glides one voice), so a stream of it is followed by a VoiceSession.
+func VoiceWords() (*rfstream.WordClassifier, error) {
+	w, err := Words()
+	if err != nil {
+		return nil, err
+	}
+	wc := w.Config
+	x := linalg.NewGeneral32(120, wc.Dim())
+	labels := make([]int, 120)
+	rows := make([][]float32, 120)
+	for i := 0; i < 60; i++ {
+		d := 0.3 + 0.01*float64(i%20)
+		for c, f := range [][2]float64{{400, 1500}, {1500, 400}} {
+			sig := append(append(Noise(800, uint32(i+11)), Glide(f[0], f[1], d, uint32(i+200*c))...), Noise(800, uint32(i+5))...)
+			v, err := frontend.WordVector(wc, sig)
+			if err != nil {
+				return nil, err
+			}
+			rows[2*i+c] = linalg.Row32(x, 2*i+c)
+			copy(rows[2*i+c], v)
+			labels[2*i+c] = c
+		}
+	}
+	voice := frontend.EstimateVoice(rows, wc.Audio.Mels, false)
+	rfstream.NormaliseVoice(x, wc.Audio.Mels)
+	rls, _, err := rfstream.FitRLS(w.Map, x, labels, 2, rfstream.FitOptions{Lambda: 1e-2})
+	if err != nil {
+		return nil, err
+	}
+	m := rfstream.NewWordModel(wc, w.Map, rls, w.Model.Labels)
+	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean}, x, labels); err != nil {
+		return nil, err
+	}
+	return rfstream.NewWordClassifier(m)
+}
+
 // Connected trains a connected-word model on isolated "up" and "down"
 // glides (3 states a word, 1 of silence, softmax read-out, two passes of
 // align-and-retrain), which then decodes strings of them.
