@@ -25,7 +25,7 @@ import (
 //     of the training voices' means. One recording cannot stand for its
 //     voice: its mean spectrum is as much the word's as the voice's, and
 //     removing it cost leave-one-speaker-out accuracy 29 points on FSDD
-//     (docs/audio.md, "Adapting in the product").
+//     (docs/audio.md, "Adapting to a voice in the product").
 //   - Rounds: given many recordings of one voice, the read-out is refitted
 //     once per round on its training rows plus the voice's recordings it is
 //     surest of, class by class, under the labels it gives them

@@ -88,8 +88,9 @@ type Hypothesis struct {
 // Vector computes the word vector of a recording at any rate: the
 // frontend half of classification. A model trained on voice-normalised
 // vectors (Adaptation.VoiceNorm) gets the training voices' average mean
-// spectrum removed: one recording does not tell its voice (with many
-// recordings of one voice, AdaptToVoice estimates the voice from them).
+// spectrum removed: one recording does not tell its voice (a VoiceSession
+// follows a voice heard one recording after another; AdaptToVoice
+// estimates it from many recordings at once).
 func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
 	v, err := c.RawVector(a)
 	if err != nil || c.Model.Adapt == nil || !c.Model.Adapt.VoiceNorm {
