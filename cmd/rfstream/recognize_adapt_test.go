@@ -155,3 +155,39 @@ func TestRecognizeAdaptTrainsItsDefaultModelOnFirstUse(t *testing.T) {
 		t.Fatalf("the adaptable model was not saved: %v", err)
 	}
 }
+
+// --session decides recordings in order with the voice estimated as it
+// goes; it needs a voice-normalised model and excludes --adapt.
+func TestRecognizeSession(t *testing.T) {
+	dir, plain := toyWordModelFile(t)
+	var files []string
+	for i, sig := range [][]float32{upWord(31), downWord(32), downWord(33), upWord(34)} {
+		files = append(files, filepath.Join(dir, strconv.Itoa(i)+".wav"))
+		writeWAV(t, files[i], sig)
+	}
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"recognize", "--session", "--model", plain}, files...), &out, &errb); code != 1 || !strings.Contains(errb.String(), "--speaker-norm mean") {
+		t.Fatalf("plain model: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(append([]string{"recognize", "--session", "--adapt", "--model", plain}, files...), &out, &errb); code != 1 || !strings.Contains(errb.String(), "not both") {
+		t.Fatalf("--session --adapt: exit %d, stderr %q", code, errb.String())
+	}
+	model := filepath.Join(dir, "voice.rfm")
+	errb.Reset()
+	if code := run([]string{"train", "digits", "--fsdd", toyFSDD3(t), "--split", "all", "--m", "40", "--frames", "16", "--speaker-norm", "mean", "--out", model}, &out, &errb); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(append([]string{"recognize", "--session", "--model", model}, files...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		got = append(got, strings.Split(line, "\t")[1])
+	}
+	if strings.Join(got, ",") != "0,1,1,0" {
+		t.Fatalf("heard %v, want 0,1,1,0", got)
+	}
+}
