@@ -1,6 +1,9 @@
 package rfstream_test
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"math"
 	"path/filepath"
@@ -266,5 +269,38 @@ func TestVoiceSessionEstimate(t *testing.T) {
 	}
 	if s.Recordings() != 2 {
 		t.Fatal("an uncommitted recording joined the session")
+	}
+}
+
+// A model without adaptation stays format version 1, which older builds
+// read; an adaptable one is version 2, and a version-1 file claiming an
+// adaptation is refused as damaged.
+func TestAdaptableModelsAreFormatVersion2(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{1})
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	adaptable := b.Bytes()
+	if v := binary.LittleEndian.Uint32(adaptable[8:]); v != 2 {
+		t.Fatalf("adaptable model written as version %d", v)
+	}
+	plain := *m
+	plain.Adapt, plain.Blobs = nil, nil
+	b.Reset()
+	if err := plain.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(b.Bytes()[8:]); v != 1 {
+		t.Fatalf("plain model written as version %d", v)
+	}
+	if _, err := rfstream.DecodeModel(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	forged := slices.Clone(adaptable[:len(adaptable)-sha256.Size])
+	binary.LittleEndian.PutUint32(forged[8:], 1)
+	sum := sha256.Sum256(forged)
+	if _, err := rfstream.DecodeModel(append(forged, sum[:]...)); !errors.Is(err, rfstream.ErrCorrupt) {
+		t.Fatalf("version 1 with an adaptation: %v", err)
 	}
 }

@@ -19,9 +19,20 @@ import (
 	"github.com/rfstream/rfstream/features"
 )
 
-// FormatVersion is the model file format this build writes. Files of a
-// different version are refused with an error that says so.
-const FormatVersion = 1
+// FormatVersion is the newest model file format this build reads and
+// writes. Version 2 adds Model.Adapt; a model without it is still written
+// as version 1, so older builds go on reading it, and an adaptable model
+// is refused by them as a newer format, not as a damaged file. Other
+// versions are refused with an error that says so.
+const FormatVersion = 2
+
+// formatVersion is the oldest version that can hold m.
+func (m *Model) formatVersion() uint32 {
+	if m.Adapt != nil {
+		return 2
+	}
+	return 1
+}
 
 // modelMagic opens every model file.
 var modelMagic = [8]byte{'R', 'F', 'S', 'M', 'O', 'D', 'E', 'L'}
@@ -99,7 +110,7 @@ func (m *Model) Write(w io.Writer) error {
 	}
 	var buf bytes.Buffer
 	buf.Write(modelMagic[:])
-	binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&buf, binary.LittleEndian, m.formatVersion())
 	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
 	buf.Write(hj)
 	var f [4]byte
@@ -163,8 +174,9 @@ func DecodeModel(b []byte) (*Model, error) {
 	if !bytes.Equal(b[:len(modelMagic)], modelMagic[:]) {
 		return nil, fmt.Errorf("%w: not an rfstream model (bad magic)", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
-		return nil, fmt.Errorf("model format version %d; this build reads version %d (retrain or use a matching rfstream)", v, FormatVersion)
+	version := binary.LittleEndian.Uint32(b[8:])
+	if version < 1 || version > FormatVersion {
+		return nil, fmt.Errorf("model format version %d; this build reads versions 1 to %d (retrain or use a matching rfstream)", version, FormatVersion)
 	}
 	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
@@ -182,6 +194,9 @@ func DecodeModel(b []byte) (*Model, error) {
 	}
 	data := body[fixed+hlen:]
 	m := h.Model
+	if m.Adapt != nil && version < 2 {
+		return nil, fmt.Errorf("%w: a version %d file with an adaptation", ErrCorrupt, version)
+	}
 	m.Blobs = nil
 	off := 0
 	for _, bh := range h.Blobs {
