@@ -116,7 +116,9 @@ func (m *Model) Write(w io.Writer) error {
 	var f [4]byte
 	for _, k := range names {
 		b := blobs[k]
-		for i := 0; i < b.Rows; i++ {
+		// A blob without columns holds no values whatever its rows (and its
+		// data may be empty: rows beyond the first have no offset in it).
+		for i := 0; i < b.Rows && b.Cols > 0; i++ {
 			for _, v := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
 				binary.LittleEndian.PutUint32(f[:], math.Float32bits(v))
 				buf.Write(f[:])
