@@ -103,7 +103,7 @@ eval-digits-loso-balanced: build
 
 # Leave-one-speaker-out through the product path: per held-out voice, train digits on the other five with
 # the adaptable model's settings, then recognize --adapt over the voice's recordings (all 500, and 10-250
-# of them), beside eval digits' fold and plain one-at-a-time recognition. About 11 minutes on the idle
-# machine.
+# of them) and as a live session (recognize --session), beside eval digits' fold and plain one-at-a-time
+# recognition. 14 minutes on the project machine (Nov 23).
 eval-digits-adapt: build
 	BIN=$(BIN) bench/digits_adapt_loso.sh out/digits-adapt
