@@ -17,12 +17,12 @@ import (
 )
 
 // pipelineWith starts an embedded server and every stage of p (toy models
-// filled in), and returns a client connection.
+// filled in where p has none), and returns a client connection.
 func pipelineWith(t *testing.T, p Pipeline) (*nats.Conn, *Stages) {
 	t.Helper()
 	words, images := toys(t)
 	p.Name, p.Images = "toy", images
-	if p.Connected == nil {
+	if p.Connected == nil && p.Words == nil {
 		p.Words = words
 	}
 	srv, err := StartEmbedded(EmbeddedOptions{})

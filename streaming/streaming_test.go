@@ -409,26 +409,7 @@ func TestVoiceSessionThroughNATSEqualsInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartEmbedded(EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	worker, err := srv.Connect("stages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(worker.Close)
-	st, err := Start(worker, Pipeline{Name: "toy", Words: words}, StageFrontend, StageFeatures, StageDecoder)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	nc, err := srv.Connect("client")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	a := &frontend.Audio{Rate: 8000, Samples: append(toymodels.UpDown(), toymodels.UpDown()...)}
 	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
