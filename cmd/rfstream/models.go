@@ -97,9 +97,15 @@ func defaultDigitWordModel(log io.Writer) (*rfstream.Model, error) {
 // leave-one-speaker-out evaluation chose (docs/audio.md, ninth round:
 // synthetic 50 + st10, 95.10 % on voices absent from training).
 func defaultAdaptableDigitModelTrained(log io.Writer) (*rfstream.Model, error) {
-	return loadOrTrain(defaultAdaptableDigitModel(), log, func() (*rfstream.Model, error) {
+	return adaptableDigitModel(defaultAdaptableDigitModel(), "", log)
+}
+
+// adaptableDigitModel loads the adaptable digit model at path, training it
+// first when it is missing, on FSDD without the excluded speakers.
+func adaptableDigitModel(path, exclude string, log io.Writer) (*rfstream.Model, error) {
+	return loadOrTrain(path, log, func() (*rfstream.Model, error) {
 		o := defaultAdaptableTraining
-		o.fsdd = fsddDir()
+		o.fsdd, o.exclude = fsddDir(), exclude
 		wc := frontend.DefaultWordConfig()
 		wc.FloorShare, wc.MaxGapMs = -1, 100
 		o.wc = &wc
