@@ -1,0 +1,130 @@
+// Command voicestream asks where a voice-normalised word model loses
+// accuracy when a voice arrives as one live stream rather than as files.
+// It renders one FSDD speaker's recordings, in a seeded shuffled order, as
+// a single stream (0.5 s gaps at the recordings' background level, as
+// `make demo` part 5 does), cuts it with the live segmenter, and scores:
+//
+//   - each segment alone (the training voices' average mean spectrum);
+//   - the segments in order with a VoiceSession (what a stream gets);
+//   - each word's span cut from the rendered stream at the file's own
+//     bounds, alone (rendering without the segmenter);
+//
+// and the mean cosine between a segment's raw word vector and its file's.
+//
+// usage: go run ./bench/voicestream --model M --fsdd DIR --speaker S
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+)
+
+func main() {
+	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "a voice-normalised word model trained without the speaker")
+	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
+	speaker := flag.String("speaker", "george", "the voice to stream")
+	flag.Parse()
+	m, err := rfstream.LoadModel(*modelPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	words, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	all, err := datasets.FSDD(*fsdd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	class := map[string]int{}
+	for i, l := range m.Labels {
+		class[l] = i
+	}
+	var recs []datasets.Recording
+	for _, r := range all {
+		if r.Speaker == *speaker {
+			recs = append(recs, r)
+		}
+	}
+	rate := words.Config.Audio.SampleRate
+	order := rand.New(rand.NewPCG(1, 0x766f6963)).Perm(len(recs)) // the demo's order
+	plan := datasets.StringPlan{Speaker: *speaker, Gaps: make([]float64, len(recs)+1)}
+	for _, j := range order {
+		plan.Parts = append(plan.Parts, recs[j])
+	}
+	for i := range plan.Gaps {
+		plan.Gaps[i] = 0.5
+	}
+	audio, spans, err := datasets.RenderString(plan, rate, datasets.Noise{}, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	seg, err := rfstream.NewSegmenter(words.Config, rfstream.DefaultSpotterConfig(), rate)
+	if err != nil {
+		log.Fatal(err)
+	}
+	decide := func(v []float32) int {
+		s := words.Score(v)
+		return classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0]
+	}
+	session := words.NewVoiceSession()
+	var finals, matched, alone, inSession, span int
+	var cos float64
+	for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
+		if !s.Final {
+			continue
+		}
+		finals++
+		// The word whose span the segment overlaps most.
+		best, overlap := -1, 0.0
+		for k, sp := range spans {
+			if o := min(s.End, sp.End) - max(s.Start, sp.Start); o > overlap {
+				best, overlap = k, o
+			}
+		}
+		raw, err := words.RawVector(s.Audio)
+		if err != nil || best < 0 {
+			continue
+		}
+		matched++
+		want := class[plan.Parts[best].Label]
+		if v, err := words.Vector(s.Audio); err == nil && decide(v) == want {
+			alone++
+		}
+		v := append([]float32(nil), raw...)
+		session.Normalise(v, true)
+		if decide(v) == want {
+			inSession++
+		}
+		cut := audio.Samples[int(spans[best].Start*float64(rate)):int(spans[best].End*float64(rate))]
+		if v, err := words.Vector(&frontend.Audio{Rate: rate, Samples: cut}); err == nil && decide(v) == want {
+			span++
+		}
+		file, err := datasets.ReadAudioAt(plan.Parts[best].Path, rate)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fv, err := words.RawVector(file)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for i := range raw {
+			cos += float64(raw[i]) * float64(fv[i]) // both unit length
+		}
+	}
+	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
+	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(recs), audio.Duration(), finals, matched)
+	fmt.Printf("  segment alone              %6.2f%%\n", pct(alone))
+	fmt.Printf("  segments in a VoiceSession %6.2f%%\n", pct(inSession))
+	fmt.Printf("  word's span alone          %6.2f%%\n", pct(span))
+	fmt.Printf("  mean cosine, segment and file raw vectors %.3f\n", cos/float64(matched))
+}
