@@ -11,7 +11,10 @@
 //
 // and the mean cosine between a segment's raw word vector and its file's.
 //
-// usage: go run ./bench/voicestream --model M --fsdd DIR --speaker S
+// --gap-level L renders the gaps as noise of RMS L instead, to see how much
+// of the loss the gaps' level makes.
+//
+// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L]
 package main
 
 import (
@@ -32,6 +35,7 @@ func main() {
 	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "a voice-normalised word model trained without the speaker")
 	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
 	speaker := flag.String("speaker", "george", "the voice to stream")
+	gapLevel := flag.Float64("gap-level", 0, "RMS of the noise in the gaps (0: the recordings' background level, as the demo renders)")
 	flag.Parse()
 	m, err := rfstream.LoadModel(*modelPath)
 	if err != nil {
@@ -67,6 +71,21 @@ func main() {
 	audio, spans, err := datasets.RenderString(plan, rate, datasets.Noise{}, 1)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *gapLevel > 0 {
+		// The same words and gaps, the gaps at the given level instead.
+		rng := rand.New(rand.NewPCG(1, 0x67617073))
+		var out []float32
+		for i, sp := range spans {
+			from := 0.0
+			if i > 0 {
+				from = spans[i-1].End
+			}
+			out = append(out, datasets.Silence(int((sp.Start-from)*float64(rate)+0.5), *gapLevel, rng)...)
+			out = append(out, audio.Samples[int(sp.Start*float64(rate)):int(sp.End*float64(rate))]...)
+		}
+		out = append(out, datasets.Silence(int(plan.Gaps[len(plan.Gaps)-1]*float64(rate)), *gapLevel, rng)...)
+		audio = &frontend.Audio{Rate: rate, Samples: out}
 	}
 	seg, err := rfstream.NewSegmenter(words.Config, rfstream.DefaultSpotterConfig(), rate)
 	if err != nil {
