@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,6 +31,12 @@ const demoVoiceSpeaker = "george"
 
 func demoVoice(stdout, stderr io.Writer) error {
 	path := filepath.Join(dataDir(), "models", "digits-adaptable-without-"+demoVoiceSpeaker+".rfm")
+	if _, err := os.Stat(path); err != nil {
+		if _, err := exec.LookPath("espeak-ng"); err != nil {
+			fmt.Fprintln(stdout, "skipped: this part trains its model with synthetic voices from espeak-ng, which is not installed (apt-get install espeak-ng)")
+			return nil
+		}
+	}
 	m, err := adaptableDigitModel(path, demoVoiceSpeaker, stderr)
 	if err != nil {
 		return err
