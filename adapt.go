@@ -265,10 +265,8 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) {
 	mels := len(s.sum)
 	own := frontend.EstimateVoice([][]float32{raw}, mels, false).Mean
 	est := make([]float32, mels)
-	inv := make([]float32, mels)
 	for k := range est {
 		est[k] = float32((s.Prior*float64(a.VoiceMean[k]) + s.sum[k] + float64(own[k])) / (s.Prior + float64(s.n+1)))
-		inv[k] = 1
 	}
 	if commit {
 		for k, v := range own {
@@ -276,7 +274,7 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) {
 		}
 		s.n++
 	}
-	frontend.VoiceStats{Mean: est, Inv: inv}.Normalise(raw)
+	frontend.VoiceStats{Mean: est}.Normalise(raw)
 }
 
 // NormaliseVoice removes, in place, the statistics of the voice whose

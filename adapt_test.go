@@ -165,11 +165,7 @@ func TestSingleRecordingsGetTheTypicalVoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := slices.Clone(raw)
-	ones := make([]float32, len(m.Adapt.VoiceMean))
-	for i := range ones {
-		ones[i] = 1
-	}
-	frontend.VoiceStats{Mean: m.Adapt.VoiceMean, Inv: ones}.Normalise(want)
+	frontend.VoiceStats{Mean: m.Adapt.VoiceMean}.Normalise(want)
 	if !slices.Equal(got, want) || slices.Equal(got, raw) {
 		t.Fatal("Vector did not remove the training voices' mean spectrum")
 	}
@@ -254,14 +250,13 @@ func TestVoiceSessionEstimate(t *testing.T) {
 	got := row(2)
 	s.Normalise(got, false)
 	m0, m1, m2 := meanOf(row(0)), meanOf(row(1)), meanOf(row(2))
-	est, ones := make([]float32, mels), make([]float32, mels)
+	est := make([]float32, mels)
 	for k := range est {
 		p := float64(rfstream.DefaultVoicePrior)
 		est[k] = float32((p*float64(m.Adapt.VoiceMean[k]) + float64(m0[k]) + float64(m1[k]) + float64(m2[k])) / (p + 3))
-		ones[k] = 1
 	}
 	want := row(2)
-	frontend.VoiceStats{Mean: est, Inv: ones}.Normalise(want)
+	frontend.VoiceStats{Mean: est}.Normalise(want)
 	for i := range want {
 		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
 			t.Fatalf("value %d: %v, want %v", i, got[i], want[i])

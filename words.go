@@ -93,21 +93,19 @@ type Hypothesis struct {
 // estimates it from many recordings at once).
 func (c *WordClassifier) Vector(a *frontend.Audio) ([]float32, error) {
 	v, err := c.RawVector(a)
-	if err != nil || c.Model.Adapt == nil || !c.Model.Adapt.VoiceNorm {
-		return v, err
+	if err == nil {
+		c.NormaliseAlone(v)
 	}
-	c.typicalVoice().Normalise(v)
-	return v, nil
+	return v, err
 }
 
-// typicalVoice is the voice statistics a recording of an unknown voice is
-// normalised with.
-func (c *WordClassifier) typicalVoice() frontend.VoiceStats {
-	inv := make([]float32, len(c.Model.Adapt.VoiceMean))
-	for i := range inv {
-		inv[i] = 1
+// NormaliseAlone normalises a raw word vector (RawVector) of a recording
+// heard on its own, in place, as Vector does: with the training voices'
+// average mean spectrum, when the model normalises voices at all.
+func (c *WordClassifier) NormaliseAlone(v []float32) {
+	if a := c.Model.Adapt; a != nil && a.VoiceNorm {
+		frontend.VoiceStats{Mean: a.VoiceMean}.Normalise(v)
 	}
-	return frontend.VoiceStats{Mean: c.Model.Adapt.VoiceMean, Inv: inv}
 }
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the

@@ -28,7 +28,7 @@ func UnitWordVector(v []float32) {
 
 // VoiceStats is one voice's mean, and optionally inverse standard
 // deviation, of every log-mel band over all frames of its word vectors:
-// speaker-level CMVN. A voice's microphone, room and vocal tract colour
+// speaker-level CMVN. A nil Inv scales nothing (mean removal only). A voice's microphone, room and vocal tract colour
 // every word it says the same way; removing that colour leaves what
 // differs between words.
 type VoiceStats struct {
@@ -67,7 +67,11 @@ func (s VoiceStats) Normalise(v []float32) {
 	mels := len(s.Mean)
 	for t := 0; t+mels <= len(v); t += mels {
 		for k := range v[t : t+mels] {
-			v[t+k] = (v[t+k] - s.Mean[k]) * s.Inv[k]
+			if s.Inv == nil {
+				v[t+k] -= s.Mean[k]
+			} else {
+				v[t+k] = (v[t+k] - s.Mean[k]) * s.Inv[k]
+			}
 		}
 	}
 	UnitWordVector(v)

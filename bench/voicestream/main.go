@@ -116,10 +116,12 @@ func main() {
 		}
 		matched++
 		want := class[plan.Parts[best].Label]
-		if v, err := words.Vector(s.Audio); err == nil && decide(v) == want {
+		v := append([]float32(nil), raw...)
+		words.NormaliseAlone(v)
+		if decide(v) == want {
 			alone++
 		}
-		v := append([]float32(nil), raw...)
+		v = append(v[:0], raw...)
 		session.Normalise(v, true)
 		if decide(v) == want {
 			inSession++

@@ -61,17 +61,12 @@ func demoConnected(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := startLocalPipeline(streaming.Pipeline{Name: "democonn", Connected: rec},
+	srv, client, stop, err := startDemoPipeline(streaming.Pipeline{Name: "democonn", Connected: rec}, "demo client",
 		streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	client, err := srv.Connect("demo client")
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer stop()
 	fmt.Fprintf(stdout, "embedded NATS server on %s: frontend → frames → features (log-likelihoods of %d HMM states) → Viterbi decoder\n",
 		srv.ClientURL(), rec.Classes())
 

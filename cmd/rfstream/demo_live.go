@@ -56,17 +56,12 @@ func demoLive(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := startLocalPipeline(streaming.Pipeline{Name: "demo", Words: words, Images: tagger})
+	srv, client, stop, err := startDemoPipeline(streaming.Pipeline{Name: "demo", Words: words, Images: tagger}, "demo client")
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	defer stop()
 	st := srv.Stages
-	client, err := srv.Connect("demo client")
-	if err != nil {
-		return err
-	}
-	defer client.Close()
 	fmt.Fprintf(stdout, "embedded NATS server on %s (loopback only), stages: %v\n", srv.ClientURL(), streaming.AllStages)
 
 	recs, err := datasets.FSDD(fsddDir())

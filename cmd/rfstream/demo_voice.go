@@ -78,9 +78,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 			return err
 		}
 		copy(linalg.Row32(raw, i), v)
-		if v, err = words.Vector(a); err != nil {
-			return err
-		}
+		words.NormaliseAlone(v)
 		copy(linalg.Row32(alone, i), v)
 	}
 	accuracy := func(s []int) float64 { return 100 * (1 - classifier.ErrorRate(s, y)) }
@@ -99,16 +97,12 @@ func demoVoice(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv, err := startLocalPipeline(streaming.Pipeline{Name: "voice", Words: words}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+	_, client, stop, err := startDemoPipeline(streaming.Pipeline{Name: "voice", Words: words}, "demo voice client",
+		streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	client, err := srv.Connect("demo voice client")
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer stop()
 	start := time.Now()
 	last, err := streaming.StreamAudio(context.Background(), client, "voice", "voice-"+demoVoiceSpeaker, audio, streaming.StreamOptions{}, nil)
 	if err != nil {

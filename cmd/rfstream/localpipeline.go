@@ -36,6 +36,22 @@ func startLocalPipeline(p streaming.Pipeline, stages ...string) (*localPipeline,
 	return &localPipeline{Embedded: srv, workers: workers, Stages: st}, nil
 }
 
+// startDemoPipeline is startLocalPipeline with one client connected, as
+// each demo part streams through its own pipeline. Both are closed by the
+// returned function.
+func startDemoPipeline(p streaming.Pipeline, client string, stages ...string) (*localPipeline, *nats.Conn, func(), error) {
+	srv, err := startLocalPipeline(p, stages...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nc, err := srv.Connect(client)
+	if err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	return srv, nc, func() { nc.Close(); srv.Close() }, nil
+}
+
 // Close drains the stages, then closes the workers' connection and the
 // server.
 func (l *localPipeline) Close() {
