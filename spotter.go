@@ -68,6 +68,12 @@ type Segment struct {
 	Start, End float64 // seconds from the start of the stream
 	Final      bool
 	Audio      *frontend.Audio // the word with padding, at the model rate
+	// BackgroundDB is the stream's background energy in dB where the word
+	// began (the segmenter's noise floor), when HasBackground says it is
+	// known (frontend.SpeechRegionOverBackground can use it; the pipeline
+	// does not: docs/audio.md, "A detector for stream segments").
+	BackgroundDB  float64
+	HasBackground bool
 }
 
 // Segmenter finds isolated words in a live stream by their energy: push
@@ -91,7 +97,8 @@ type Segmenter struct {
 	speechRun  int
 	silenceRun int
 	open       bool
-	wordStart  int64 // frame where the open word began
+	wordStart  int64   // frame where the open word began
+	wordFloor  float64 // the noise floor (dB) when it was opened
 	lastPart   int64
 	seq        int
 }
@@ -183,6 +190,7 @@ func (s *Segmenter) scan(ending bool) []Segment {
 			if int64(s.speechRun) >= s.frames(s.cfg.MinSpeechMs) {
 				s.open, s.silenceRun = true, 0
 				s.wordStart = f - int64(s.speechRun) + 1
+				s.wordFloor = floor
 				s.lastPart = f
 			}
 		case !s.open:
@@ -222,7 +230,8 @@ func (s *Segmenter) segment(from, to int64, final bool) Segment {
 	seen := (s.horizon-1)*int64(s.hop) + flen
 	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
 	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
-		Audio: &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)}}
+		Audio:        &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)},
+		BackgroundDB: s.wordFloor, HasBackground: true}
 	s.seq++
 	return seg
 }

@@ -2,6 +2,7 @@ package rfstream_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -96,5 +97,46 @@ func TestWordModelRoundTrip(t *testing.T) {
 	m.Task = "images"
 	if _, err := NewWordClassifier(m); err == nil {
 		t.Fatal("image model accepted as a word model")
+	}
+}
+
+func TestSegmentBackgroundIsTheStreamsNoiseLevel(t *testing.T) {
+	// Noise at RMS 3e-4 (frames about -47 dB, under the edge floor plus
+	// the onset threshold, so the stream does not open on it), a tone
+	// word, noise.
+	wc := frontend.DefaultWordConfig()
+	rate := wc.Audio.SampleRate
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x []float32
+	// The word starts 2 s in: the floor window (1.5 s) then holds no edge
+	// frames, whose level is assumed (EdgeFloorDB), not measured.
+	for i := 0; i < 4*rate; i++ {
+		v := 3e-4 * rng.NormFloat64()
+		if i >= 2*rate && i < 2*rate+rate/2 {
+			v += 0.3 * math.Sin(2*math.Pi*500*float64(i)/float64(rate))
+		}
+		x = append(x, float32(v))
+	}
+	_, energy := frontend.LogMel(wc.Audio, x[:rate])
+	var noiseDB float64
+	for _, e := range energy {
+		noiseDB += e * 10 / math.Ln10
+	}
+	noiseDB /= float64(len(energy))
+	seg, err := NewSegmenter(wc, DefaultSpotterConfig(), rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var finals int
+	for _, s := range append(seg.Push(x), seg.Flush()...) {
+		if !s.HasBackground || math.Abs(s.BackgroundDB-noiseDB) > 1.5 {
+			t.Fatalf("segment at %.2f s: background %.2f dB (known %v), noise frames average %.2f dB", s.Start, s.BackgroundDB, s.HasBackground, noiseDB)
+		}
+		if s.Final {
+			finals++
+		}
+	}
+	if finals != 1 {
+		t.Fatalf("%d final segments, want the one word", finals)
 	}
 }

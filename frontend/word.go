@@ -104,11 +104,16 @@ func SpeechThreshold(logEnergy []float64, marginDB, floorShare float64) float64 
 // SpeechRegionShare is SpeechRegion with the noise-floor rule's share of
 // the range given (0: the margin below the loud level alone decides).
 func SpeechRegionShare(logEnergy []float64, marginDB, floorShare float64) (int, int) {
-	n := len(logEnergy)
-	if n == 0 {
+	if len(logEnergy) == 0 {
 		return 0, 0
 	}
-	thr := SpeechThreshold(logEnergy, marginDB, floorShare)
+	return regionAtOrAbove(logEnergy, SpeechThreshold(logEnergy, marginDB, floorShare))
+}
+
+// regionAtOrAbove is the first to one-past-last frame at or above thr, or
+// every frame when none is.
+func regionAtOrAbove(logEnergy []float64, thr float64) (int, int) {
+	n := len(logEnergy)
 	start, end := -1, -1
 	for i, e := range logEnergy {
 		if e >= thr {
@@ -160,11 +165,47 @@ func SpeechRegionAroundPeak(logEnergy []float64, thr float64, maxGap int) (int, 
 // SpeechRegion is the region of frames the word vector resamples, by the
 // config's detector (MarginDB, FloorShare, MaxGapMs).
 func (w WordConfig) SpeechRegion(logEnergy []float64) (int, int) {
+	return w.speechRegionOver(logEnergy, math.Inf(-1))
+}
+
+// SpeechOverBackgroundDB is how far above a stream's background a frame
+// of a segment cut from that stream must be to count as speech: twice the
+// background's power, so at least as much of the frame is word as is
+// background. A file's detector cannot know the background (FSDD's files
+// are trimmed into the word), so it sets no such bound; in a stream the
+// segmenter measures it, and without it a model whose noise-floor rule is
+// off keeps a loud stream's padding as speech (docs/audio.md).
+const SpeechOverBackgroundDB = 6
+
+// SpeechRegionOverBackground is SpeechRegion for a segment of a stream
+// whose background energy the segmenter estimated (dB, as its frame
+// energies): frames less than SpeechOverBackgroundDB above it are not
+// speech. When no frame rises that far the config's detector decides
+// alone, so a quiet word is still heard.
+func (w WordConfig) SpeechRegionOverBackground(logEnergy []float64, backgroundDB float64) (int, int) {
+	least := (backgroundDB + SpeechOverBackgroundDB) / nats2dB
+	for _, e := range logEnergy {
+		if e >= least {
+			return w.speechRegionOver(logEnergy, least)
+		}
+	}
+	return w.SpeechRegion(logEnergy)
+}
+
+// nats2dB converts natural-log power to decibels.
+const nats2dB = 10 / math.Ln10
+
+// speechRegionOver is the config's detector with frames below least
+// (natural-log power) never speech.
+func (w WordConfig) speechRegionOver(logEnergy []float64, least float64) (int, int) {
+	if len(logEnergy) == 0 {
+		return 0, 0
+	}
+	thr := math.Max(SpeechThreshold(logEnergy, w.MarginDB, w.SpeechFloorShare()), least)
 	if w.MaxGapMs > 0 {
-		thr := SpeechThreshold(logEnergy, w.MarginDB, w.SpeechFloorShare())
 		return SpeechRegionAroundPeak(logEnergy, thr, int(math.Round(w.MaxGapMs/w.Audio.HopMs)))
 	}
-	return SpeechRegionShare(logEnergy, w.MarginDB, w.SpeechFloorShare())
+	return regionAtOrAbove(logEnergy, thr)
 }
 
 // WordVector computes the word representation of a signal at the config's
@@ -194,6 +235,24 @@ func TrimOnset(a, b, trim int) int {
 // the trim is measured from where it found speech, not from the file's
 // first sample, whose lead-in of background differs between recordings.
 func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]float32, error) {
+	return wordVector(w, samples, trimMs, w.SpeechRegion)
+}
+
+// WordVectorOverBackground is WordVector for a segment cut from a stream
+// whose background energy (dB) the segmenter estimated: see
+// SpeechRegionOverBackground.
+func WordVectorOverBackground(w WordConfig, samples []float32, backgroundDB float64) ([]float32, error) {
+	if math.IsNaN(backgroundDB) || math.IsInf(backgroundDB, 0) {
+		return nil, fmt.Errorf("frontend: background of %g dB", backgroundDB)
+	}
+	return wordVector(w, samples, 0, func(energy []float64) (int, int) {
+		return w.SpeechRegionOverBackground(energy, backgroundDB)
+	})
+}
+
+// wordVector computes the word vector over the speech region that region
+// finds in the frame energies, its start moved trimMs later.
+func wordVector(w WordConfig, samples []float32, trimMs float64, region func(logEnergy []float64) (int, int)) ([]float32, error) {
 	if w.Frames < 2 {
 		return nil, fmt.Errorf("frontend: word of %d frames", w.Frames)
 	}
@@ -210,7 +269,7 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
 	}
-	a, b := w.SpeechRegion(energy)
+	a, b := region(energy)
 	a = TrimOnset(a, b, int(math.Round(trimMs/w.Audio.HopMs)))
 	mels := w.Audio.Mels
 	out := make([]float32, w.Dim())

@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -333,5 +334,90 @@ func TestWordVectorLevelLift(t *testing.T) {
 		if _, err := WordVector(wc, x); err == nil {
 			t.Fatalf("level lift %g dB: no error", bad)
 		}
+	}
+}
+
+func TestSpeechRegionOverBackground(t *testing.T) {
+	// Natural-log energies: background at 0 nats (0 dB), a word whose
+	// quiet edges are 1 nat (4.3 dB) over it and whose core is 5 nats
+	// (21.7 dB) over it. With the noise-floor rule off the config's own
+	// detector keeps every frame within 35 dB of the peak, padding too.
+	e := []float64{0, 0, 0, 1, 1, 5, 5, 5, 1, 0, 0}
+	wc := DefaultWordConfig()
+	wc.FloorShare = -1
+	if a, b := wc.SpeechRegion(e); a != 0 || b != len(e) {
+		t.Fatalf("file detector: [%d,%d), want the whole segment", a, b)
+	}
+	// The background known: frames under 6 dB above it are not speech.
+	if a, b := wc.SpeechRegionOverBackground(e, 0); a != 5 || b != 8 {
+		t.Fatalf("over a 0 dB background: [%d,%d), want [5,8)", a, b)
+	}
+	// A background 3 dB lower: the 4.3 dB edges now count (7.3 dB over).
+	if a, b := wc.SpeechRegionOverBackground(e, -3); a != 3 || b != 9 {
+		t.Fatalf("over a -3 dB background: [%d,%d), want [3,9)", a, b)
+	}
+	// No frame 6 dB over the background: the config's detector alone.
+	if a, b := wc.SpeechRegionOverBackground(e, 30); a != 0 || b != len(e) {
+		t.Fatalf("background above the word: [%d,%d), want the detector's own", a, b)
+	}
+	// With a gap limit the bound is part of the threshold it bridges.
+	wc.MaxGapMs = 10 // one frame
+	if a, b := wc.SpeechRegionOverBackground(e, 0); a != 5 || b != 8 {
+		t.Fatalf("gap limit over a 0 dB background: [%d,%d), want [5,8)", a, b)
+	}
+}
+
+func TestWordVectorOverBackgroundLeavesPaddingOut(t *testing.T) {
+	// A tone word between stretches of loud noise: over the noise's level
+	// the vector is close to the word's cut at its bounds.
+	wc := DefaultWordConfig()
+	wc.FloorShare, wc.MaxGapMs = -1, 100
+	rate := wc.Audio.SampleRate
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(0.01 * rng.NormFloat64())
+		}
+		return x
+	}
+	word := make([]float32, rate/2)
+	for i := range word {
+		word[i] = float32(0.5*math.Sin(2*math.Pi*440*float64(i)/float64(rate))) + float32(0.01*rng.NormFloat64())
+	}
+	seg := append(append(noise(rate/5), word...), noise(rate/5)...)
+	// The noise's frame energy in dB, as the segmenter measures it.
+	_, energy := LogMel(wc.Audio, noise(rate))
+	bg := 0.0
+	for _, e := range energy {
+		bg += e
+	}
+	bg = bg / float64(len(energy)) * nats2dB
+	over, err := WordVectorOverBackground(wc, seg, bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := WordVector(wc, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := WordVector(wc, word)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cos := func(a, b []float32) float64 {
+		var s float64
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	// Frames straddling the word's edges still differ (measured 0.947);
+	// the file detector's vector stretches the noise in (0.663).
+	if c, f := cos(over, alone), cos(file, alone); c < 0.9 || c < f+0.2 {
+		t.Fatalf("cosine with the word alone: %.4f over the background, %.4f with the file detector; want ≥ 0.9 and 0.2 higher", c, f)
+	}
+	if _, err := WordVectorOverBackground(wc, seg, math.NaN()); err == nil {
+		t.Fatal("a NaN background was accepted")
 	}
 }

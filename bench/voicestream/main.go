@@ -9,7 +9,9 @@
 //   - each word's span cut from the rendered stream at the file's own
 //     bounds, alone (rendering without the segmenter);
 //
-// and the mean cosine between a segment's raw word vector and its file's.
+// and the mean cosine between a segment's raw word vector and its file's;
+// the first two and the cosine also with the word detector bounded by the
+// segmenter's background estimate (frontend.WordVectorOverBackground).
 //
 // --gap-level L renders the gaps as noise of RMS L instead, to see how much
 // of the loss the gaps' level makes.
@@ -95,9 +97,9 @@ func main() {
 		s := words.Score(v)
 		return classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0]
 	}
-	session := words.NewVoiceSession()
-	var finals, matched, alone, inSession, span int
-	var cos float64
+	session, bgSession := words.NewVoiceSession(), words.NewVoiceSession()
+	var finals, matched, alone, inSession, bgAlone, bgInSession, span int
+	var cos, bgCos float64
 	for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
 		if !s.Final {
 			continue
@@ -114,6 +116,12 @@ func main() {
 		if err != nil || best < 0 {
 			continue
 		}
+		// The same segment with the detector bounded by the stream's
+		// background (registered, not adopted: docs/audio.md).
+		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, s.BackgroundDB)
+		if err != nil {
+			log.Fatal(err)
+		}
 		matched++
 		want := class[plan.Parts[best].Label]
 		v := append([]float32(nil), raw...)
@@ -125,6 +133,16 @@ func main() {
 		session.Normalise(v, true)
 		if decide(v) == want {
 			inSession++
+		}
+		v = append(v[:0], bg...)
+		words.NormaliseAlone(v)
+		if decide(v) == want {
+			bgAlone++
+		}
+		v = append(v[:0], bg...)
+		bgSession.Normalise(v, true)
+		if decide(v) == want {
+			bgInSession++
 		}
 		cut := audio.Samples[int(spans[best].Start*float64(rate)):int(spans[best].End*float64(rate))]
 		if v, err := words.Vector(&frontend.Audio{Rate: rate, Samples: cut}); err == nil && decide(v) == want {
@@ -139,13 +157,19 @@ func main() {
 			log.Fatal(err)
 		}
 		for i := range raw {
-			cos += float64(raw[i]) * float64(fv[i]) // both unit length
+			cos += float64(raw[i]) * float64(fv[i]) // all unit length
+			bgCos += float64(bg[i]) * float64(fv[i])
 		}
 	}
 	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
 	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(recs), audio.Duration(), finals, matched)
-	fmt.Printf("  segment alone              %6.2f%%\n", pct(alone))
-	fmt.Printf("  segments in a VoiceSession %6.2f%%\n", pct(inSession))
-	fmt.Printf("  word's span alone          %6.2f%%\n", pct(span))
-	fmt.Printf("  mean cosine, segment and file raw vectors %.3f\n", cos/float64(matched))
+	fmt.Printf("  detector as for files:\n")
+	fmt.Printf("    segment alone              %6.2f%%\n", pct(alone))
+	fmt.Printf("    segments in a VoiceSession %6.2f%%\n", pct(inSession))
+	fmt.Printf("    mean cosine, segment and file raw vectors %.3f\n", cos/float64(matched))
+	fmt.Printf("  detector over the segmenter's background (WordVectorOverBackground):\n")
+	fmt.Printf("    segment alone              %6.2f%%\n", pct(bgAlone))
+	fmt.Printf("    segments in a VoiceSession %6.2f%%\n", pct(bgInSession))
+	fmt.Printf("    mean cosine, segment and file raw vectors %.3f\n", bgCos/float64(matched))
+	fmt.Printf("  word's span alone            %6.2f%%\n", pct(span))
 }
