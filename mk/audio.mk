@@ -45,7 +45,7 @@ eval-digits: build
 # round: the same two trims given only to "six" and "seven" (--onset-trim-labels 6,7), the words that begin
 # with /s/ (22 candidates). Eighth round: quiet frames lifted toward the loudest by at most 20 dB
 # (--level-lift-db 20, for weak /s/; 23 candidates). Ninth round: twenty self-training rounds (24 candidates). Tenth round: the
-# ten-round setting with the fourth round's HMM as teacher (25 candidates; 7 runs, 48 min with the 21 HMMs trained).
+# ten-round setting with the fourth round's HMM as teacher (25 candidates; 7 runs, 27 min with the 21 HMMs trained).
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
 LOSO_ENDPOINT := --floor-share -1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
