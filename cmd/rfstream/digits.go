@@ -5,8 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -107,7 +110,25 @@ func wordVectorOfFile(path string, wc frontend.WordConfig, c condition) ([]float
 			return nil, err
 		}
 	}
+	if c.padMs > 0 {
+		if a.Samples, err = paddedCopy(path, a, c.padMs); err != nil {
+			return nil, err
+		}
+	}
 	return frontend.WordVectorOnsetTrimmed(wc, a.Samples, c.onsetTrimMs)
+}
+
+// paddedCopy returns the recording at path (its audio a) with padMs of
+// noise at its background level before and after it. The noise is seeded
+// by the file's name, so a copy is the same in every run and fold.
+func paddedCopy(path string, a *frontend.Audio, padMs float64) ([]float32, error) {
+	if padMs <= 0 || padMs > maxPadCopiesMs {
+		return nil, fmt.Errorf("%s: padding of %g ms", path, padMs)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Base(path)))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x70616473))
+	return datasets.PadSilence(a.Samples, a.Rate, padMs/1000, padMs/1000, rng), nil
 }
 
 func labelIndex(labels []string) map[string]int {
@@ -150,6 +171,10 @@ type condition struct {
 	// onsetTrimMs moves the start of the detected speech region this much
 	// later (frontend.WordVectorOnsetTrimmed; 0: the whole region).
 	onsetTrimMs float64
+	// padMs of noise at the recording's own background level go before
+	// and after it (datasets.PadSilence), as a live segmenter's padding
+	// around a word in a stream.
+	padMs float64
 }
 
 // mismatchConditions shift pitch by ±400 cents and play at 0.7× and 1.4×

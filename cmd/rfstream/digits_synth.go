@@ -37,6 +37,9 @@ type trainVoiceFlags struct {
 	// FSDD's trimming and an 8 kHz band lose first); empty: every label.
 	trimLabelList string
 	trimLabels    map[string]bool
+	// padMs, when positive, adds a copy of every training recording with
+	// this much background-level noise before and after it.
+	padMs float64
 }
 
 func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
@@ -47,6 +50,7 @@ func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.speeds, "speed-perturb", "", "comma-separated speed factors (e.g. 0.9,1.1): add a copy of every real training recording played this much faster (pitch and tempo together, Kaldi-style), as a new speaker")
 	fs.StringVar(&f.onsetTrims, "onset-trim-ms", "", "comma-separated trims in ms (e.g. 60,120): add a copy of every training recording (real and synthetic, not speed copies) whose word vector starts this much after the detected speech start (at most half the region cut), as if the recording had been cut after the word began; test rows are never trimmed")
 	fs.StringVar(&f.trimLabelList, "onset-trim-labels", "", "comma-separated training labels (e.g. 6,7) whose recordings get the --onset-trim-ms copies; empty: every label")
+	fs.Float64Var(&f.padMs, "pad-copies-ms", 0, "add a copy of every training recording (real and synthetic, not speed copies) with this many ms of noise at its own background level before and after it, as the live segmenter pads a word cut from a stream (0: none)")
 }
 
 func (f *trainVoiceFlags) validate() error {
@@ -65,6 +69,9 @@ func (f *trainVoiceFlags) validate() error {
 	}
 	if f.trimLabels, err = parseTrimLabels(f.trimLabelList); err != nil {
 		return err
+	}
+	if math.IsNaN(f.padMs) || f.padMs < 0 || f.padMs > maxPadCopiesMs {
+		return fmt.Errorf("--pad-copies-ms %g: want 0 to %d", f.padMs, maxPadCopiesMs)
 	}
 	if f.trimLabels != nil && len(f.onsetTrimMs) == 0 {
 		return errors.New("--onset-trim-labels: no --onset-trim-ms to apply")
@@ -98,6 +105,10 @@ func parseDistinct[T comparable](flagName, s string, parse func(part string) (T,
 	}
 	return out, nil
 }
+
+// maxPadCopiesMs bounds --pad-copies-ms: a second of padding is already
+// more than any segmenter adds around a word.
+const maxPadCopiesMs = 1000
 
 // maxOnsetTrimMs bounds --onset-trim-ms: FSDD's words last 150-800 ms, and
 // TrimOnset keeps half of any region anyway.
@@ -141,7 +152,7 @@ func parseTrimLabels(s string) (map[string]bool, error) {
 }
 
 func (f *trainVoiceFlags) used() bool {
-	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0
+	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0 || f.padMs > 0
 }
 
 // synth builds (or finds in the data cache) the synthetic recordings.
@@ -243,6 +254,16 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		}
 		if len(trimSynth) > 0 {
 			blocks = append(blocks, block{trimSynth, c, trimSynthGroups})
+		}
+	}
+	// Padded copies keep their source's speaker and group, as trimmed ones.
+	if f.padMs > 0 {
+		c := condition{name: fmt.Sprintf("padded %gms", f.padMs), padMs: f.padMs}
+		if len(real) > 0 {
+			blocks = append(blocks, block{real, c, realGroups})
+		}
+		if len(synth) > 0 {
+			blocks = append(blocks, block{synth, c, synthGroups})
 		}
 	}
 	var out trainingRows
