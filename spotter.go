@@ -19,8 +19,12 @@ type SpotterConfig struct {
 	FloorWindowMs float64 `json:"floor_window_ms"`
 	LookaheadMs   float64 `json:"lookahead_ms"`
 	// EdgeFloorDB is the energy assumed before the stream starts and after
-	// it ends, so a recording that is all speech (a clipped digit) still
-	// stands out from something.
+	// it ends when the whole stream is shorter than the floor window, so a
+	// recording that is all speech (a clipped digit) still stands out from
+	// something. A longer stream is measured against its own frames only:
+	// its first decisions wait for a whole window (FloorWindowMs +
+	// LookaheadMs of audio), so a microphone's background at the start is
+	// not heard as a word.
 	EdgeFloorDB float64 `json:"edge_floor_db"`
 	// MinSpeechMs of speech frames open a word; TrailingSilenceMs of
 	// non-speech close it; a word longer than MaxWordMs is closed anyway.
@@ -166,20 +170,39 @@ func (s *Segmenter) scan(ending bool) []Segment {
 		s.analysed++
 	}
 	look, win := s.frames(s.cfg.LookaheadMs), s.frames(s.cfg.FloorWindowMs)
+	// span is the floor window's length: win frames back, look ahead.
+	span := win + look + 1
 	var out []Segment
 	var window []float64
-	for s.decided < s.analysed && (ending || s.decided+look < s.analysed) {
+	// Until span frames have arrived nothing is decided (unless the stream
+	// ends first): the first words wait for a whole window of the stream's
+	// own background instead of measuring it against an assumed one.
+	for s.decided < s.analysed && (ending || s.decided+look < s.analysed && s.analysed >= span) {
 		f := s.decided
 		s.decided++
-		s.horizon = min(f+look+1, s.analysed)
-		lo := max(f-win, s.energyBase)
-		window = append(window[:0], s.energy[lo-s.energyBase:s.horizon-s.energyBase]...)
-		// Before the first frame and after the last the floor is assumed.
-		for k := f - win; k < 0; k++ {
-			window = append(window, s.cfg.EdgeFloorDB)
-		}
-		for k := s.horizon; ending && k < f+look+1; k++ {
-			window = append(window, s.cfg.EdgeFloorDB)
+		window = window[:0]
+		if s.analysed >= span {
+			// The span frames of the stream nearest f: at its start the
+			// first span, at its end the last span.
+			hi := max(f+look+1, span)
+			if ending {
+				hi = min(hi, s.analysed)
+			}
+			lo := hi - span
+			s.horizon = hi
+			window = append(window, s.energy[lo-s.energyBase:hi-s.energyBase]...)
+		} else {
+			// A stream shorter than the window (one clipped recording,
+			// all speech): the floor is assumed before its first frame
+			// and after its last, so the word stands out from something.
+			s.horizon = min(f+look+1, s.analysed)
+			window = append(window, s.energy[max(f-win, 0)-s.energyBase:s.horizon-s.energyBase]...)
+			for k := f - win; k < 0; k++ {
+				window = append(window, s.cfg.EdgeFloorDB)
+			}
+			for k := s.horizon; k < f+look+1; k++ {
+				window = append(window, s.cfg.EdgeFloorDB)
+			}
 		}
 		sort.Float64s(window)
 		floor := window[len(window)/10]
@@ -212,7 +235,7 @@ func (s *Segmenter) scan(ending bool) []Segment {
 			out = append(out, s.partial(f+1))
 		}
 	}
-	if drop := s.decided - win - 1 - s.energyBase; drop > 1024 {
+	if drop := s.decided - span - 1 - s.energyBase; drop > 1024 {
 		s.energy = append(s.energy[:0], s.energy[drop:]...)
 		s.energyBase += drop
 	}

@@ -108,8 +108,7 @@ func TestSegmentBackgroundIsTheStreamsNoiseLevel(t *testing.T) {
 	rate := wc.Audio.SampleRate
 	rng := rand.New(rand.NewPCG(3, 4))
 	var x []float32
-	// The word starts 2 s in: the floor window (1.5 s) then holds no edge
-	// frames, whose level is assumed (EdgeFloorDB), not measured.
+	// The word starts 2 s in, with a whole floor window of noise before it.
 	for i := 0; i < 4*rate; i++ {
 		v := 3e-4 * rng.NormFloat64()
 		if i >= 2*rate && i < 2*rate+rate/2 {
@@ -138,5 +137,72 @@ func TestSegmentBackgroundIsTheStreamsNoiseLevel(t *testing.T) {
 	}
 	if finals != 1 {
 		t.Fatalf("%d final segments, want the one word", finals)
+	}
+}
+
+// toneInNoise is white noise at noiseDBFS (RMS) for secs seconds with a
+// 500 Hz tone of amplitude 0.3 added over [from, to) seconds.
+func toneInNoise(rate int, secs, from, to, noiseDBFS float64) []float32 {
+	rng := rand.New(rand.NewPCG(5, 6))
+	level := math.Pow(10, noiseDBFS/20)
+	x := make([]float32, int(secs*float64(rate)))
+	for i := range x {
+		v := level * rng.NormFloat64()
+		if t := float64(i) / float64(rate); t >= from && t < to {
+			v += 0.3 * math.Sin(2*math.Pi*500*t)
+		}
+		x[i] = float32(v)
+	}
+	return x
+}
+
+// finalSpans runs a segmenter over x in chunks and returns its final
+// segments' [start, end) in seconds.
+func finalSpans(t *testing.T, x []float32, rate, chunk int) [][2]float64 {
+	t.Helper()
+	seg, err := NewSegmenter(frontend.DefaultWordConfig(), DefaultSpotterConfig(), rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var segs []Segment
+	for i := 0; i < len(x); i += chunk {
+		segs = append(segs, seg.Push(x[i:min(i+chunk, len(x))])...)
+	}
+	var out [][2]float64
+	for _, s := range append(segs, seg.Flush()...) {
+		if s.Final {
+			out = append(out, [2]float64{s.Start, s.End})
+		}
+	}
+	return out
+}
+
+// A microphone's background at the start and end of a stream is not a
+// word, at any level from a quiet room's to a noisy one's: the stream is
+// measured against its own frames, not against an assumed silence (which
+// made a 1.3 s word of the first noise and a short one of the last).
+func TestSegmenterHearsNoWordInTheBackgroundAtStreamEdges(t *testing.T) {
+	rate := frontend.DefaultWordConfig().Audio.SampleRate
+	for _, dbfs := range []float64{-70, -60, -50, -40} {
+		x := toneInNoise(rate, 4, 2, 2.5, dbfs)
+		got := finalSpans(t, x, rate, 160)
+		if len(got) != 1 || math.Abs(got[0][0]-2) > 0.05 || math.Abs(got[0][1]-2.5) > 0.05 {
+			t.Fatalf("noise at %g dBFS: final segments %v, want one at about [2, 2.5)", dbfs, got)
+		}
+		for _, chunk := range []int{1, 4096, len(x)} {
+			if c := finalSpans(t, x, rate, chunk); !reflect.DeepEqual(c, got) {
+				t.Fatalf("noise at %g dBFS, chunks of %d: %v, chunks of 160: %v", dbfs, chunk, c, got)
+			}
+		}
+	}
+	// A word as the stream opens is still heard: the first decisions wait
+	// for a window of the stream, which holds its background too.
+	if got := finalSpans(t, toneInNoise(rate, 3, 0, 0.5, -60), rate, 160); len(got) != 1 || got[0][0] > 0.05 || math.Abs(got[0][1]-0.5) > 0.05 {
+		t.Fatalf("a word at the stream's start: final segments %v, want one at about [0, 0.5)", got)
+	}
+	// A stream shorter than the window that is all word (one clipped
+	// recording) stands out from the silence assumed around it.
+	if got := finalSpans(t, toneInNoise(rate, 0.4, 0, 0.4, -60), rate, 160); len(got) != 1 {
+		t.Fatalf("a clipped 0.4 s word alone: final segments %v, want one", got)
 	}
 }
