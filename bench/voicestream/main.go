@@ -97,9 +97,11 @@ func main() {
 		s := words.Score(v)
 		return classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0]
 	}
-	session, bgSession := words.NewVoiceSession(), words.NewVoiceSession()
-	var finals, matched, alone, inSession, bgAlone, bgInSession, span int
-	var cos, bgCos float64
+	// One tally per speech detector: the file's, and the one bounded by
+	// the stream's background (registered, not adopted: docs/audio.md).
+	files := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
+	bounded := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
+	var finals, matched, span int
 	for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
 		if !s.Final {
 			continue
@@ -116,34 +118,12 @@ func main() {
 		if err != nil || best < 0 {
 			continue
 		}
-		// The same segment with the detector bounded by the stream's
-		// background (registered, not adopted: docs/audio.md).
 		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, s.BackgroundDB)
 		if err != nil {
 			log.Fatal(err)
 		}
 		matched++
 		want := class[plan.Parts[best].Label]
-		v := append([]float32(nil), raw...)
-		words.NormaliseAlone(v)
-		if decide(v) == want {
-			alone++
-		}
-		v = append(v[:0], raw...)
-		session.Normalise(v, true)
-		if decide(v) == want {
-			inSession++
-		}
-		v = append(v[:0], bg...)
-		words.NormaliseAlone(v)
-		if decide(v) == want {
-			bgAlone++
-		}
-		v = append(v[:0], bg...)
-		bgSession.Normalise(v, true)
-		if decide(v) == want {
-			bgInSession++
-		}
 		cut := audio.Samples[int(spans[best].Start*float64(rate)):int(spans[best].End*float64(rate))]
 		if v, err := words.Vector(&frontend.Audio{Rate: rate, Samples: cut}); err == nil && decide(v) == want {
 			span++
@@ -156,20 +136,48 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		for i := range raw {
-			cos += float64(raw[i]) * float64(fv[i]) // all unit length
-			bgCos += float64(bg[i]) * float64(fv[i])
-		}
+		files.add(raw, fv, want)
+		bounded.add(bg, fv, want)
 	}
 	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
 	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(recs), audio.Duration(), finals, matched)
-	fmt.Printf("  detector as for files:\n")
-	fmt.Printf("    segment alone              %6.2f%%\n", pct(alone))
-	fmt.Printf("    segments in a VoiceSession %6.2f%%\n", pct(inSession))
-	fmt.Printf("    mean cosine, segment and file raw vectors %.3f\n", cos/float64(matched))
-	fmt.Printf("  detector over the segmenter's background (WordVectorOverBackground):\n")
-	fmt.Printf("    segment alone              %6.2f%%\n", pct(bgAlone))
-	fmt.Printf("    segments in a VoiceSession %6.2f%%\n", pct(bgInSession))
-	fmt.Printf("    mean cosine, segment and file raw vectors %.3f\n", bgCos/float64(matched))
+	files.print("detector as for files", matched)
+	bounded.print("detector over the segmenter's background (WordVectorOverBackground)", matched)
 	fmt.Printf("  word's span alone            %6.2f%%\n", pct(span))
+}
+
+// tally scores one speech detector's segment vectors: each alone, and in
+// order in a VoiceSession, and their cosine with their files' vectors.
+type tally struct {
+	words            *rfstream.WordClassifier
+	decide           func([]float32) int
+	session          *rfstream.VoiceSession
+	alone, inSession int
+	cos              float64
+}
+
+// add scores a segment's raw vector, given its file's raw vector and the
+// right class.
+func (t *tally) add(raw, file []float32, want int) {
+	v := append([]float32(nil), raw...)
+	t.words.NormaliseAlone(v)
+	if t.decide(v) == want {
+		t.alone++
+	}
+	v = append(v[:0], raw...)
+	t.session.Normalise(v, true)
+	if t.decide(v) == want {
+		t.inSession++
+	}
+	for i := range raw {
+		t.cos += float64(raw[i]) * float64(file[i]) // both unit length
+	}
+}
+
+func (t *tally) print(name string, matched int) {
+	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
+	fmt.Printf("  %s:\n", name)
+	fmt.Printf("    segment alone              %6.2f%%\n", pct(t.alone))
+	fmt.Printf("    segments in a VoiceSession %6.2f%%\n", pct(t.inSession))
+	fmt.Printf("    mean cosine, segment and file raw vectors %.3f\n", t.cos/float64(matched))
 }

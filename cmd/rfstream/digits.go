@@ -111,9 +111,7 @@ func wordVectorOfFile(path string, wc frontend.WordConfig, c condition) ([]float
 		}
 	}
 	if c.padMs > 0 {
-		if a.Samples, err = paddedCopy(path, a, c.padMs); err != nil {
-			return nil, err
-		}
+		a.Samples = paddedCopy(path, a, c.padMs)
 	}
 	return frontend.WordVectorOnsetTrimmed(wc, a.Samples, c.onsetTrimMs)
 }
@@ -121,14 +119,12 @@ func wordVectorOfFile(path string, wc frontend.WordConfig, c condition) ([]float
 // paddedCopy returns the recording at path (its audio a) with padMs of
 // noise at its background level before and after it. The noise is seeded
 // by the file's name, so a copy is the same in every run and fold.
-func paddedCopy(path string, a *frontend.Audio, padMs float64) ([]float32, error) {
-	if padMs <= 0 || padMs > maxPadCopiesMs {
-		return nil, fmt.Errorf("%s: padding of %g ms", path, padMs)
-	}
+// (--pad-copies-ms is bounded when the flags are validated.)
+func paddedCopy(path string, a *frontend.Audio, padMs float64) []float32 {
 	h := fnv.New64a()
 	h.Write([]byte(filepath.Base(path)))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x70616473))
-	return datasets.PadSilence(a.Samples, a.Rate, padMs/1000, padMs/1000, rng), nil
+	return datasets.PadSilence(a.Samples, a.Rate, padMs/1000, padMs/1000, rng)
 }
 
 func labelIndex(labels []string) map[string]int {
