@@ -60,7 +60,9 @@ func BuildConnectedSet(dir string, s ConnectedSet, test []Recording, o BuildOpti
 	o.Strings.defaults()
 	out := filepath.Join(dir, s.Name)
 	manifest := filepath.Join(out, "manifest.tsv")
-	stamp := fmt.Sprintf("v1 %+v %+v rate=%d recordings=%d\n", s, o.Strings, o.Rate, len(test))
+	// v2: pauses in the recordings' own background (EstimateBackground)
+	// instead of white noise; a set built before is rebuilt.
+	stamp := fmt.Sprintf("v2 %+v %+v rate=%d recordings=%d\n", s, o.Strings, o.Rate, len(test))
 	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
 		return manifest, nil
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -88,31 +89,38 @@ func PadSilence(samples []float32, rate int, lead, trail float64, rng *rand.Rand
 }
 
 // RenderString builds the audio of a planned string at rate: the parts'
-// recordings joined by silences at their background level, then noise at
-// the requested SNR. It returns the audio and each word's span.
+// recordings joined by pauses of their own background (EstimateBackground:
+// its spectrum and level), then noise at the requested SNR. It returns
+// the audio and each word's span.
 func RenderString(p StringPlan, rate int, noise Noise, seed uint64) (*frontend.Audio, []Span, error) {
+	if len(p.Parts) == 0 {
+		return nil, nil, fmt.Errorf("datasets: string of no parts")
+	}
 	if len(p.Gaps) != len(p.Parts)+1 {
 		return nil, nil, fmt.Errorf("datasets: string of %d parts with %d gaps", len(p.Parts), len(p.Gaps))
 	}
 	parts := make([][]float32, len(p.Parts))
-	var level []float64
+	rooms := make([]Background, len(p.Parts))
 	for i, r := range p.Parts {
 		a, err := ReadAudioAt(r.Path, rate)
 		if err != nil {
 			return nil, nil, err
 		}
 		parts[i] = a.Samples
-		level = append(level, NoiseFloor(a.Samples, rate))
+		rooms[i] = EstimateBackground(a.Samples, rate)
 	}
-	slices.Sort(level)
-	floor := level[len(level)/2]
+	// One room for the whole string: the pauses continue the background
+	// of the word whose background level is the median.
+	byLevel := slices.Clone(rooms)
+	slices.SortStableFunc(byLevel, func(x, y Background) int { return cmp.Compare(x.Level, y.Level) })
+	room := byLevel[len(byLevel)/2]
 	rng := rand.New(rand.NewPCG(seed, 0x72656e64))
 	var out []float32
 	var spans []Span
 	var speechPower float64
 	var speechN int
 	for i, s := range parts {
-		out = append(out, Silence(int(p.Gaps[i]*float64(rate)), floor, rng)...)
+		out = append(out, room.Noise(int(p.Gaps[i]*float64(rate)), rng)...)
 		start := len(out)
 		out = append(out, s...)
 		spans = append(spans, Span{Word: p.Parts[i].Label, Start: float64(start) / float64(rate), End: float64(len(out)) / float64(rate)})
@@ -121,7 +129,7 @@ func RenderString(p StringPlan, rate int, noise Noise, seed uint64) (*frontend.A
 		}
 		speechN += len(s)
 	}
-	out = append(out, Silence(int(p.Gaps[len(parts)]*float64(rate)), floor, rng)...)
+	out = append(out, room.Noise(int(p.Gaps[len(parts)]*float64(rate)), rng)...)
 	if speechN > 0 {
 		if err := AddNoise(out, speechPower/float64(speechN), noise, rng); err != nil {
 			return nil, nil, err

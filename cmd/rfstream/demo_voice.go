@@ -62,7 +62,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "model: FSDD without %s (%d recordings) + 50 synthetic voices, voice-normalised, adaptable; %s's %d recordings:\n",
+	fmt.Fprintf(stdout, "model: FSDD without %s (%v recordings) + 50 synthetic voices, voice-normalised, adaptable; %s's %d recordings:\n",
 		demoVoiceSpeaker, m.Meta["recordings"], demoVoiceSpeaker, len(recs))
 
 	// One at a time: each recording alone, as a single `recognize` hears it.
