@@ -15,9 +15,17 @@ type SpotterConfig struct {
 	// floor by this much. The floor is the 10th percentile of frame
 	// energies from FloorWindowMs before the frame to LookaheadMs after it,
 	// so a stream that starts in the middle of a word is still heard.
-	ThresholdDB   float64 `json:"threshold_db"`
-	FloorWindowMs float64 `json:"floor_window_ms"`
-	LookaheadMs   float64 `json:"lookahead_ms"`
+	ThresholdDB float64 `json:"threshold_db"`
+	// MinThresholdDB, when positive, lets the threshold follow the
+	// stream's own range: half the distance from the floor to the
+	// window's 90th-percentile frame, between MinThresholdDB and
+	// ThresholdDB. Speech that fills a tenth of the window 30 dB over the
+	// background keeps ThresholdDB; a quiet voice whose words rise only
+	// 15 dB is still heard (the fixed rule missed most of such a voice's
+	// words); a window of background alone gets MinThresholdDB.
+	MinThresholdDB float64 `json:"min_threshold_db,omitempty"`
+	FloorWindowMs  float64 `json:"floor_window_ms"`
+	LookaheadMs    float64 `json:"lookahead_ms"`
 	// EdgeFloorDB is the energy assumed before the stream starts and after
 	// it ends when the whole stream is shorter than the floor window, so a
 	// recording that is all speech (a clipped digit) still stands out from
@@ -40,7 +48,7 @@ type SpotterConfig struct {
 
 // DefaultSpotterConfig suits isolated digits spoken with short pauses.
 func DefaultSpotterConfig() SpotterConfig {
-	return SpotterConfig{ThresholdDB: 15, FloorWindowMs: 1500, LookaheadMs: 300, EdgeFloorDB: -55, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
+	return SpotterConfig{ThresholdDB: 15, MinThresholdDB: 6, FloorWindowMs: 1500, LookaheadMs: 300, EdgeFloorDB: -55, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
 }
 
 // Word is one recognised word with its times in seconds from the start of
@@ -206,7 +214,11 @@ func (s *Segmenter) scan(ending bool) []Segment {
 		}
 		sort.Float64s(window)
 		floor := window[len(window)/10]
-		speech := s.energy[f-s.energyBase] > floor+s.cfg.ThresholdDB
+		threshold := s.cfg.ThresholdDB
+		if s.cfg.MinThresholdDB > 0 {
+			threshold = min(max((window[len(window)*9/10]-floor)/2, s.cfg.MinThresholdDB), s.cfg.ThresholdDB)
+		}
+		speech := s.energy[f-s.energyBase] > floor+threshold
 		switch {
 		case !s.open && speech:
 			s.speechRun++

@@ -156,11 +156,17 @@ func toneInNoise(rate int, secs, from, to, noiseDBFS float64) []float32 {
 	return x
 }
 
-// finalSpans runs a segmenter over x in chunks and returns its final
-// segments' [start, end) in seconds.
+// finalSpans runs a default segmenter over x in chunks and returns its
+// final segments' [start, end) in seconds.
 func finalSpans(t *testing.T, x []float32, rate, chunk int) [][2]float64 {
 	t.Helper()
-	seg, err := NewSegmenter(frontend.DefaultWordConfig(), DefaultSpotterConfig(), rate)
+	return finalSpansWith(t, DefaultSpotterConfig(), x, rate, chunk)
+}
+
+// finalSpansWith is finalSpans with the segmenter configured by cfg.
+func finalSpansWith(t *testing.T, cfg SpotterConfig, x []float32, rate, chunk int) [][2]float64 {
+	t.Helper()
+	seg, err := NewSegmenter(frontend.DefaultWordConfig(), cfg, rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +210,64 @@ func TestSegmenterHearsNoWordInTheBackgroundAtStreamEdges(t *testing.T) {
 	// recording) stands out from the silence assumed around it.
 	if got := finalSpans(t, toneInNoise(rate, 0.4, 0, 0.4, -60), rate, 160); len(got) != 1 {
 		t.Fatalf("a clipped 0.4 s word alone: final segments %v, want one", got)
+	}
+}
+
+// tonesInNoise is white noise at noiseDBFS (RMS) for secs seconds with a
+// 500 Hz tone of amplitude 0.3 over each of the spans, fading by decayDB
+// over the span's last fade seconds (as a word's vowel fades into its end).
+func tonesInNoise(rate int, secs float64, spans [][2]float64, noiseDBFS, fade, decayDB float64) []float32 {
+	x := toneInNoise(rate, secs, 0, 0, noiseDBFS)
+	for _, sp := range spans {
+		for i := int(sp[0] * float64(rate)); i < int(sp[1]*float64(rate)); i++ {
+			t := float64(i) / float64(rate)
+			gain := 1.0
+			if into := t - (sp[1] - fade); into > 0 {
+				gain = math.Pow(10, -decayDB*into/fade/20)
+			}
+			x[i] += float32(0.3 * gain * math.Sin(2*math.Pi*500*t))
+		}
+	}
+	return x
+}
+
+// A quiet voice, whose words rise only about 10 dB over the background
+// (tones in noise at -35 dBFS, as the frontend hears them after
+// pre-emphasis), is heard when the threshold follows the stream's range
+// (MinThresholdDB) and missed by the fixed 15 dB rule. A loud voice that
+// fills the window (1.3 s words 35 dB over the background, fading by 30 dB
+// over their last 0.3 s, so where a word ends depends on the threshold) is
+// cut exactly as by the fixed rule: half its range is over 15 dB, and the
+// threshold stops at ThresholdDB.
+func TestSegmenterHearsQuietWords(t *testing.T) {
+	rate := frontend.DefaultWordConfig().Audio.SampleRate
+	fixed := DefaultSpotterConfig()
+	fixed.MinThresholdDB = 0
+
+	words := [][2]float64{{1, 1.4}, {2.2, 2.6}, {3.4, 3.8}, {4.6, 5}}
+	quiet := tonesInNoise(rate, 6, words, -35, 0, 0)
+	got := finalSpans(t, quiet, rate, 160)
+	if len(got) != len(words) {
+		t.Fatalf("quiet words: final segments %v, want %v", got, words)
+	}
+	for i, w := range words {
+		if math.Abs(got[i][0]-w[0]) > 0.05 || math.Abs(got[i][1]-w[1]) > 0.05 {
+			t.Errorf("quiet word %d: segment %v, want about %v", i, got[i], w)
+		}
+	}
+	for _, chunk := range []int{1, 4096, len(quiet)} {
+		if c := finalSpans(t, quiet, rate, chunk); !reflect.DeepEqual(c, got) {
+			t.Fatalf("quiet words, chunks of %d: %v, chunks of 160: %v", chunk, c, got)
+		}
+	}
+	if old := finalSpansWith(t, fixed, quiet, rate, 160); len(old) != 0 {
+		t.Fatalf("the fixed 15 dB rule heard the quiet words %v: this test no longer tells the rules apart", old)
+	}
+
+	long := [][2]float64{{0.5, 1.8}, {2.3, 3.6}, {4.1, 5.4}}
+	loud := tonesInNoise(rate, 6, long, -60, 0.3, 30)
+	a, b := finalSpans(t, loud, rate, 160), finalSpansWith(t, fixed, loud, rate, 160)
+	if !reflect.DeepEqual(a, b) || len(a) != len(long) {
+		t.Errorf("a loud voice: %v with the range rule, %v with the fixed one; want the same %d words", a, b, len(long))
 	}
 }

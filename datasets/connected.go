@@ -100,6 +100,26 @@ func (p StringPlan) Words() []string {
 	return w
 }
 
+// SessionPlan is one voice speaking all of recs as a single stream, as a
+// live session would: the recordings in an order shuffled by seed, with
+// 0.5 s pauses before, between and after them. (`make demo` streams one
+// FSDD voice this way with seed 1; the stream benches use the same plan.)
+func SessionPlan(speaker string, recs []Recording, seed uint64) StringPlan {
+	p := StringPlan{Speaker: speaker, Gaps: make([]float64, len(recs)+1)}
+	for _, j := range SessionOrder(len(recs), seed) {
+		p.Parts = append(p.Parts, recs[j])
+	}
+	for i := range p.Gaps {
+		p.Gaps[i] = 0.5
+	}
+	return p
+}
+
+// SessionOrder is the order SessionPlan puts n recordings in.
+func SessionOrder(n int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, 0x766f6963)).Perm(n)
+}
+
 // StringOptions shape PlanStrings.
 type StringOptions struct {
 	Count          int     // strings to plan

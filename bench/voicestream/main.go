@@ -62,14 +62,7 @@ func main() {
 		}
 	}
 	rate := words.Config.Audio.SampleRate
-	order := rand.New(rand.NewPCG(1, 0x766f6963)).Perm(len(recs)) // the demo's order
-	plan := datasets.StringPlan{Speaker: *speaker, Gaps: make([]float64, len(recs)+1)}
-	for _, j := range order {
-		plan.Parts = append(plan.Parts, recs[j])
-	}
-	for i := range plan.Gaps {
-		plan.Gaps[i] = 0.5
-	}
+	plan := datasets.SessionPlan(*speaker, recs, 1) // the demo's order
 	audio, spans, err := datasets.RenderString(plan, rate, datasets.Noise{}, 1)
 	if err != nil {
 		log.Fatal(err)

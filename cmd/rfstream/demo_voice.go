@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,13 +85,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 
 	// A live session: every recording in one stream, in a shuffled order,
 	// through the NATS pipeline, which follows the stream's voice.
-	order := rand.New(rand.NewPCG(1, 0x766f6963)).Perm(len(recs))
-	plan := datasets.StringPlan{Speaker: demoVoiceSpeaker, Gaps: make([]float64, len(recs)+1)}
-	for i, j := range order {
-		plan.Parts = append(plan.Parts, recs[j])
-		plan.Gaps[i] = 0.5
-	}
-	plan.Gaps[len(recs)] = 0.5
+	order, plan := datasets.SessionOrder(len(recs), 1), datasets.SessionPlan(demoVoiceSpeaker, recs, 1)
 	audio, _, err := datasets.RenderString(plan, words.Config.Audio.SampleRate, datasets.Noise{}, 1)
 	if err != nil {
 		return err

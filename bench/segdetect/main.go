@@ -1,0 +1,81 @@
+// Command segdetect asks which words the live segmenter hears when a voice
+// arrives as one stream. For every FSDD voice it renders the voice's
+// recordings as `make demo` part 5 does (datasets.SessionPlan: a seeded
+// order, 0.5 s pauses in the voice's own background), cuts the stream with
+// the word segmenter and counts the words under no final segment (missed),
+// the final segments over no word (extra) and the segments over more than
+// one word (merged). No model is involved: the segmenter needs only the
+// frontend's configuration.
+//
+// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+)
+
+func main() {
+	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
+	cfg := rfstream.DefaultSpotterConfig()
+	flag.Float64Var(&cfg.ThresholdDB, "threshold-db", cfg.ThresholdDB, "SpotterConfig.ThresholdDB")
+	flag.Float64Var(&cfg.MinThresholdDB, "min-threshold-db", cfg.MinThresholdDB, "SpotterConfig.MinThresholdDB (0: a fixed threshold)")
+	flag.Parse()
+	all, err := datasets.FSDD(*fsdd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	wc := frontend.DefaultWordConfig()
+	rate := wc.Audio.SampleRate
+	fmt.Printf("segmenter: threshold %g dB, minimum %g dB\n", cfg.ThresholdDB, cfg.MinThresholdDB)
+	fmt.Printf("%-10s %6s %7s %6s %7s %9s\n", "voice", "words", "missed", "extra", "merged", "segments")
+	for _, speaker := range datasets.Speakers(all) {
+		var recs []datasets.Recording
+		for _, r := range all {
+			if r.Speaker == speaker {
+				recs = append(recs, r)
+			}
+		}
+		audio, spans, err := datasets.RenderString(datasets.SessionPlan(speaker, recs, 1), rate, datasets.Noise{}, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		seg, err := rfstream.NewSegmenter(wc, cfg, rate)
+		if err != nil {
+			log.Fatal(err)
+		}
+		heard := make([]bool, len(spans))
+		var extra, merged, finals int
+		for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
+			if !s.Final {
+				continue
+			}
+			finals++
+			n := 0
+			for k, sp := range spans {
+				if min(s.End, sp.End) > max(s.Start, sp.Start) {
+					heard[k] = true
+					n++
+				}
+			}
+			switch {
+			case n == 0:
+				extra++
+			case n > 1:
+				merged++
+			}
+		}
+		missed := 0
+		for _, h := range heard {
+			if !h {
+				missed++
+			}
+		}
+		fmt.Printf("%-10s %6d %7d %6d %7d %9d\n", speaker, len(spans), missed, extra, merged, finals)
+	}
+}
