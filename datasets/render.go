@@ -88,6 +88,10 @@ func PadSilence(samples []float32, rate int, lead, trail float64, rng *rand.Rand
 	return append(out, Silence(int(trail*float64(rate)), level, rng)...)
 }
 
+// PauseRendering names how RenderString renders pauses, for models that
+// learn them to record.
+const PauseRendering = "background (all-pole model of the quietest stretches)"
+
 // RenderString builds the audio of a planned string at rate: the parts'
 // recordings joined by pauses of their own background (EstimateBackground:
 // its spectrum and level), then noise at the requested SNR. It returns

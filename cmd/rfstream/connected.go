@@ -155,12 +155,22 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 		return nil, rep, err
 	}
 	words := datasets.Labels(train)
-	return rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
+	m, rep, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
 		Input: in, Decoder: f.dec, Map: recipe, Words: words, Passes: f.passes,
 		SoftmaxFrames: f.softmaxFrames, RLSLambda: f.rlsLambda, Seed: f.mf.seed, Log: log,
 		Softmax: classifier.SoftmaxOptions{Optimizer: f.optimizer, Lambda: f.softmaxLambda, MaxIter: f.softmaxIter, Seed: f.mf.seed},
 	})
+	if err == nil && f.trainStrings > 0 {
+		// The model learns the joined strings' pauses: say how they were
+		// rendered, so a cached model from another rendering is retrained.
+		m.Meta[pausesMeta] = datasets.PauseRendering
+	}
+	return m, rep, err
 }
+
+// pausesMeta is the model metadata key naming how the pauses of its
+// training strings were rendered.
+const pausesMeta = "string_pauses"
 
 // tuneModel chooses the decoder settings on strings of the held-out
 // training recordings and writes them into m.

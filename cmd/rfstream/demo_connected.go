@@ -32,12 +32,26 @@ func defaultConnectedTraining() *connectedFlags {
 // connectedModel loads the data cache's connected-digit model, training
 // it on FSDD's official training takes first when it is missing.
 func connectedModel(log io.Writer) (*rfstream.Connected, error) {
-	m, err := loadOrTrain(defaultConnectedModel(), log, func() (*rfstream.Model, error) {
+	train := func() (*rfstream.Model, error) {
 		m, _, err := defaultConnectedTraining().train(log)
 		return m, err
-	})
+	}
+	path := defaultConnectedModel()
+	m, err := loadOrTrain(path, log, train)
 	if err != nil {
 		return nil, err
+	}
+	if m.Meta[pausesMeta] != datasets.PauseRendering {
+		// A model cached before the test strings' pauses were rendered in
+		// the recordings' background learnt white ones and decodes the
+		// new strings far worse (docs/audio.md).
+		fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
+		if m, err = train(); err != nil {
+			return nil, err
+		}
+		if err := rfstream.SaveModel(path, m); err != nil {
+			return nil, err
+		}
 	}
 	return rfstream.NewConnected(m)
 }
