@@ -143,6 +143,27 @@ func (c *WordClassifier) RawVector(a *frontend.Audio) ([]float32, error) {
 	return frontend.WordVector(c.Config, a.Samples)
 }
 
+// SegmentVector is RawVector for a segment a Segmenter cut from a stream.
+// Around the word lie the segmenter's padding and the stream's pauses,
+// which the model's speech detector, made for recordings trimmed to the
+// word, keeps as speech when the background is loud. Where the segment
+// carries the segmenter's estimate of that background, frames less than
+// 6 dB over it are not speech (frontend.WordVectorOverBackground; chosen
+// on five voices' streams, docs/audio.md).
+func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
+	if !s.HasBackground {
+		return c.RawVector(s.Audio)
+	}
+	a := s.Audio
+	if a.Rate != c.Config.Audio.SampleRate {
+		var err error
+		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
+			return nil, err
+		}
+	}
+	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
+}
+
 // VoiceRound says what one self-training round did.
 type VoiceRound struct {
 	Fraction float64 // of the voice's recordings, taken class by class

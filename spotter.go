@@ -369,7 +369,7 @@ func (w *WordSpotter) Flush() []Result { return w.results(w.seg.Flush(), true) }
 func (w *WordSpotter) results(segs []Segment, end bool) []Result {
 	var out []Result
 	for _, s := range segs {
-		v, err := w.cls.RawVector(s.Audio)
+		v, err := w.cls.SegmentVector(s)
 		if err != nil {
 			out = append(out, w.tr.Error(s, err))
 			continue

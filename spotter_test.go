@@ -271,3 +271,48 @@ func TestSegmenterHearsQuietWords(t *testing.T) {
 		t.Errorf("a loud voice: %v with the range rule, %v with the fixed one; want the same %d words", a, b, len(long))
 	}
 }
+
+// A stream segment's word vector bounds the speech detector by the
+// segmenter's background estimate; a segment without one (or a recording)
+// gets the model's own detector. With a loud background around a word the
+// two differ, so the test tells which one a segment got.
+func TestSegmentVectorBoundsTheDetectorByTheBackground(t *testing.T) {
+	c := toyWordClassifier(t)
+	rate := c.Config.Audio.SampleRate
+	seg, err := NewSegmenter(c.Config, DefaultSpotterConfig(), rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final *Segment
+	for _, s := range append(seg.Push(toneInNoise(rate, 4, 2, 2.5, -30)), seg.Flush()...) {
+		if s.Final {
+			final = &s
+		}
+	}
+	if final == nil || !final.HasBackground {
+		t.Fatalf("no final segment with a background estimate: %+v", final)
+	}
+	got, err := c.SegmentVector(*final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := frontend.WordVectorOverBackground(c.Config, final.Audio.Samples, final.BackgroundDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("a stream segment's vector is not the one bounded by its background")
+	}
+	raw, err := c.RawVector(final.Audio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(raw, want) {
+		t.Fatal("the bounded and the file detector give the same vector here: the test cannot tell them apart")
+	}
+	alone := *final
+	alone.HasBackground = false
+	if v, err := c.SegmentVector(alone); err != nil || !reflect.DeepEqual(v, raw) {
+		t.Errorf("a segment without a background estimate: %v, want the recording's own vector", err)
+	}
+}

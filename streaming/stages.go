@@ -575,7 +575,7 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 		if x, err = c.BaseFrames(seg.Audio); err == nil {
 			v = x.Data[:x.Rows*x.Cols]
 		}
-	} else if v, err = s.p.Words.RawVector(seg.Audio); err == nil {
+	} else if v, err = s.p.Words.SegmentVector(seg); err == nil {
 		// As rfstream.WordSpotter: one voice per stream, final segments
 		// join its estimate.
 		if st.voice == nil {

@@ -11,7 +11,8 @@
 //
 // and the mean cosine between a segment's raw word vector and its file's;
 // the first two and the cosine also with the word detector bounded by the
-// segmenter's background estimate (frontend.WordVectorOverBackground).
+// segmenter's background estimate (frontend.WordVectorOverBackground, which
+// the pipeline uses for stream segments: WordClassifier.SegmentVector).
 //
 // --gap-level L renders the gaps as noise of RMS L instead, to see how much
 // of the loss the gaps' level makes.
@@ -91,7 +92,8 @@ func main() {
 		return classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0]
 	}
 	// One tally per speech detector: the file's, and the one bounded by
-	// the stream's background (registered, not adopted: docs/audio.md).
+	// the stream's background (WordClassifier.SegmentVector, what the
+	// pipeline uses since Nov 24: docs/audio.md).
 	files := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	bounded := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	var finals, matched, span int
