@@ -197,7 +197,9 @@ func DecodeModel(b []byte) (*Model, error) {
 	data := body[fixed+hlen:]
 	m := h.Model
 	if m.Adapt != nil && version < 2 {
-		return nil, fmt.Errorf("%w: a version %d file with an adaptation", ErrCorrupt, version)
+		// Builds from before adaptable models were versioned (Nov 23)
+		// wrote them as version 1; say so rather than only "corrupted".
+		return nil, fmt.Errorf("%w: a version %d file with an adaptation (adaptable models are version 2; one written by an rfstream from before Nov 23 must be trained again)", ErrCorrupt, version)
 	}
 	m.Blobs = nil
 	off := 0
