@@ -88,8 +88,9 @@ func PadSilence(samples []float32, rate int, lead, trail float64, rng *rand.Rand
 	return append(out, Silence(int(trail*float64(rate)), level, rng)...)
 }
 
-// PauseRendering names how RenderString renders pauses, for models that
-// learn them to record.
+// PauseRendering names how RenderString renders pauses. A model trained
+// on rendered strings learns their pauses and records this name, so one
+// trained on another rendering can be recognised and retrained.
 const PauseRendering = "background (all-pole model of the quietest stretches)"
 
 // RenderString builds the audio of a planned string at rate: the parts'
