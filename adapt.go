@@ -134,13 +134,20 @@ func (c *WordClassifier) CanAdapt() bool {
 // RawVector is the word vector of a recording before any voice
 // normalisation (Vector applies it).
 func (c *WordClassifier) RawVector(a *frontend.Audio) ([]float32, error) {
-	if a.Rate != c.Config.Audio.SampleRate {
-		var err error
-		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
-			return nil, err
-		}
+	a, err := c.atModelRate(a)
+	if err != nil {
+		return nil, err
 	}
 	return frontend.WordVector(c.Config, a.Samples)
+}
+
+// atModelRate returns a resampled to the model's rate (a itself when it
+// is at that rate already).
+func (c *WordClassifier) atModelRate(a *frontend.Audio) (*frontend.Audio, error) {
+	if a.Rate == c.Config.Audio.SampleRate {
+		return a, nil
+	}
+	return frontend.Resample(a, c.Config.Audio.SampleRate)
 }
 
 // SegmentVector is RawVector for a segment a Segmenter cut from a stream.
@@ -154,12 +161,9 @@ func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
 	if !s.HasBackground {
 		return c.RawVector(s.Audio)
 	}
-	a := s.Audio
-	if a.Rate != c.Config.Audio.SampleRate {
-		var err error
-		if a, err = frontend.Resample(a, c.Config.Audio.SampleRate); err != nil {
-			return nil, err
-		}
+	a, err := c.atModelRate(s.Audio)
+	if err != nil {
+		return nil, err
 	}
 	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
 }
