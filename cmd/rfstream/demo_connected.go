@@ -32,28 +32,31 @@ func defaultConnectedTraining() *connectedFlags {
 // connectedModel loads the data cache's connected-digit model, training
 // it on FSDD's official training takes first when it is missing.
 func connectedModel(log io.Writer) (*rfstream.Connected, error) {
-	train := func() (*rfstream.Model, error) {
+	m, err := loadConnectedModel(defaultConnectedModel(), log, func() (*rfstream.Model, error) {
 		m, _, err := defaultConnectedTraining().train(log)
 		return m, err
-	}
-	path := defaultConnectedModel()
-	m, err := loadOrTrain(path, log, train)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if m.Meta[pausesMeta] != datasets.PauseRendering {
-		// A model cached before the test strings' pauses were rendered in
-		// the recordings' background learnt white ones and decodes the
-		// new strings far worse (docs/audio.md).
-		fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
-		if m, err = train(); err != nil {
-			return nil, err
-		}
-		if err := rfstream.SaveModel(path, m); err != nil {
-			return nil, err
-		}
-	}
 	return rfstream.NewConnected(m)
+}
+
+// loadConnectedModel loads the connected model at path, training it with
+// train (and saving it) when it is missing or was trained on strings whose
+// pauses were rendered otherwise than the test strings' are now: a model
+// cached before the pauses were rendered in the recordings' background
+// learnt white ones and decodes the new strings far worse (docs/audio.md).
+func loadConnectedModel(path string, log io.Writer, train func() (*rfstream.Model, error)) (*rfstream.Model, error) {
+	m, err := loadOrTrain(path, log, train)
+	if err != nil || m.Meta[pausesMeta] == datasets.PauseRendering {
+		return m, err
+	}
+	fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
+	if m, err = train(); err != nil {
+		return nil, err
+	}
+	return m, rfstream.SaveModel(path, m)
 }
 
 func demoConnected(stdout, stderr io.Writer) error {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/toymodels"
+)
+
+// A cached connected model is retrained when it does not say its training
+// strings' pauses were rendered as the test strings' are, and reused when
+// it does; a missing one is trained. (Any model serves: only its metadata
+// is read.)
+func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := words.Model
+	if old.Meta[pausesMeta] == datasets.PauseRendering {
+		t.Fatal("the stand-in model already records the current pauses")
+	}
+	path := filepath.Join(t.TempDir(), "connected.rfm")
+	if err := rfstream.SaveModel(path, old); err != nil {
+		t.Fatal(err)
+	}
+	trained := 0
+	train := func() (*rfstream.Model, error) {
+		trained++
+		m := *old
+		m.Meta = map[string]any{pausesMeta: datasets.PauseRendering}
+		return &m, nil
+	}
+	for i, want := range []int{1, 1} {
+		m, err := loadConnectedModel(path, io.Discard, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trained != want || m.Meta[pausesMeta] != datasets.PauseRendering {
+			t.Fatalf("load %d: trained %d times, pauses %v; want %d and %q", i, trained, m.Meta[pausesMeta], want, datasets.PauseRendering)
+		}
+	}
+	saved, err := rfstream.LoadModel(path)
+	if err != nil || saved.Meta[pausesMeta] != datasets.PauseRendering {
+		t.Fatalf("the retrained model was not saved: %v, %v", err, saved)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadConnectedModel(path, io.Discard, train); err != nil || trained != 2 {
+		t.Fatalf("a missing model: %v, trained %d times, want 2", err, trained)
+	}
+}
