@@ -3,11 +3,12 @@
 // recordings as `make demo` part 5 does (datasets.SessionPlan: a seeded
 // order, 0.5 s pauses in the voice's own background), cuts the stream with
 // the word segmenter and counts the words under no final segment (missed),
-// the final segments over no word (extra) and the segments over more than
-// one word (merged). No model is involved: the segmenter needs only the
-// frontend's configuration.
+// the final segments over no word (extra), the segments over more than
+// one word (merged) and the words that are the only word under some final
+// segment (alone: what a word recogniser can get right). No model is
+// involved: the segmenter needs only the frontend's configuration.
 //
-// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M]
+// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M --range-share S]
 package main
 
 import (
@@ -25,6 +26,7 @@ func main() {
 	cfg := rfstream.DefaultSpotterConfig()
 	flag.Float64Var(&cfg.ThresholdDB, "threshold-db", cfg.ThresholdDB, "SpotterConfig.ThresholdDB")
 	flag.Float64Var(&cfg.MinThresholdDB, "min-threshold-db", cfg.MinThresholdDB, "SpotterConfig.MinThresholdDB (0: a fixed threshold)")
+	flag.Float64Var(&cfg.RangeShare, "range-share", cfg.RangeShare, "SpotterConfig.RangeShare (0: one half)")
 	flag.Parse()
 	all, err := datasets.FSDD(*fsdd)
 	if err != nil {
@@ -32,8 +34,8 @@ func main() {
 	}
 	wc := frontend.DefaultWordConfig()
 	rate := wc.Audio.SampleRate
-	fmt.Printf("segmenter: threshold %g dB, minimum %g dB\n", cfg.ThresholdDB, cfg.MinThresholdDB)
-	fmt.Printf("%-10s %6s %7s %6s %7s %9s\n", "voice", "words", "missed", "extra", "merged", "segments")
+	fmt.Printf("segmenter: threshold %g dB, minimum %g dB, range share %g\n", cfg.ThresholdDB, cfg.MinThresholdDB, cfg.RangeShare)
+	fmt.Printf("%-10s %6s %7s %6s %7s %6s %9s\n", "voice", "words", "missed", "extra", "merged", "alone", "segments")
 	for _, speaker := range datasets.Speakers(all) {
 		var recs []datasets.Recording
 		for _, r := range all {
@@ -50,32 +52,38 @@ func main() {
 			log.Fatal(err)
 		}
 		heard := make([]bool, len(spans))
+		alone := make([]bool, len(spans)) // the only word under some final segment
 		var extra, merged, finals int
 		for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
 			if !s.Final {
 				continue
 			}
 			finals++
-			n := 0
+			n, last := 0, -1
 			for k, sp := range spans {
 				if min(s.End, sp.End) > max(s.Start, sp.Start) {
 					heard[k] = true
-					n++
+					n, last = n+1, k
 				}
 			}
 			switch {
 			case n == 0:
 				extra++
-			case n > 1:
+			case n == 1:
+				alone[last] = true
+			default:
 				merged++
 			}
 		}
-		missed := 0
-		for _, h := range heard {
+		missed, single := 0, 0
+		for k, h := range heard {
 			if !h {
 				missed++
 			}
+			if alone[k] {
+				single++
+			}
 		}
-		fmt.Printf("%-10s %6d %7d %6d %7d %9d\n", speaker, len(spans), missed, extra, merged, finals)
+		fmt.Printf("%-10s %6d %7d %6d %7d %6d %9d\n", speaker, len(spans), missed, extra, merged, single, finals)
 	}
 }

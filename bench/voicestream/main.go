@@ -17,7 +17,10 @@
 // --gap-level L renders the gaps as noise of RMS L instead, to see how much
 // of the loss the gaps' level makes.
 //
-// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L]
+// --bound-db B bounds the detector B dB over the background instead of
+// frontend.SpeechOverBackgroundDB.
+//
+// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L --bound-db B]
 package main
 
 import (
@@ -39,6 +42,7 @@ func main() {
 	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
 	speaker := flag.String("speaker", "george", "the voice to stream")
 	gapLevel := flag.Float64("gap-level", 0, "RMS of the noise in the gaps (0: the recordings' background level, as the demo renders)")
+	boundDB := flag.Float64("bound-db", frontend.SpeechOverBackgroundDB, "how far over the segmenter's background estimate (dB) a frame of a segment must be to count as speech")
 	flag.Parse()
 	m, err := rfstream.LoadModel(*modelPath)
 	if err != nil {
@@ -113,7 +117,9 @@ func main() {
 		if err != nil || best < 0 {
 			continue
 		}
-		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, s.BackgroundDB)
+		// The bound is SpeechOverBackgroundDB over the estimate it is
+		// given, so moving the estimate moves the bound.
+		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, s.BackgroundDB+*boundDB-frontend.SpeechOverBackgroundDB)
 		if err != nil {
 			log.Fatal(err)
 		}
