@@ -24,11 +24,8 @@ type SpotterConfig struct {
 	// 15 dB is still heard (the fixed rule missed most of such a voice's
 	// words); a window of background alone gets MinThresholdDB.
 	MinThresholdDB float64 `json:"min_threshold_db,omitempty"`
-	// RangeShare is the share of the floor-to-90th-percentile distance
-	// the threshold takes under MinThresholdDB's rule (0: one half).
-	RangeShare    float64 `json:"range_share,omitempty"`
-	FloorWindowMs float64 `json:"floor_window_ms"`
-	LookaheadMs   float64 `json:"lookahead_ms"`
+	FloorWindowMs  float64 `json:"floor_window_ms"`
+	LookaheadMs    float64 `json:"lookahead_ms"`
 	// EdgeFloorDB is the energy assumed before the stream starts and after
 	// it ends when the whole stream is shorter than the floor window, so a
 	// recording that is all speech (a clipped digit) still stands out from
@@ -219,11 +216,7 @@ func (s *Segmenter) scan(ending bool) []Segment {
 		floor := window[len(window)/10]
 		threshold := s.cfg.ThresholdDB
 		if s.cfg.MinThresholdDB > 0 {
-			share := s.cfg.RangeShare
-			if share == 0 {
-				share = 0.5
-			}
-			threshold = min(max((window[len(window)*9/10]-floor)*share, s.cfg.MinThresholdDB), s.cfg.ThresholdDB)
+			threshold = min(max((window[len(window)*9/10]-floor)/2, s.cfg.MinThresholdDB), s.cfg.ThresholdDB)
 		}
 		speech := s.energy[f-s.energyBase] > floor+threshold
 		switch {

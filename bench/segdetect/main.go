@@ -8,7 +8,7 @@
 // segment (alone: what a word recogniser can get right). No model is
 // involved: the segmenter needs only the frontend's configuration.
 //
-// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M --range-share S]
+// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M]
 package main
 
 import (
@@ -26,7 +26,6 @@ func main() {
 	cfg := rfstream.DefaultSpotterConfig()
 	flag.Float64Var(&cfg.ThresholdDB, "threshold-db", cfg.ThresholdDB, "SpotterConfig.ThresholdDB")
 	flag.Float64Var(&cfg.MinThresholdDB, "min-threshold-db", cfg.MinThresholdDB, "SpotterConfig.MinThresholdDB (0: a fixed threshold)")
-	flag.Float64Var(&cfg.RangeShare, "range-share", cfg.RangeShare, "SpotterConfig.RangeShare (0: one half)")
 	flag.Parse()
 	all, err := datasets.FSDD(*fsdd)
 	if err != nil {
@@ -34,7 +33,7 @@ func main() {
 	}
 	wc := frontend.DefaultWordConfig()
 	rate := wc.Audio.SampleRate
-	fmt.Printf("segmenter: threshold %g dB, minimum %g dB, range share %g\n", cfg.ThresholdDB, cfg.MinThresholdDB, cfg.RangeShare)
+	fmt.Printf("segmenter: threshold %g dB, minimum %g dB\n", cfg.ThresholdDB, cfg.MinThresholdDB)
 	fmt.Printf("%-10s %6s %7s %6s %7s %6s %9s\n", "voice", "words", "missed", "extra", "merged", "alone", "segments")
 	for _, speaker := range datasets.Speakers(all) {
 		var recs []datasets.Recording
