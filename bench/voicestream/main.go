@@ -12,7 +12,9 @@
 // and the mean cosine between a segment's raw word vector and its file's;
 // the first two and the cosine also with the word detector bounded by the
 // segmenter's background estimate (frontend.WordVectorOverBackground, which
-// the pipeline uses for stream segments: WordClassifier.SegmentVector).
+// the pipeline uses for stream segments: WordClassifier.SegmentVector), with
+// where that detector's speech region starts and ends in the stream against
+// where the file's detector puts it in the file.
 //
 // --gap-level L renders the gaps as noise of RMS L instead, to see how much
 // of the loss the gaps' level makes.
@@ -28,6 +30,7 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -87,7 +90,8 @@ func main() {
 		out = append(out, datasets.Silence(int(plan.Gaps[len(plan.Gaps)-1]*float64(rate)), *gapLevel, rng)...)
 		audio = &frontend.Audio{Rate: rate, Samples: out}
 	}
-	seg, err := rfstream.NewSegmenter(words.Config, rfstream.DefaultSpotterConfig(), rate)
+	spot := rfstream.DefaultSpotterConfig()
+	seg, err := rfstream.NewSegmenter(words.Config, spot, rate)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -101,6 +105,10 @@ func main() {
 	files := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	bounded := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	var finals, matched, span int
+	// Where the bounded detector's region lies in the stream against where
+	// the file's detector puts it in the file (seconds, stream time).
+	var startShift, endShift []float64
+	hop := float64(words.Config.Audio.Hop()) / float64(rate)
 	for _, s := range append(seg.Push(audio.Samples), seg.Flush()...) {
 		if !s.Final {
 			continue
@@ -133,6 +141,15 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		if s.Start*1000 >= spot.PadMs { // the segment's audio begins PadMs before it
+			_, e := frontend.LogMel(words.Config.Audio, s.Audio.Samples)
+			a, b := words.Config.SpeechRegionOverBackground(e, s.BackgroundDB+*boundDB-frontend.SpeechOverBackgroundDB)
+			_, fe := frontend.LogMel(words.Config.Audio, file.Samples)
+			fa, fb := words.Config.SpeechRegion(fe)
+			at := s.Start - spot.PadMs/1000
+			startShift = append(startShift, at+float64(a)*hop-(spans[best].Start+float64(fa)*hop))
+			endShift = append(endShift, at+float64(b)*hop-(spans[best].Start+float64(fb)*hop))
+		}
 		fv, err := words.RawVector(file)
 		if err != nil {
 			log.Fatal(err)
@@ -144,7 +161,19 @@ func main() {
 	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(recs), audio.Duration(), finals, matched)
 	files.print("detector as for files", matched)
 	bounded.print("detector over the segmenter's background (WordVectorOverBackground)", matched)
+	fmt.Printf("    region's start against the file's, s: %s\n", percentiles(startShift))
+	fmt.Printf("    region's end against the file's, s:   %s\n", percentiles(endShift))
 	fmt.Printf("  word's span alone            %6.2f%%\n", pct(span))
+}
+
+// percentiles prints the 10th, 25th, 50th, 75th and 90th percentiles.
+func percentiles(x []float64) string {
+	if len(x) == 0 {
+		return "none"
+	}
+	s := slices.Sorted(slices.Values(x))
+	n := len(s)
+	return fmt.Sprintf("%+.3f %+.3f [%+.3f] %+.3f %+.3f (10/25/50/75/90th percentile)", s[n/10], s[n/4], s[n/2], s[3*n/4], s[9*n/10])
 }
 
 // tally scores one speech detector's segment vectors: each alone, and in
