@@ -226,6 +226,16 @@ func TrimOnset(a, b, trim int) int {
 	return a + min(trim, (b-a)/2)
 }
 
+// TrimOffset moves the end of the speech region [a, b) earlier by trim
+// frames, keeping at least the region's first half (TrimOnset's mirror).
+// trim ≤ 0 leaves b unchanged.
+func TrimOffset(a, b, trim int) int {
+	if trim <= 0 {
+		return b
+	}
+	return b - min(trim, (b-a)/2)
+}
+
 // WordVectorOnsetTrimmed is WordVector with the start of the detected
 // speech region moved trimMs later (see TrimOnset; 0: WordVector itself).
 // It imitates a recording cut after its first sound was spoken, as some
@@ -235,7 +245,17 @@ func TrimOnset(a, b, trim int) int {
 // the trim is measured from where it found speech, not from the file's
 // first sample, whose lead-in of background differs between recordings.
 func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]float32, error) {
-	return wordVector(w, samples, trimMs, w.SpeechRegion)
+	return WordVectorTrimmed(w, samples, trimMs, 0)
+}
+
+// WordVectorTrimmed is WordVector with the start of the detected speech
+// region moved onsetMs later (see WordVectorOnsetTrimmed) and its end
+// offsetMs earlier (see TrimOffset). An offset trim imitates a word cut
+// from a stream whose background is as loud as the word's decay: the
+// segment's detector cannot tell the decay from the background and ends
+// the word early (docs/audio.md, "Where the segments' words end").
+func WordVectorTrimmed(w WordConfig, samples []float32, onsetMs, offsetMs float64) ([]float32, error) {
+	return wordVector(w, samples, onsetMs, offsetMs, w.SpeechRegion)
 }
 
 // WordVectorOverBackground is WordVector for a segment cut from a stream
@@ -245,14 +265,15 @@ func WordVectorOverBackground(w WordConfig, samples []float32, backgroundDB floa
 	if math.IsNaN(backgroundDB) || math.IsInf(backgroundDB, 0) {
 		return nil, fmt.Errorf("frontend: background of %g dB", backgroundDB)
 	}
-	return wordVector(w, samples, 0, func(energy []float64) (int, int) {
+	return wordVector(w, samples, 0, 0, func(energy []float64) (int, int) {
 		return w.SpeechRegionOverBackground(energy, backgroundDB)
 	})
 }
 
 // wordVector computes the word vector over the speech region that region
-// finds in the frame energies, its start moved trimMs later.
-func wordVector(w WordConfig, samples []float32, trimMs float64, region func(logEnergy []float64) (int, int)) ([]float32, error) {
+// finds in the frame energies, its start moved trimMs later and its end
+// endTrimMs earlier.
+func wordVector(w WordConfig, samples []float32, trimMs, endTrimMs float64, region func(logEnergy []float64) (int, int)) ([]float32, error) {
 	if w.Frames < 2 {
 		return nil, fmt.Errorf("frontend: word of %d frames", w.Frames)
 	}
@@ -261,6 +282,9 @@ func wordVector(w WordConfig, samples []float32, trimMs float64, region func(log
 	}
 	if trimMs < 0 || math.IsNaN(trimMs) || math.IsInf(trimMs, 0) {
 		return nil, fmt.Errorf("frontend: onset trim of %g ms", trimMs)
+	}
+	if endTrimMs < 0 || math.IsNaN(endTrimMs) || math.IsInf(endTrimMs, 0) {
+		return nil, fmt.Errorf("frontend: offset trim of %g ms", endTrimMs)
 	}
 	if w.LevelLiftDB < 0 || math.IsNaN(w.LevelLiftDB) || math.IsInf(w.LevelLiftDB, 0) {
 		return nil, fmt.Errorf("frontend: level lift of %g dB", w.LevelLiftDB)
@@ -271,6 +295,7 @@ func wordVector(w WordConfig, samples []float32, trimMs float64, region func(log
 	}
 	a, b := region(energy)
 	a = TrimOnset(a, b, int(math.Round(trimMs/w.Audio.HopMs)))
+	b = TrimOffset(a, b, int(math.Round(endTrimMs/w.Audio.HopMs)))
 	mels := w.Audio.Mels
 	out := make([]float32, w.Dim())
 	// Linear interpolation in time over frames [a, b).

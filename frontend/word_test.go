@@ -242,6 +242,76 @@ func TestWordVectorOnsetTrimmedEqualsCutRecording(t *testing.T) {
 	}
 }
 
+// An offset-trimmed vector is the vector of the recording cut where the
+// trimmed region ends, as a stream segment whose decay was lost gives.
+func TestWordVectorOffsetTrimmedEqualsCutRecording(t *testing.T) {
+	wc := DefaultWordConfig()
+	wc.Audio.PreEmph = 0
+	// 0.3 s faint noise, a 0.4 s glide from 400 to 2000 Hz, 0.2 s noise.
+	x := make([]float32, 7200)
+	var lcg uint32 = 11
+	phase := 0.0
+	for i := range x {
+		lcg = lcg*1664525 + 1013904223
+		x[i] = 0.001 * (float32(lcg>>8)/float32(1<<24) - 0.5)
+		if i >= 2400 && i < 5600 {
+			f := 400 + 1600*float64(i-2400)/3200
+			phase += 2 * math.Pi * f / 8000
+			x[i] += float32(0.3 * math.Sin(phase))
+		}
+	}
+	_, e := LogMel(wc.Audio, x)
+	a, b := wc.SpeechRegion(e)
+	plain, err := WordVector(wc, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const trim = 8 // frames: 80 ms at a 10 ms hop
+	trimmed, err := WordVectorTrimmed(wc, x, 0, 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Frame i covers samples [80i, 80i+200): keeping the samples of
+	// frames up to b-trim-1 and nothing after makes that the last frame.
+	hop, flen := wc.Audio.Hop(), wc.Audio.FrameLen()
+	cut := x[:hop*(b-trim-1)+flen]
+	_, ec := LogMel(wc.Audio, cut)
+	if ca, cb := wc.SpeechRegion(ec); ca != a || cb != b-trim {
+		t.Fatalf("cut recording: region [%d,%d), want [%d,%d)", ca, cb, a, b-trim)
+	}
+	want, err := WordVector(wc, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diffCut, diffPlain float64
+	for i := range want {
+		diffCut = math.Max(diffCut, math.Abs(float64(trimmed[i]-want[i])))
+		diffPlain = math.Max(diffPlain, math.Abs(float64(trimmed[i]-plain[i])))
+	}
+	if diffCut > 1e-5 {
+		t.Fatalf("trimmed vector differs from the cut recording's by %g", diffCut)
+	}
+	if diffPlain < 0.02 {
+		t.Fatalf("trimmed vector within %g of the untrimmed one: the trim did nothing", diffPlain)
+	}
+	for _, bad := range []float64{-10, math.NaN(), math.Inf(-1)} {
+		if _, err := WordVectorTrimmed(wc, x, 0, bad); err == nil {
+			t.Fatalf("trim %g ms: no error", bad)
+		}
+	}
+}
+
+func TestTrimOffsetKeepsFirstHalf(t *testing.T) {
+	for _, c := range []struct{ a, b, trim, want int }{
+		{10, 40, 0, 40}, {10, 40, -3, 40}, {10, 40, 8, 32}, {10, 40, 15, 25}, {10, 40, 16, 25},
+		{10, 40, 100, 25}, {5, 6, 4, 6}, {5, 7, 4, 6}, {0, 0, 3, 0},
+	} {
+		if got := TrimOffset(c.a, c.b, c.trim); got != c.want {
+			t.Errorf("TrimOffset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.want)
+		}
+	}
+}
+
 func TestTrimOnsetKeepsSecondHalf(t *testing.T) {
 	for _, c := range []struct{ a, b, trim, want int }{
 		{10, 40, 0, 10}, {10, 40, -3, 10}, {10, 40, 8, 18}, {10, 40, 15, 25}, {10, 40, 16, 25},

@@ -113,7 +113,7 @@ func wordVectorOfFile(path string, wc frontend.WordConfig, c condition) ([]float
 	if c.padMs > 0 {
 		a.Samples = paddedCopy(path, a, c.padMs)
 	}
-	return frontend.WordVectorOnsetTrimmed(wc, a.Samples, c.onsetTrimMs)
+	return frontend.WordVectorTrimmed(wc, a.Samples, c.onsetTrimMs, c.offsetTrimMs)
 }
 
 // paddedCopy returns the recording at path (its audio a) with padMs of
@@ -167,6 +167,8 @@ type condition struct {
 	// onsetTrimMs moves the start of the detected speech region this much
 	// later (frontend.WordVectorOnsetTrimmed; 0: the whole region).
 	onsetTrimMs float64
+	// offsetTrimMs moves its end this much earlier (0: the whole region).
+	offsetTrimMs float64
 	// padMs of noise at the recording's own background level go before
 	// and after it (datasets.PadSilence), as a live segmenter's padding
 	// around a word in a stream.

@@ -32,6 +32,10 @@ type trainVoiceFlags struct {
 	speedList   []float64
 	onsetTrims  string
 	onsetTrimMs []float64
+	// offsetTrimMs: copies whose word ends this much before the detected
+	// speech end, as a stream segment whose decay the background hid.
+	offsetTrims  string
+	offsetTrimMs []float64
 	// trimLabels, when set, limits the onset-trimmed copies to recordings
 	// of these labels (e.g. the words that begin with /s/, the consonant
 	// FSDD's trimming and an 8 kHz band lose first); empty: every label.
@@ -49,6 +53,7 @@ func (f *trainVoiceFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.realWeight, "real-weight", 1, "weight of every real training recording (and its speed copies) against a synthetic one: each is used this many times")
 	fs.StringVar(&f.speeds, "speed-perturb", "", "comma-separated speed factors (e.g. 0.9,1.1): add a copy of every real training recording played this much faster (pitch and tempo together, Kaldi-style), as a new speaker")
 	fs.StringVar(&f.onsetTrims, "onset-trim-ms", "", "comma-separated trims in ms (e.g. 60,120): add a copy of every training recording (real and synthetic, not speed copies) whose word vector starts this much after the detected speech start (at most half the region cut), as if the recording had been cut after the word began; test rows are never trimmed")
+	fs.StringVar(&f.offsetTrims, "offset-trim-ms", "", "comma-separated trims in ms (e.g. 50,100): add a copy of every training recording (real and synthetic, not speed copies) whose word vector ends this much before the detected speech end (at most half the region cut), as a word cut from a stream whose background hides its decay; test rows are never trimmed")
 	fs.StringVar(&f.trimLabelList, "onset-trim-labels", "", "comma-separated training labels (e.g. 6,7) whose recordings get the --onset-trim-ms copies; empty: every label")
 	fs.Float64Var(&f.padMs, "pad-copies-ms", 0, "add a copy of every training recording (real and synthetic, not speed copies) with this many ms of noise at its own background level before and after it, as the live segmenter pads a word cut from a stream (0: none)")
 }
@@ -64,7 +69,10 @@ func (f *trainVoiceFlags) validate() error {
 		return fmt.Errorf("--real-weight %d: want 1 to 100", f.realWeight)
 	}
 	var err error
-	if f.onsetTrimMs, err = parseOnsetTrims(f.onsetTrims); err != nil {
+	if f.onsetTrimMs, err = parseTrims("--onset-trim-ms", f.onsetTrims); err != nil {
+		return err
+	}
+	if f.offsetTrimMs, err = parseTrims("--offset-trim-ms", f.offsetTrims); err != nil {
 		return err
 	}
 	if f.trimLabels, err = parseTrimLabels(f.trimLabelList); err != nil {
@@ -110,11 +118,12 @@ func parseDistinct[T comparable](flagName, s string, parse func(part string) (T,
 // more than any segmenter adds around a word.
 const maxPadCopiesMs = 1000
 
-// maxOnsetTrimMs bounds --onset-trim-ms: FSDD's words last 150-800 ms, and
-// TrimOnset keeps half of any region anyway.
-const maxOnsetTrimMs = 500
+// maxTrimMs bounds --onset-trim-ms and --offset-trim-ms: FSDD's words last
+// 150-800 ms, and TrimOnset and TrimOffset keep half of any region anyway.
+const maxTrimMs = 500
 
-// parseOnsetTrims reads --onset-trim-ms: distinct trims in (0, 500] ms.
+// parseTrims reads --onset-trim-ms or --offset-trim-ms (name): distinct
+// trims in (0, 500] ms.
 //
 // Why milliseconds and not a share of the region: what FSDD's cut took
 // from some recordings is one consonant, an /s/ of roughly 60-150 ms,
@@ -122,11 +131,11 @@ const maxOnsetTrimMs = 500
 // cut a long "seven" by much more than a short "six", and a short word by
 // almost nothing. TrimOnset keeps at least the region's second half, so a
 // short word is not reduced to its tail.
-func parseOnsetTrims(s string) ([]float64, error) {
-	return parseDistinct("--onset-trim-ms", s, func(part string) (float64, error) {
+func parseTrims(name, s string) ([]float64, error) {
+	return parseDistinct(name, s, func(part string) (float64, error) {
 		v, err := strconv.ParseFloat(part, 64)
-		if err != nil || math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs {
-			return 0, fmt.Errorf("--onset-trim-ms: %q is not a trim in (0, %d] ms", part, maxOnsetTrimMs)
+		if err != nil || math.IsNaN(v) || v <= 0 || v > maxTrimMs {
+			return 0, fmt.Errorf("%s: %q is not a trim in (0, %d] ms", name, part, maxTrimMs)
 		}
 		return v, nil
 	})
@@ -152,7 +161,7 @@ func parseTrimLabels(s string) (map[string]bool, error) {
 }
 
 func (f *trainVoiceFlags) used() bool {
-	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0 || f.padMs > 0
+	return f.synthVoices > 0 || f.realWeight > 1 || len(f.speedList) > 0 || len(f.onsetTrimMs) > 0 || len(f.offsetTrimMs) > 0 || f.padMs > 0
 }
 
 // synth builds (or finds in the data cache) the synthetic recordings.
@@ -254,6 +263,17 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		}
 		if len(trimSynth) > 0 {
 			blocks = append(blocks, block{trimSynth, c, trimSynthGroups})
+		}
+	}
+	// Offset-trimmed copies, of every label: each keeps its speaker and
+	// group, as the onset-trimmed ones.
+	for _, ms := range f.offsetTrimMs {
+		c := condition{name: fmt.Sprintf("offset trim %gms", ms), offsetTrimMs: ms}
+		if len(real) > 0 {
+			blocks = append(blocks, block{real, c, realGroups})
+		}
+		if len(synth) > 0 {
+			blocks = append(blocks, block{synth, c, synthGroups})
 		}
 	}
 	// Padded copies keep their source's speaker and group, as trimmed ones.

@@ -16,10 +16,11 @@ import (
 	"github.com/rfstream/rfstream/linalg"
 )
 
-// Onset-trimmed copies follow the clean rows in one block per trim; each
-// row is its source recording's onset-trimmed word vector, with the
-// source's speaker and group. Without the flag the rows are the clean ones.
-func TestOnsetTrimRows(t *testing.T) {
+// Trimmed copies (--onset-trim-ms, --offset-trim-ms) follow the clean rows
+// in one block per trim; each row is its source recording's word vector
+// with the region's start or end moved, with the source's speaker and
+// group. Without the flags the rows are the clean ones.
+func TestTrimRows(t *testing.T) {
 	recs, err := datasets.FSDD(toyFSDD(t))
 	if err != nil {
 		t.Fatal(err)
@@ -34,54 +35,67 @@ func TestOnsetTrimRows(t *testing.T) {
 	if plain.used() {
 		t.Fatal("no trims, weight 1, no voices: the training rows should be the split's own")
 	}
-	tv := trainVoiceFlags{synthTakes: 1, realWeight: 1, onsetTrims: "40, 120"}
-	if err := tv.validate(); err != nil {
-		t.Fatal(err)
-	}
-	if !tv.used() || !slices.Equal(tv.onsetTrimMs, []float64{40, 120}) {
-		t.Fatalf("trims %v, used %v", tv.onsetTrimMs, tv.used())
-	}
-	cache := map[string][]float32{}
-	rows, err := tv.rows(real, nil, wc, cache)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(real)
-	if rows.x.Rows != 3*n || len(rows.recs) != 3*n || len(rows.groups) != 3*n {
-		t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), 3*n)
-	}
 	clean, err := loadWordVectors(real, wc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := 0
-	for i, r := range real {
-		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(clean, i)) {
-			t.Fatalf("row %d: the clean row is not the recording's word vector", i)
-		}
-		a, err := readWAVFile(r.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for b, ms := range []float64{40, 120} {
-			want, err := frontend.WordVectorOnsetTrimmed(wc, a.Samples, ms)
+	for _, side := range []string{"onset", "offset"} {
+		t.Run(side, func(t *testing.T) {
+			tv := trainVoiceFlags{synthTakes: 1, realWeight: 1}
+			trims := &tv.onsetTrimMs
+			if side == "onset" {
+				tv.onsetTrims = "40, 120"
+			} else {
+				tv.offsetTrims, trims = "40, 120", &tv.offsetTrimMs
+			}
+			if err := tv.validate(); err != nil {
+				t.Fatal(err)
+			}
+			if !tv.used() || !slices.Equal(*trims, []float64{40, 120}) {
+				t.Fatalf("trims %v, used %v", *trims, tv.used())
+			}
+			rows, err := tv.rows(real, nil, wc, map[string][]float32{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			row := (b+1)*n + i
-			if !slices.Equal(linalg.Row32(rows.x, row), want) {
-				t.Fatalf("row %d: not the %g ms onset-trimmed vector of %s", row, ms, r.Path)
+			n := len(real)
+			if rows.x.Rows != 3*n || len(rows.recs) != 3*n || len(rows.groups) != 3*n {
+				t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), 3*n)
 			}
-			if !slices.Equal(want, linalg.Row32(clean, i)) {
-				changed++
+			changed := 0
+			for i, r := range real {
+				if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(clean, i)) {
+					t.Fatalf("row %d: the clean row is not the recording's word vector", i)
+				}
+				a, err := readWAVFile(r.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for b, ms := range []float64{40, 120} {
+					onset, offset := ms, 0.0
+					if side == "offset" {
+						onset, offset = 0, ms
+					}
+					want, err := frontend.WordVectorTrimmed(wc, a.Samples, onset, offset)
+					if err != nil {
+						t.Fatal(err)
+					}
+					row := (b+1)*n + i
+					if !slices.Equal(linalg.Row32(rows.x, row), want) {
+						t.Fatalf("row %d: not the %g ms %s-trimmed vector of %s", row, ms, side, r.Path)
+					}
+					if !slices.Equal(want, linalg.Row32(clean, i)) {
+						changed++
+					}
+					if rows.recs[row] != r || rows.groups[row] != i {
+						t.Fatalf("row %d: recording %+v group %d, want %+v group %d", row, rows.recs[row], rows.groups[row], r, i)
+					}
+				}
 			}
-			if rows.recs[row] != r || rows.groups[row] != i {
-				t.Fatalf("row %d: recording %+v group %d, want %+v group %d", row, rows.recs[row], rows.groups[row], r, i)
+			if changed < n {
+				t.Fatalf("only %d of %d trimmed copies differ from their clean row", changed, 2*n)
 			}
-		}
-	}
-	if changed < n {
-		t.Fatalf("only %d of %d trimmed copies differ from their clean row", changed, 2*n)
+		})
 	}
 }
 
@@ -211,20 +225,20 @@ func TestOnsetTrimLeavesTestRowsAlone(t *testing.T) {
 	}
 }
 
-// Whatever --onset-trim-ms is given, the parser either refuses it or
-// returns distinct trims in (0, maxOnsetTrimMs] ms.
+// Whatever --onset-trim-ms or --offset-trim-ms is given, the parser either
+// refuses it or returns distinct trims in (0, maxTrimMs] ms.
 func FuzzParseOnsetTrims(f *testing.F) {
 	for _, s := range []string{"80", "60,120", "", "0", "-5", "40,40", "1e400", "NaN", "Inf", " 50 , 150 ", "500", "500.0001"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		trims, err := parseOnsetTrims(s)
+		trims, err := parseTrims("--offset-trim-ms", s)
 		if err != nil {
 			return
 		}
 		seen := map[float64]bool{}
 		for _, v := range trims {
-			if math.IsNaN(v) || v <= 0 || v > maxOnsetTrimMs || seen[v] {
+			if math.IsNaN(v) || v <= 0 || v > maxTrimMs || seen[v] {
 				t.Fatalf("%q gave %v", s, trims)
 			}
 			seen[v] = true
