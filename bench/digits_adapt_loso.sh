@@ -16,13 +16,16 @@
 # recognize --session over its 500 recordings in one seeded shuffled order,
 # each normalised with the running estimate of the voice (no self-training).
 #
-# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION override)
+# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION, EXTRA override)
 set -euo pipefail
 BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
 OUT=${1:-out/digits-adapt}
 SETTINGS=(--speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1
 	--floor-share -1 --max-gap-ms 100 --m 3000)
+# EXTRA adds flags to every training run's settings (a probe's variant).
+read -r -a extra <<<"${EXTRA:-}"
+SETTINGS+=("${extra[@]}")
 SPEAKERS=(george jackson lucas nicolas theo yweweler)
 read -r -a TAKES <<<"${TAKES:-1 2 5 10 25}"
 mkdir -p "$OUT"
