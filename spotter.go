@@ -82,8 +82,8 @@ type Segment struct {
 	Audio      *frontend.Audio // the word with padding, at the model rate
 	// BackgroundDB is the stream's background energy in dB where the word
 	// began (the segmenter's noise floor), when HasBackground says it is
-	// known (frontend.SpeechRegionOverBackground can use it; the pipeline
-	// does not: docs/audio.md, "A detector for stream segments").
+	// known: WordClassifier.SegmentVector bounds the word's speech detector
+	// by it (docs/audio.md, "The bounded detector again").
 	BackgroundDB  float64
 	HasBackground bool
 }
