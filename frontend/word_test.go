@@ -3,6 +3,7 @@ package frontend
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -174,13 +175,10 @@ func TestSpeechRegionAroundPeak(t *testing.T) {
 // The onset-trimmed vector of a recording is the word vector of the same
 // recording with its first samples cut off up to the trimmed region start:
 // the trim moves where the word begins and changes nothing else.
-func TestWordVectorOnsetTrimmedEqualsCutRecording(t *testing.T) {
-	wc := DefaultWordConfig()
-	// Without pre-emphasis the cut recording's first frame is exactly the
-	// original's frame a+trim (with it, the cut's first sample would lose
-	// its predecessor's term: a click in the high bands).
-	wc.Audio.PreEmph = 0
-	// 0.3 s faint noise, a 0.4 s glide from 400 to 2000 Hz, 0.2 s noise.
+// glideInNoise is 0.3 s of faint noise, a 0.4 s glide from 400 to 2000 Hz
+// and 0.2 s of noise at 8 kHz: a word whose region the detector finds
+// exactly.
+func glideInNoise() []float32 {
 	x := make([]float32, 7200)
 	var lcg uint32 = 11
 	phase := 0.0
@@ -193,13 +191,26 @@ func TestWordVectorOnsetTrimmedEqualsCutRecording(t *testing.T) {
 			x[i] += float32(0.3 * math.Sin(phase))
 		}
 	}
+	return x
+}
+
+// A trimmed vector is the vector of the recording cut where the trimmed
+// region starts (an onset trim: a recording cut after the word began) or
+// ends (an offset trim: a stream segment whose decay was lost).
+func TestWordVectorTrimmedEqualsCutRecording(t *testing.T) {
+	wc := DefaultWordConfig()
+	// Without pre-emphasis the cut recording's first frame is exactly the
+	// original's frame a+trim (with it, the cut's first sample would lose
+	// its predecessor's term: a click in the high bands).
+	wc.Audio.PreEmph = 0
+	x := glideInNoise()
 	_, e := LogMel(wc.Audio, x)
 	a, b := wc.SpeechRegion(e)
 	plain, err := WordVector(wc, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zero, err := WordVectorOnsetTrimmed(wc, x, 0)
+	zero, err := WordVectorTrimmed(wc, x, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,116 +220,72 @@ func TestWordVectorOnsetTrimmedEqualsCutRecording(t *testing.T) {
 		}
 	}
 	const trim = 8 // frames: 80 ms at a 10 ms hop
-	trimmed, err := WordVectorOnsetTrimmed(wc, x, 80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Frame i covers samples [80i, 80i+200), so cutting 80·(a+trim)
-	// samples makes the old frame a+trim the first one.
-	cut := x[wc.Audio.Hop()*(a+trim):]
-	_, ec := LogMel(wc.Audio, cut)
-	if ca, cb := wc.SpeechRegion(ec); ca != 0 || cb != b-a-trim {
-		t.Fatalf("cut recording: region [%d,%d), want [0,%d) (original [%d,%d))", ca, cb, b-a-trim, a, b)
-	}
-	want, err := WordVector(wc, cut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var diffCut, diffPlain float64
-	for i := range want {
-		diffCut = math.Max(diffCut, math.Abs(float64(trimmed[i]-want[i])))
-		diffPlain = math.Max(diffPlain, math.Abs(float64(trimmed[i]-plain[i])))
-	}
-	if diffCut > 1e-5 {
-		t.Fatalf("trimmed vector differs from the cut recording's by %g", diffCut)
-	}
-	if diffPlain < 0.02 {
-		t.Fatalf("trimmed vector within %g of the untrimmed one: the trim did nothing", diffPlain)
-	}
-	for _, bad := range []float64{-10, math.NaN(), math.Inf(1)} {
-		if _, err := WordVectorOnsetTrimmed(wc, x, bad); err == nil {
-			t.Fatalf("trim %g ms: no error", bad)
-		}
-	}
-}
-
-// An offset-trimmed vector is the vector of the recording cut where the
-// trimmed region ends, as a stream segment whose decay was lost gives.
-func TestWordVectorOffsetTrimmedEqualsCutRecording(t *testing.T) {
-	wc := DefaultWordConfig()
-	wc.Audio.PreEmph = 0
-	// 0.3 s faint noise, a 0.4 s glide from 400 to 2000 Hz, 0.2 s noise.
-	x := make([]float32, 7200)
-	var lcg uint32 = 11
-	phase := 0.0
-	for i := range x {
-		lcg = lcg*1664525 + 1013904223
-		x[i] = 0.001 * (float32(lcg>>8)/float32(1<<24) - 0.5)
-		if i >= 2400 && i < 5600 {
-			f := 400 + 1600*float64(i-2400)/3200
-			phase += 2 * math.Pi * f / 8000
-			x[i] += float32(0.3 * math.Sin(phase))
-		}
-	}
-	_, e := LogMel(wc.Audio, x)
-	a, b := wc.SpeechRegion(e)
-	plain, err := WordVector(wc, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const trim = 8 // frames: 80 ms at a 10 ms hop
-	trimmed, err := WordVectorTrimmed(wc, x, 0, 80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Frame i covers samples [80i, 80i+200): keeping the samples of
-	// frames up to b-trim-1 and nothing after makes that the last frame.
 	hop, flen := wc.Audio.Hop(), wc.Audio.FrameLen()
-	cut := x[:hop*(b-trim-1)+flen]
-	_, ec := LogMel(wc.Audio, cut)
-	if ca, cb := wc.SpeechRegion(ec); ca != a || cb != b-trim {
-		t.Fatalf("cut recording: region [%d,%d), want [%d,%d)", ca, cb, a, b-trim)
+	for _, c := range []struct {
+		side             string
+		onset, offset    float64
+		cut              []float32
+		wantFrom, wantTo int
+	}{
+		// Frame i covers samples [80i, 80i+200): cutting 80·(a+trim)
+		// samples makes the old frame a+trim the first one.
+		{"onset", 80, 0, x[hop*(a+trim):], 0, b - a - trim},
+		// Keeping the samples of frames up to b-trim-1 and nothing after
+		// makes that the last frame.
+		{"offset", 0, 80, x[:hop*(b-trim-1)+flen], a, b - trim},
+	} {
+		trimmed, err := WordVectorTrimmed(wc, x, c.onset, c.offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ec := LogMel(wc.Audio, c.cut)
+		if ca, cb := wc.SpeechRegion(ec); ca != c.wantFrom || cb != c.wantTo {
+			t.Fatalf("%s: cut recording's region [%d,%d), want [%d,%d) (original [%d,%d))", c.side, ca, cb, c.wantFrom, c.wantTo, a, b)
+		}
+		want, err := WordVector(wc, c.cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var diffCut, diffPlain float64
+		for i := range want {
+			diffCut = math.Max(diffCut, math.Abs(float64(trimmed[i]-want[i])))
+			diffPlain = math.Max(diffPlain, math.Abs(float64(trimmed[i]-plain[i])))
+		}
+		if diffCut > 1e-5 {
+			t.Fatalf("%s: trimmed vector differs from the cut recording's by %g", c.side, diffCut)
+		}
+		if diffPlain < 0.02 {
+			t.Fatalf("%s: trimmed vector within %g of the untrimmed one: the trim did nothing", c.side, diffPlain)
+		}
 	}
-	want, err := WordVector(wc, cut)
+	onset, err := WordVectorOnsetTrimmed(wc, x, 80)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var diffCut, diffPlain float64
-	for i := range want {
-		diffCut = math.Max(diffCut, math.Abs(float64(trimmed[i]-want[i])))
-		diffPlain = math.Max(diffPlain, math.Abs(float64(trimmed[i]-plain[i])))
+	if both, err := WordVectorTrimmed(wc, x, 80, 0); err != nil || !slices.Equal(onset, both) {
+		t.Fatalf("WordVectorOnsetTrimmed is not WordVectorTrimmed with no offset trim (%v)", err)
 	}
-	if diffCut > 1e-5 {
-		t.Fatalf("trimmed vector differs from the cut recording's by %g", diffCut)
-	}
-	if diffPlain < 0.02 {
-		t.Fatalf("trimmed vector within %g of the untrimmed one: the trim did nothing", diffPlain)
-	}
-	for _, bad := range []float64{-10, math.NaN(), math.Inf(-1)} {
+	for _, bad := range []float64{-10, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := WordVectorTrimmed(wc, x, bad, 0); err == nil {
+			t.Fatalf("onset trim %g ms: no error", bad)
+		}
 		if _, err := WordVectorTrimmed(wc, x, 0, bad); err == nil {
-			t.Fatalf("trim %g ms: no error", bad)
+			t.Fatalf("offset trim %g ms: no error", bad)
 		}
 	}
 }
 
-func TestTrimOffsetKeepsFirstHalf(t *testing.T) {
-	for _, c := range []struct{ a, b, trim, want int }{
-		{10, 40, 0, 40}, {10, 40, -3, 40}, {10, 40, 8, 32}, {10, 40, 15, 25}, {10, 40, 16, 25},
-		{10, 40, 100, 25}, {5, 6, 4, 6}, {5, 7, 4, 6}, {0, 0, 3, 0},
+// TrimOnset keeps a region's second half, TrimOffset its first.
+func TestTrimsKeepHalfTheRegion(t *testing.T) {
+	for _, c := range []struct{ a, b, trim, onset, offset int }{
+		{10, 40, 0, 10, 40}, {10, 40, -3, 10, 40}, {10, 40, 8, 18, 32}, {10, 40, 15, 25, 25}, {10, 40, 16, 25, 25},
+		{10, 40, 100, 25, 25}, {5, 6, 4, 5, 6}, {5, 7, 4, 6, 6}, {0, 0, 3, 0, 0},
 	} {
-		if got := TrimOffset(c.a, c.b, c.trim); got != c.want {
-			t.Errorf("TrimOffset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.want)
+		if got := TrimOnset(c.a, c.b, c.trim); got != c.onset {
+			t.Errorf("TrimOnset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.onset)
 		}
-	}
-}
-
-func TestTrimOnsetKeepsSecondHalf(t *testing.T) {
-	for _, c := range []struct{ a, b, trim, want int }{
-		{10, 40, 0, 10}, {10, 40, -3, 10}, {10, 40, 8, 18}, {10, 40, 15, 25}, {10, 40, 16, 25},
-		{10, 40, 100, 25}, {5, 6, 4, 5}, {5, 7, 4, 6}, {0, 0, 3, 0},
-	} {
-		if got := TrimOnset(c.a, c.b, c.trim); got != c.want {
-			t.Errorf("TrimOnset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.want)
+		if got := TrimOffset(c.a, c.b, c.trim); got != c.offset {
+			t.Errorf("TrimOffset(%d, %d, %d) = %d, want %d", c.a, c.b, c.trim, got, c.offset)
 		}
 	}
 }

@@ -254,37 +254,28 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 			return trainingRows{}, fmt.Errorf("--onset-trim-labels: no training recording is labelled %q (labels are %v)", l, datasets.Labels(real, synth))
 		}
 	}
+	// copies adds a block of real and one of synthetic recordings (those
+	// that exist) under condition c, each row keeping its source's speaker
+	// and group.
+	copies := func(c condition, real []datasets.Recording, realGroups []int, synth []datasets.Recording, synthGroups []int) {
+		if len(real) > 0 {
+			blocks = append(blocks, block{real, c, realGroups})
+		}
+		if len(synth) > 0 {
+			blocks = append(blocks, block{synth, c, synthGroups})
+		}
+	}
 	trimReal, trimRealGroups := trimmed(real, realGroups)
 	trimSynth, trimSynthGroups := trimmed(synth, synthGroups)
 	for _, ms := range f.onsetTrimMs {
-		c := condition{name: fmt.Sprintf("onset trim %gms", ms), onsetTrimMs: ms}
-		if len(trimReal) > 0 {
-			blocks = append(blocks, block{trimReal, c, trimRealGroups})
-		}
-		if len(trimSynth) > 0 {
-			blocks = append(blocks, block{trimSynth, c, trimSynthGroups})
-		}
+		copies(condition{name: fmt.Sprintf("onset trim %gms", ms), onsetTrimMs: ms}, trimReal, trimRealGroups, trimSynth, trimSynthGroups)
 	}
-	// Offset-trimmed copies, of every label: each keeps its speaker and
-	// group, as the onset-trimmed ones.
+	// Offset-trimmed copies are of every label.
 	for _, ms := range f.offsetTrimMs {
-		c := condition{name: fmt.Sprintf("offset trim %gms", ms), offsetTrimMs: ms}
-		if len(real) > 0 {
-			blocks = append(blocks, block{real, c, realGroups})
-		}
-		if len(synth) > 0 {
-			blocks = append(blocks, block{synth, c, synthGroups})
-		}
+		copies(condition{name: fmt.Sprintf("offset trim %gms", ms), offsetTrimMs: ms}, real, realGroups, synth, synthGroups)
 	}
-	// Padded copies keep their source's speaker and group, as trimmed ones.
 	if f.padMs > 0 {
-		c := condition{name: fmt.Sprintf("padded %gms", f.padMs), padMs: f.padMs}
-		if len(real) > 0 {
-			blocks = append(blocks, block{real, c, realGroups})
-		}
-		if len(synth) > 0 {
-			blocks = append(blocks, block{synth, c, synthGroups})
-		}
+		copies(condition{name: fmt.Sprintf("padded %gms", f.padMs), padMs: f.padMs}, real, realGroups, synth, synthGroups)
 	}
 	var out trainingRows
 	n := 0
