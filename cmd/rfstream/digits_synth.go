@@ -197,6 +197,11 @@ type trainingRows struct {
 	x      blas32.General
 	recs   []datasets.Recording
 	groups []int
+	// copied marks the rows that are altered copies (trimmed or padded) of
+	// their speaker's recordings: a speaker's voice statistics come from
+	// the other rows (speakerNorm), as an unseen voice's come from its
+	// whole recordings. nil: no row is.
+	copied []bool
 }
 
 func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32) (trainingRows, error) {
@@ -204,6 +209,9 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		recs   []datasets.Recording
 		cond   condition
 		groups []int // one per row: the row's source recording
+		// copied: the rows are altered copies of their speaker's
+		// recordings (trimmed, padded), not how the voice sounds.
+		copied bool
 	}
 	// numbered gives recordings the groups first, first+1, ….
 	numbered := func(recs []datasets.Recording, first int) []int {
@@ -216,7 +224,7 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 	realGroups, synthGroups := numbered(real, 0), numbered(synth, len(real))
 	var blocks []block
 	for k := 0; k < f.realWeight; k++ {
-		blocks = append(blocks, block{real, condition{name: "clean"}, realGroups})
+		blocks = append(blocks, block{real, condition{name: "clean"}, realGroups, false})
 		for _, s := range f.speedList {
 			c := speedCondition(s)
 			renamed := make([]datasets.Recording, len(real))
@@ -224,11 +232,11 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 				r.Speaker = fmt.Sprintf("%s@%g", r.Speaker, s)
 				renamed[i] = r
 			}
-			blocks = append(blocks, block{renamed, c, realGroups})
+			blocks = append(blocks, block{renamed, c, realGroups, false})
 		}
 	}
 	if len(synth) > 0 {
-		blocks = append(blocks, block{synth, condition{name: "clean"}, synthGroups})
+		blocks = append(blocks, block{synth, condition{name: "clean"}, synthGroups, false})
 	}
 	// Onset-trimmed copies: each keeps its source's speaker (the same voice
 	// and microphone, only cut later, as the unseen voices' clipped words
@@ -259,10 +267,10 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 	// and group.
 	copies := func(c condition, real []datasets.Recording, realGroups []int, synth []datasets.Recording, synthGroups []int) {
 		if len(real) > 0 {
-			blocks = append(blocks, block{real, c, realGroups})
+			blocks = append(blocks, block{real, c, realGroups, true})
 		}
 		if len(synth) > 0 {
-			blocks = append(blocks, block{synth, c, synthGroups})
+			blocks = append(blocks, block{synth, c, synthGroups, true})
 		}
 	}
 	trimReal, trimRealGroups := trimmed(real, realGroups)
@@ -292,6 +300,9 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		copy(out.x.Data[at*wc.Dim():], x.Data)
 		out.recs = append(out.recs, b.recs...)
 		out.groups = append(out.groups, b.groups...)
+		for range b.recs {
+			out.copied = append(out.copied, b.copied)
+		}
 		at += len(b.recs)
 	}
 	return out, nil

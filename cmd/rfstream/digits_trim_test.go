@@ -245,3 +245,48 @@ func FuzzParseOnsetTrims(f *testing.F) {
 		}
 	})
 }
+
+// A training speaker's voice statistics come from its own recordings:
+// adding trimmed or padded copies of them leaves the statistics as they
+// were without copies, while counting the copies would move them.
+func TestSpeakerStatisticsLeaveCopiesOut(t *testing.T) {
+	recs, err := datasets.FSDD(toyFSDD(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := recs[:8]
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	clean, err := loadWordVectors(real, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newSpeakerNorm(clean, real, nil, wc.Audio.Mels, true)
+	// (Padded copies are marked too; on the toy recordings the detector
+	// cuts the padding away, so counting them would not move a mean.)
+	for _, tv := range []trainVoiceFlags{
+		{synthTakes: 1, realWeight: 1, offsetTrims: "50,100"},
+		{synthTakes: 1, realWeight: 2, onsetTrims: "80"},
+	} {
+		if err := tv.validate(); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tv.rows(real, nil, wc, map[string][]float32{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := newSpeakerNorm(rows.x, rows.recs, rows.copied, wc.Audio.Mels, true)
+		counted := newSpeakerNorm(rows.x, rows.recs, nil, wc.Audio.Mels, true)
+		moved := false
+		for spk, st := range want.stats {
+			g := got.stats[spk]
+			if !slices.Equal(g.Mean, st.Mean) || !slices.Equal(g.Inv, st.Inv) {
+				t.Fatalf("%+v: speaker %s's statistics moved with the copies", tv, spk)
+			}
+			moved = moved || !slices.Equal(counted.stats[spk].Mean, st.Mean)
+		}
+		if !moved {
+			t.Fatalf("%+v: the copies would not move any speaker's mean: the test shows nothing", tv)
+		}
+	}
+}
