@@ -452,13 +452,12 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		labels := datasets.Labels(sp.train)
 		var xtr blas32.General
 		var groups []int
-		var copied []bool
 		if tv.used() {
 			rows, err := tv.rows(sp.train, synth, wc, cache)
 			if err != nil {
 				return err
 			}
-			xtr, sp.train, groups, copied = rows.x, rows.recs, rows.groups, rows.copied
+			xtr, sp.train, groups = rows.x, rows.recs, rows.groups
 			if got := datasets.Labels(sp.train); len(got) != len(labels) {
 				return fmt.Errorf("synthetic voices say the digits 0-9, the training set's labels are %v", labels)
 			}
@@ -508,7 +507,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 		case "none":
 		case "mean", "meanvar":
 			// Test statistics are estimated before any row is changed.
-			norm = newSpeakerNorm(xtr, sp.train, copied, wc.Audio.Mels, *spkNorm == "meanvar")
+			norm = newSpeakerNorm(xtr, sp.train, wc.Audio.Mels, *spkNorm == "meanvar")
 			for i := range xtes {
 				norm.apply(xtes[i], sp.test)
 			}

@@ -76,22 +76,15 @@ type speakerNorm struct {
 	stats map[string]frontend.VoiceStats
 }
 
-// newSpeakerNorm estimates every training speaker's statistics from its
-// rows of train, leaving out the rows copied marks (altered copies of a
-// recording, whose statistics an unseen voice's whole recordings would not
-// have; nil leaves out none).
-func newSpeakerNorm(train blas32.General, recs []datasets.Recording, copied []bool, mels int, scale bool) *speakerNorm {
+func newSpeakerNorm(train blas32.General, recs []datasets.Recording, mels int, scale bool) *speakerNorm {
 	n := &speakerNorm{mels: mels, scale: scale}
-	n.stats = n.estimate(train, recs, copied)
+	n.stats = n.estimate(train, recs)
 	return n
 }
 
-func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording, copied []bool) map[string]frontend.VoiceStats {
+func (n *speakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[string]frontend.VoiceStats {
 	rows := map[string][][]float32{}
 	for i, r := range recs {
-		if copied != nil && copied[i] {
-			continue
-		}
 		rows[r.Speaker] = append(rows[r.Speaker], linalg.Row32(x, i))
 	}
 	out := map[string]frontend.VoiceStats{}
@@ -125,7 +118,7 @@ func (n *speakerNorm) apply(x blas32.General, recs []datasets.Recording) {
 		st, ok := n.stats[r.Speaker]
 		if !ok {
 			if own == nil {
-				own = n.estimate(x, recs, nil)
+				own = n.estimate(x, recs)
 			}
 			st = own[r.Speaker]
 		}

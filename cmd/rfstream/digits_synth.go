@@ -197,11 +197,6 @@ type trainingRows struct {
 	x      blas32.General
 	recs   []datasets.Recording
 	groups []int
-	// copied marks the rows that are altered copies (trimmed or padded) of
-	// their speaker's recordings: a speaker's voice statistics come from
-	// the other rows (speakerNorm), as an unseen voice's come from its
-	// whole recordings. nil: no row is.
-	copied []bool
 }
 
 func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.WordConfig, cache map[string][]float32) (trainingRows, error) {
@@ -209,9 +204,6 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		recs   []datasets.Recording
 		cond   condition
 		groups []int // one per row: the row's source recording
-		// copied: the rows are altered copies of their speaker's
-		// recordings (trimmed, padded), not how the voice sounds.
-		copied bool
 	}
 	// numbered gives recordings the groups first, first+1, ….
 	numbered := func(recs []datasets.Recording, first int) []int {
@@ -224,7 +216,7 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 	realGroups, synthGroups := numbered(real, 0), numbered(synth, len(real))
 	var blocks []block
 	for k := 0; k < f.realWeight; k++ {
-		blocks = append(blocks, block{real, condition{name: "clean"}, realGroups, false})
+		blocks = append(blocks, block{real, condition{name: "clean"}, realGroups})
 		for _, s := range f.speedList {
 			c := speedCondition(s)
 			renamed := make([]datasets.Recording, len(real))
@@ -232,11 +224,11 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 				r.Speaker = fmt.Sprintf("%s@%g", r.Speaker, s)
 				renamed[i] = r
 			}
-			blocks = append(blocks, block{renamed, c, realGroups, false})
+			blocks = append(blocks, block{renamed, c, realGroups})
 		}
 	}
 	if len(synth) > 0 {
-		blocks = append(blocks, block{synth, condition{name: "clean"}, synthGroups, false})
+		blocks = append(blocks, block{synth, condition{name: "clean"}, synthGroups})
 	}
 	// Onset-trimmed copies: each keeps its source's speaker (the same voice
 	// and microphone, only cut later, as the unseen voices' clipped words
@@ -267,10 +259,10 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 	// and group.
 	copies := func(c condition, real []datasets.Recording, realGroups []int, synth []datasets.Recording, synthGroups []int) {
 		if len(real) > 0 {
-			blocks = append(blocks, block{real, c, realGroups, true})
+			blocks = append(blocks, block{real, c, realGroups})
 		}
 		if len(synth) > 0 {
-			blocks = append(blocks, block{synth, c, synthGroups, true})
+			blocks = append(blocks, block{synth, c, synthGroups})
 		}
 	}
 	trimReal, trimRealGroups := trimmed(real, realGroups)
@@ -300,9 +292,6 @@ func (f *trainVoiceFlags) rows(real, synth []datasets.Recording, wc frontend.Wor
 		copy(out.x.Data[at*wc.Dim():], x.Data)
 		out.recs = append(out.recs, b.recs...)
 		out.groups = append(out.groups, b.groups...)
-		for range b.recs {
-			out.copied = append(out.copied, b.copied)
-		}
 		at += len(b.recs)
 	}
 	return out, nil

@@ -79,7 +79,7 @@ func TestSpeakerNormRemovesAPerSpeakerTilt(t *testing.T) {
 	}
 	xtr, rtr := build("ann", "bob")
 	xte, rte := build("cy", "bob")
-	norm := newSpeakerNorm(xtr, rtr, nil, mels, false)
+	norm := newSpeakerNorm(xtr, rtr, mels, false)
 	norm.apply(xte, rte)
 	norm.apply(xtr, rtr)
 	for wi := range words {

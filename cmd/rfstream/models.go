@@ -214,7 +214,7 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	}
 	var voiceMean []float32
 	if o.voiceNorm {
-		norm := newSpeakerNorm(x, rows.recs, rows.copied, wc.Audio.Mels, false)
+		norm := newSpeakerNorm(x, rows.recs, wc.Audio.Mels, false)
 		voiceMean = norm.averageMean()
 		norm.apply(x, rows.recs)
 	}
