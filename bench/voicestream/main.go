@@ -127,7 +127,8 @@ func main() {
 		}
 		// The bound is SpeechOverBackgroundDB over the estimate it is
 		// given, so moving the estimate moves the bound.
-		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, s.BackgroundDB+*boundDB-frontend.SpeechOverBackgroundDB)
+		background := s.BackgroundDB + *boundDB - frontend.SpeechOverBackgroundDB
+		bg, err := frontend.WordVectorOverBackground(words.Config, s.Audio.Samples, background)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func main() {
 		}
 		if s.Start*1000 >= spot.PadMs { // the segment's audio begins PadMs before it
 			_, e := frontend.LogMel(words.Config.Audio, s.Audio.Samples)
-			a, b := words.Config.SpeechRegionOverBackground(e, s.BackgroundDB+*boundDB-frontend.SpeechOverBackgroundDB)
+			a, b := words.Config.SpeechRegionOverBackground(e, background)
 			_, fe := frontend.LogMel(words.Config.Audio, file.Samples)
 			fa, fb := words.Config.SpeechRegion(fe)
 			at := s.Start - spot.PadMs/1000
