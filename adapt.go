@@ -190,6 +190,12 @@ type VoiceAdaptation struct {
 // recordings it is surest of and rescores. Without rounds it only
 // normalises. raw is not changed.
 func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, error) {
+	return c.adaptToVoice(raw, false)
+}
+
+// adaptToVoice is AdaptToVoice; fullRefit makes every round refit with
+// FitRLS from the rows (the reference the tests hold voiceRefit to).
+func (c *WordClassifier) adaptToVoice(raw blas32.General, fullRefit bool) (*VoiceAdaptation, error) {
 	if raw.Cols != c.Config.Dim() {
 		return nil, fmt.Errorf("rfstream: %d-value rows for %d-value word vectors", raw.Cols, c.Config.Dim())
 	}
@@ -204,16 +210,18 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 	if a != nil && a.VoiceNorm {
 		NormaliseVoice(x, c.Config.Audio.Mels)
 	}
+	// The voice's features are the same in every round: map them once.
+	zx := Features(c.Map, x, 0)
 	score := func(r *classifier.RLS) blas32.General {
 		out := linalg.NewGeneral32(x.Rows, r.Classes)
-		r.Scores(out, Features(c.Map, x, 0))
+		r.Scores(out, zx)
 		return out
 	}
 	res := &VoiceAdaptation{Scores: score(c.Model.RLS)}
 	if !c.CanAdapt() {
 		return res, nil
 	}
-	trainX, trainY, err := c.adaptationRows()
+	refit, err := c.voiceRefit(x, zx, fullRefit)
 	if err != nil {
 		return nil, err
 	}
@@ -226,11 +234,7 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 		if len(rows) == 0 {
 			break
 		}
-		xa := linalg.AppendRows32(trainX, x, rows)
-		ya := append(append([]int(nil), trainY...), labels...)
-		// λ grows with the rows, as FitRLS's refit after choosing it does.
-		lambda := a.Lambda * float64(xa.Rows) / float64(trainX.Rows)
-		r, _, err := FitRLS(c.Map, xa, ya, c.Model.RLS.Classes, FitOptions{Lambda: lambda, Seed: a.Seed})
+		r, err := refit(rows, labels)
 		if err != nil {
 			return nil, fmt.Errorf("rfstream: adaptation round %d: %w", len(res.Rounds)+1, err)
 		}
@@ -246,6 +250,50 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 		res.Rounds = append(res.Rounds, VoiceRound{Fraction: f, Picked: len(rows), Changed: changed})
 	}
 	return res, nil
+}
+
+// voiceRefit returns the refit of a self-training round: the read-out
+// fitted to the training rows plus the given rows of the voice's x (zx
+// their features) under the given labels, with λ grown with the rows as
+// FitRLS's refit after choosing it grows it.
+//
+// When the fit is primal (at least as many training rows as features), the
+// training rows' share of ZᵀZ and ZᵀY is the same in every round, so it is
+// accumulated once and each round adds only the voice's rows to a copy:
+// one pass of the ~3500 training rows through the map instead of one per
+// round. The sums then come in another order than FitRLS's, which moves
+// scores in their last bits (the tests check that decisions stay).
+func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows, labels []int) (*classifier.RLS, error), error) {
+	a := c.Model.Adapt
+	trainX, trainY, err := c.adaptationRows()
+	if err != nil {
+		return nil, err
+	}
+	classes := c.Model.RLS.Classes
+	lambda := func(rows int) float64 { return a.Lambda * float64(trainX.Rows+rows) / float64(trainX.Rows) }
+	if full || trainX.Rows < c.Map.OutDim() {
+		return func(rows, labels []int) (*classifier.RLS, error) {
+			xa := linalg.AppendRows32(trainX, x, rows)
+			ya := append(append([]int(nil), trainY...), labels...)
+			r, _, err := FitRLS(c.Map, xa, ya, classes, FitOptions{Lambda: lambda(len(rows)), Seed: a.Seed})
+			return r, err
+		}, nil
+	}
+	base := classifier.NewRLSAccumulator(c.Map.OutDim(), classes)
+	if err := streamRows(c.Map, trainX, trainY, identityOrder(trainX.Rows), 4096, nil, base.Add); err != nil {
+		return nil, err
+	}
+	return func(rows, labels []int) (*classifier.RLS, error) {
+		acc := base.Clone()
+		picked := linalg.NewGeneral32(len(rows), zx.Cols)
+		for i, r := range rows {
+			copy(linalg.Row32(picked, i), linalg.Row32(zx, r))
+		}
+		if err := acc.Add(picked, labels); err != nil {
+			return nil, err
+		}
+		return acc.Solve(lambda(len(rows)))
+	}, nil
 }
 
 // VoiceSession follows one voice through recordings heard one after

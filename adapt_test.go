@@ -45,6 +45,13 @@ func glideVectors(t *testing.T, wc frontend.WordConfig, n int, seed uint32, shif
 // glides and makes it adaptable with the given rounds.
 func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.General) {
 	t.Helper()
+	return adaptableModelOfSize(t, rounds, 60)
+}
+
+// adaptableModelOfSize is adaptableModel with units maxout units (40
+// training rows: with fewer units the fits are primal).
+func adaptableModelOfSize(t *testing.T, rounds []float64, units int) (*rfstream.Model, blas32.General) {
+	t.Helper()
 	wc := frontend.DefaultWordConfig()
 	wc.Frames = 16
 	x, y := glideVectors(t, wc, 20, 1, 1)
@@ -54,7 +61,7 @@ func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.Gen
 	}
 	voice := frontend.EstimateVoice(rows, wc.Audio.Mels, false)
 	rfstream.NormaliseVoice(x, wc.Audio.Mels)
-	mp, err := maxout.New(wc.Dim(), maxout.Params{M: 60, Q: 2}, 3)
+	mp, err := maxout.New(wc.Dim(), maxout.Params{M: units, Q: 2}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +111,37 @@ func TestAdaptableModelRoundTrip(t *testing.T) {
 	// half of each class, rounded up, then all of them.
 	if got[1].Rounds[0].Picked != 6 || got[1].Rounds[1].Picked != 12 {
 		t.Errorf("rounds picked %+v, want 6 then 12", got[1].Rounds)
+	}
+}
+
+// With more training rows than features, the rounds add the voice's rows
+// to the training rows' accumulated statistics instead of refitting from
+// all rows; they pick, decide and score as full refits do, up to rounding.
+func TestCachedRefitsAdaptAsFullRefits(t *testing.T) {
+	m, _ := adaptableModelOfSize(t, []float64{0.2, 0.5, 1}, 24)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 10, 700, 1.25)
+	got, err := c.AdaptToVoice(voice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.AdaptToVoiceRefittingFully(voice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Rounds, want.Rounds) {
+		t.Fatalf("rounds %+v, full refits %+v", got.Rounds, want.Rounds)
+	}
+	if len(got.Rounds) != 3 || got.Rounds[2].Picked != voice.Rows {
+		t.Fatalf("rounds %+v: want three, the last with all %d recordings", got.Rounds, voice.Rows)
+	}
+	for i, v := range want.Scores.Data {
+		if d := math.Abs(float64(got.Scores.Data[i] - v)); d > 1e-4*(1+math.Abs(float64(v))) {
+			t.Fatalf("score %d: %v cached, %v full", i, got.Scores.Data[i], v)
+		}
 	}
 }
 

@@ -184,6 +184,18 @@ func (a *RLSAccumulator) AddTargets(z blas32.General, labels []int) error {
 	return nil
 }
 
+// Clone returns an independent copy of a: statistics shared by several
+// fits (the training rows of every self-training round) are accumulated
+// once and each fit adds its own rows to a copy.
+func (a *RLSAccumulator) Clone() *RLSAccumulator {
+	return &RLSAccumulator{
+		dim: a.dim, classes: a.classes, n: a.n,
+		gram:    append([]float64(nil), a.gram...),
+		zty:     append([]float64(nil), a.zty...),
+		Float64: a.Float64,
+	}
+}
+
 // Merge adds b's statistics into a.
 func (a *RLSAccumulator) Merge(b *RLSAccumulator) error {
 	if a.dim != b.dim || a.classes != b.classes {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +145,34 @@ func TestBlockwiseGramEqualsOneShot(t *testing.T) {
 	h1, h2 := NewRLSAccumulator(d, 3), NewRLSAccumulator(d, 3)
 	h1.Add(linalg.Rows32(z, 0, 500), labels[:500])
 	h2.Add(linalg.Rows32(z, 500, n), labels[500:])
+	// A clone of the first half takes the second half's rows without
+	// touching the first half, which a solve does not disturb either.
+	half := h1.Clone()
+	if _, err := h1.Solve(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := half.Add(linalg.Rows32(z, 500, n), labels[500:]); err != nil {
+		t.Fatal(err)
+	}
+	if h1.N() != 500 || half.N() != n {
+		t.Fatalf("after cloning and adding: N = %d and %d, want 500 and %d", h1.N(), half.N(), n)
+	}
+	first := NewRLSAccumulator(d, 3)
+	first.Add(linalg.Rows32(z, 0, 500), labels[:500])
+	if !slices.Equal(h1.Gram().Data, first.Gram().Data) || !slices.Equal(h1.zty, first.zty) {
+		t.Fatal("adding rows to a clone changed the original")
+	}
+	gc := half.Gram()
+	for i := range gc.Data {
+		if math.Abs(gc.Data[i]-ga.Data[i]) > 1e-5*float64(n) {
+			t.Fatalf("cloned-and-added Gram differs at %d", i)
+		}
+	}
+	for i, v := range half.zty {
+		if math.Abs(v-one.zty[i]) > 1e-5*float64(n) {
+			t.Fatalf("cloned-and-added ZᵀY differs at %d", i)
+		}
+	}
 	if err := h1.Merge(h2); err != nil {
 		t.Fatal(err)
 	}
