@@ -305,6 +305,85 @@ func TestVoiceSessionEstimate(t *testing.T) {
 	}
 }
 
+// A self-training session self-trains at 10, 20, 40, … committed
+// recordings, as AdaptToVoice does over those recordings: with no prior
+// the session's estimate of the voice is the recordings' own, so after the
+// first checkpoint it scores a recording as AdaptToVoice's last read-out
+// over the first ten does.
+func TestSelfTrainingSessionAdaptsAtCheckpoints(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{0.5, 1})
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 12, 300, 1.3)
+	row := func(i int) []float32 { return slices.Clone(linalg.Row32(voice, i)) }
+	s := c.NewVoiceSession()
+	s.Prior, s.SelfTrain = 0, true
+	commit := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			if i == 9 {
+				// A partial segment neither counts nor self-trains.
+				if err := s.Normalise(row(i), false); err != nil || s.AdaptedOn() != 0 {
+					t.Fatalf("a partial segment: error %v, adapted on %d", err, s.AdaptedOn())
+				}
+			}
+			if err := s.Normalise(row(i), true); err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			switch {
+			case i+1 >= 20:
+				want = 20
+			case i+1 >= 10:
+				want = 10
+			}
+			if s.AdaptedOn() != want {
+				t.Fatalf("after %d recordings: adapted on %d, want %d", i+1, s.AdaptedOn(), want)
+			}
+		}
+	}
+	commit(0, 10)
+	ref, err := c.AdaptToVoice(linalg.Rows32(voice, 0, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.ReadOut == nil {
+		t.Fatal("AdaptToVoice gave no read-out")
+	}
+	v := row(10)
+	if err := s.Normalise(v, false); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Score(v)
+	z := linalg.NewGeneral32(1, c.Map.OutDim())
+	c.Map.Apply(z, blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v})
+	want := linalg.NewGeneral32(1, ref.ReadOut.Classes)
+	ref.ReadOut.Scores(want, z)
+	for k := range got {
+		if math.Abs(float64(got[k]-want.Data[k])) > 1e-3 {
+			t.Fatalf("class %d: session %v, AdaptToVoice's read-out %v", k, got[k], want.Data[k])
+		}
+	}
+	if slices.Equal(got, c.Score(v)) {
+		t.Fatal("the self-trained session scores as the model does")
+	}
+	commit(10, 22)
+	// Without SelfTrain nothing is kept and the model scores.
+	p := c.NewVoiceSession()
+	for i := 0; i < 12; i++ {
+		if err := p.Normalise(row(i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v = row(12)
+	p.Normalise(v, false)
+	if p.AdaptedOn() != 0 || !slices.Equal(p.Score(v), c.Score(v)) {
+		t.Fatal("a session without SelfTrain adapted")
+	}
+}
+
 // A model without adaptation stays format version 1, which older builds
 // read; an adaptable one is version 2, and a version-1 file claiming an
 // adaptation is refused as damaged.

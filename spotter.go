@@ -376,8 +376,11 @@ func (w *WordSpotter) results(segs []Segment, end bool) []Result {
 		}
 		// Only a final segment joins the voice's estimate: a partial one is
 		// the same word, heard again when it ends.
-		w.voice.Normalise(v, s.Final)
-		out = append(out, w.tr.Add(s, w.cls.Score(v)))
+		if err := w.voice.Normalise(v, s.Final); err != nil {
+			out = append(out, w.tr.Error(s, err))
+			continue
+		}
+		out = append(out, w.tr.Add(s, w.voice.Score(v)))
 	}
 	if end {
 		out = append(out, w.tr.End())

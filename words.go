@@ -44,6 +44,8 @@ type WordClassifier struct {
 	Model  *Model
 	Config frontend.WordConfig
 	Map    features.Map
+
+	training *trainingStats // an adaptable model's training rows, accumulated once
 }
 
 // NewWordClassifier prepares a word model for use.
@@ -62,7 +64,7 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	if m.RLS == nil {
 		return nil, fmt.Errorf("rfstream: word model has no read-out")
 	}
-	c := &WordClassifier{Model: m, Config: wc, Map: fm}
+	c := &WordClassifier{Model: m, Config: wc, Map: fm, training: new(trainingStats)}
 	if m.Adapt != nil {
 		if err := m.Adapt.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)

@@ -581,7 +581,7 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 		if st.voice == nil {
 			st.voice = s.p.Words.NewVoiceSession()
 		}
-		st.voice.Normalise(v, seg.Final)
+		err = st.voice.Normalise(v, seg.Final)
 	}
 	switch {
 	case err != nil:

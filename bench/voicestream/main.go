@@ -22,7 +22,10 @@
 // --bound-db B bounds the detector B dB over the background instead of
 // frontend.SpeechOverBackgroundDB.
 //
-// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L --bound-db B]
+// --self-train makes the sessions self-train at their checkpoints
+// (VoiceSession.SelfTrain; the model must be adaptable).
+//
+// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L --bound-db B --self-train]
 package main
 
 import (
@@ -46,6 +49,7 @@ func main() {
 	speaker := flag.String("speaker", "george", "the voice to stream")
 	gapLevel := flag.Float64("gap-level", 0, "RMS of the noise in the gaps (0: the recordings' background level, as the demo renders)")
 	boundDB := flag.Float64("bound-db", frontend.SpeechOverBackgroundDB, "how far over the segmenter's background estimate (dB) a frame of a segment must be to count as speech")
+	selfTrain := flag.Bool("self-train", false, "the VoiceSessions self-train at their checkpoints")
 	flag.Parse()
 	m, err := rfstream.LoadModel(*modelPath)
 	if err != nil {
@@ -104,6 +108,7 @@ func main() {
 	// pipeline uses since Nov 24: docs/audio.md).
 	files := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	bounded := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
+	files.session.SelfTrain, bounded.session.SelfTrain = *selfTrain, *selfTrain
 	var finals, matched, span int
 	// Where the bounded detector's region lies in the stream against where
 	// the file's detector puts it in the file (seconds, stream time).
@@ -196,8 +201,10 @@ func (t *tally) add(raw, file []float32, want int) {
 		t.alone++
 	}
 	v = append(v[:0], raw...)
-	t.session.Normalise(v, true)
-	if t.decide(v) == want {
+	if err := t.session.Normalise(v, true); err != nil {
+		log.Fatal(err)
+	}
+	if sc := t.session.Score(v); classifier.Argmax(blas32.General{Rows: 1, Cols: len(sc), Stride: len(sc), Data: sc})[0] == want {
 		t.inSession++
 	}
 	for i := range raw {

@@ -106,8 +106,10 @@ func demoVoice(stdout, stderr io.Writer) error {
 	session, correct := words.NewVoiceSession(), 0
 	for _, j := range order {
 		v := append([]float32(nil), linalg.Row32(raw, j)...)
-		session.Normalise(v, true)
-		if s := words.Score(v); classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0] == y[j] {
+		if err := session.Normalise(v, true); err != nil {
+			return err
+		}
+		if s := session.Score(v); classifier.Argmax(blas32.General{Rows: 1, Cols: len(s), Stride: len(s), Data: s})[0] == y[j] {
 			correct++
 		}
 	}

@@ -97,6 +97,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it (a live session; no self-training); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
+	sessionSelfTrain := fs.Bool("session-self-train", false, "with --session: once 10, 20, 40, … recordings have been heard, self-train on them as --adapt does and decide the ones that follow with the result; needs a model trained with --self-train")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -104,6 +105,9 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		fs.Usage()
 		return errUsage
+	}
+	if *sessionSelfTrain && !*session {
+		return errors.New("recognize: --session-self-train needs --session")
 	}
 	if len(files) > 1 && slices.Contains(files, "-") {
 		return errors.New("recognize: - (standard input) must be the only recording")
@@ -116,7 +120,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
 	}
 	if *session {
-		return recognizeSession(files, *rate, *modelPath, out, stderr)
+		return recognizeSession(files, *rate, *modelPath, *sessionSelfTrain, out, stderr)
 	}
 	var recognize func(*frontend.Audio) (recognition, error)
 	var task string
@@ -233,7 +237,7 @@ func adaptableWordModel(path, flag string, stderr io.Writer) (*rfstream.WordClas
 
 // recognizeSession recognises recordings of one voice in order, each with
 // the voice estimated from it and the ones before (rfstream.VoiceSession).
-func recognizeSession(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
+func recognizeSession(files []string, rate int, modelPath string, selfTrain bool, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	var session *rfstream.VoiceSession
 	prepare := func() error {
@@ -244,7 +248,11 @@ func recognizeSession(files []string, rate int, modelPath string, out recognitio
 		if wc.Model.Adapt == nil || !wc.Model.Adapt.VoiceNorm {
 			return errors.New("recognize --session: the model does not normalise voices (train one with rfstream train digits --speaker-norm mean)")
 		}
+		if selfTrain && !wc.CanAdapt() {
+			return errors.New("recognize --session-self-train: the model cannot adapt (train one with rfstream train digits --speaker-norm mean --self-train FRACTIONS)")
+		}
 		session = wc.NewVoiceSession()
+		session.SelfTrain = selfTrain
 		return nil
 	}
 	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
@@ -252,8 +260,16 @@ func recognizeSession(files []string, rate int, modelPath string, out recognitio
 		if err != nil {
 			return err
 		}
-		session.Normalise(v, true)
-		rec := wordRecognition(wc.Model.Labels, wc.Score(v))
+		adaptedOn := session.AdaptedOn()
+		if err := session.Normalise(v, true); err != nil {
+			// The recording is normalised and committed; only the
+			// self-training failed, and the read-out stays as it was.
+			fmt.Fprintf(stderr, "rfstream recognize: %s: %v; the session goes on with its read-out\n", path, err)
+		}
+		if n := session.AdaptedOn(); n != adaptedOn {
+			fmt.Fprintf(stderr, "session: self-trained on the %d recordings so far\n", n)
+		}
+		rec := wordRecognition(wc.Model.Labels, session.Score(v))
 		rec.Task, rec.Seconds = rfstream.TaskWords, a.Duration()
 		out.print(path, rec)
 		return nil
