@@ -266,7 +266,10 @@ type trainingStats struct {
 	once sync.Once
 	acc  *classifier.RLSAccumulator
 	err  error
+	slot chan struct{} // one session self-training at a time
 }
+
+func newTrainingStats() *trainingStats { return &trainingStats{slot: make(chan struct{}, 1)} }
 
 // voiceRefit returns the refit of a self-training round: the read-out
 // fitted to the training rows plus the given rows of the voice's x (zx
@@ -326,13 +329,16 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 // (Prior·VoiceMean + Σ recording means) / (Prior + n). A model without
 // voice normalisation gets its vectors unchanged.
 //
-// With SelfTrain, the session also does what AdaptToVoice does, at
-// checkpoints: once 10, 20, 40, … recordings are committed, the model's
-// self-training rounds run over all of them (normalised with the session's
-// estimate at that moment, starting from the model's own read-out), and
-// the last round's read-out scores what follows (Score). Each checkpoint
-// costs the model's rounds once (about 0.3 s a round for the default
-// adaptable model); they come ever more rarely.
+// With SelfTrain (the default for a model that can adapt), the session
+// also does what AdaptToVoice does, at checkpoints: once n = 10, 20, 40, …
+// recordings are committed, the model's self-training rounds run over all
+// of them, normalised with the session's estimate at that moment and
+// starting from the model's own read-out, and the last round's read-out
+// scores the recordings from the (n + n/2)-th on (Score). The rounds run
+// in the background meanwhile (about 3 s for the default adaptable model),
+// so a live stream does not wait for them; that they take effect at a
+// fixed recording, not when they finish, keeps a session's decisions the
+// same however fast its recordings come.
 type VoiceSession struct {
 	c         *WordClassifier
 	Prior     float64
@@ -340,8 +346,17 @@ type VoiceSession struct {
 	sum       []float64 // Σ over committed recordings of their mean spectra
 	n         int
 	raw       [][]float32     // committed recordings' vectors before normalisation, when self-training
-	readOut   *classifier.RLS // the last checkpoint's read-out; nil before the first
+	readOut   *classifier.RLS // the read-out in use; nil: the model's
 	adaptedOn int             // recordings readOut was self-trained on
+	pending   *sessionRefit
+}
+
+// sessionRefit is a checkpoint's self-training, running or done.
+type sessionRefit struct {
+	on, applyAt int // recordings it trains on; the first recording it scores
+	done        chan struct{}
+	readOut     *classifier.RLS
+	err         error
 }
 
 // DefaultVoicePrior is VoiceSession.Prior unless set otherwise: the
@@ -358,9 +373,10 @@ const DefaultVoicePrior = 10
 // on all 500).
 const FirstSessionCheckpoint = 10
 
-// NewVoiceSession starts a session of one voice.
+// NewVoiceSession starts a session of one voice; it self-trains when the
+// model can adapt.
 func (c *WordClassifier) NewVoiceSession() *VoiceSession {
-	return &VoiceSession{c: c, Prior: DefaultVoicePrior, sum: make([]float64, c.Config.Audio.Mels)}
+	return &VoiceSession{c: c, Prior: DefaultVoicePrior, SelfTrain: c.CanAdapt(), sum: make([]float64, c.Config.Audio.Mels)}
 }
 
 // Recordings is how many recordings the session has committed.
@@ -370,26 +386,32 @@ func (s *VoiceSession) Recordings() int { return s.n }
 // self-trained on (0: the model's own).
 func (s *VoiceSession) AdaptedOn() int { return s.adaptedOn }
 
+// ReadOut is the read-out Score uses: the last self-training's that has
+// taken effect, or nil for the model's.
+func (s *VoiceSession) ReadOut() *classifier.RLS { return s.readOut }
+
 // Normalise normalises raw (from RawVector), in place, with the estimate
 // that includes it. With commit the recording joins the session; without,
 // the session is unchanged (a partial segment, decided again when it is
-// final). A commit that reaches a self-training checkpoint self-trains
-// before returning; if that fails, the read-out stays as it was and the
-// error says why.
+// final). When the recording is one a checkpoint's read-out takes effect
+// at, Normalise waits for that self-training if it is still running; if it
+// failed, the read-out stays as it was and the error says why (the
+// recording is normalised all the same).
 func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 	a := s.c.Model.Adapt
 	if a == nil || !a.VoiceNorm {
 		return nil
 	}
+	k := s.n + 1 // this recording's place in the session
 	mels := len(s.sum)
 	own := frontend.EstimateVoice([][]float32{raw}, mels, false).Mean
 	est := make([]float32, mels)
-	for k := range est {
-		est[k] = float32((s.Prior*float64(a.VoiceMean[k]) + s.sum[k] + float64(own[k])) / (s.Prior + float64(s.n+1)))
+	for i := range est {
+		est[i] = float32((s.Prior*float64(a.VoiceMean[i]) + s.sum[i] + float64(own[i])) / (s.Prior + float64(s.n+1)))
 	}
 	if commit {
-		for k, v := range own {
-			s.sum[k] += float64(v)
+		for i, v := range own {
+			s.sum[i] += float64(v)
 		}
 		s.n++
 		if s.SelfTrain {
@@ -397,10 +419,22 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 		}
 	}
 	frontend.VoiceStats{Mean: est}.Normalise(raw)
-	if commit && s.SelfTrain && isSessionCheckpoint(s.n) {
-		return s.selfTrain(est)
+	var err error
+	if p := s.pending; p != nil && k >= p.applyAt {
+		<-p.done
+		s.pending = nil
+		if p.err != nil {
+			err = p.err
+		} else if p.readOut != nil {
+			s.readOut, s.adaptedOn = p.readOut, p.on
+		}
 	}
-	return nil
+	if commit && s.SelfTrain && isSessionCheckpoint(s.n) {
+		if e := s.startSelfTrain(est); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 func isSessionCheckpoint(n int) bool {
@@ -411,9 +445,11 @@ func isSessionCheckpoint(n int) bool {
 	return c == n
 }
 
-// selfTrain runs the model's self-training rounds over the committed
-// recordings, normalised with est.
-func (s *VoiceSession) selfTrain(est []float32) error {
+// startSelfTrain starts the model's self-training rounds over the
+// committed recordings, normalised with est, in the background. Its
+// read-out takes effect at recording n + n/2, before the next checkpoint
+// (2n), so at most one runs at a time per session.
+func (s *VoiceSession) startSelfTrain(est []float32) error {
 	if !s.c.CanAdapt() {
 		return errors.New("rfstream: a self-training session needs a model that can adapt")
 	}
@@ -424,18 +460,27 @@ func (s *VoiceSession) selfTrain(est []float32) error {
 		copy(row, r)
 		st.Normalise(row)
 	}
-	res, err := s.c.selfTrain(x, false)
-	if err != nil {
-		return fmt.Errorf("rfstream: self-training on %d recordings of the session: %w", len(s.raw), err)
-	}
-	if res.ReadOut != nil {
-		s.readOut, s.adaptedOn = res.ReadOut, len(s.raw)
-	}
+	p := &sessionRefit{on: s.n, applyAt: s.n + s.n/2, done: make(chan struct{})}
+	s.pending = p
+	go func() {
+		defer close(p.done)
+		// One self-training of a classifier at a time: each holds a copy
+		// of the training statistics (72 MB for the default model), and
+		// BLAS already uses every core.
+		s.c.training.slot <- struct{}{}
+		defer func() { <-s.c.training.slot }()
+		res, err := s.c.selfTrain(x, false)
+		if err != nil {
+			p.err = fmt.Errorf("rfstream: self-training on the session's first %d recordings: %w", p.on, err)
+			return
+		}
+		p.readOut = res.ReadOut
+	}()
 	return nil
 }
 
-// Score returns the class scores of a vector Normalise has normalised:
-// from the read-out of the session's last self-training, or the model's.
+// Score returns the class scores of a vector Normalise has normalised,
+// from the session's read-out (ReadOut) or the model's.
 func (s *VoiceSession) Score(v []float32) []float32 {
 	if s.readOut == nil {
 		return s.c.Score(v)

@@ -306,45 +306,52 @@ func TestVoiceSessionEstimate(t *testing.T) {
 }
 
 // A self-training session self-trains at 10, 20, 40, … committed
-// recordings, as AdaptToVoice does over those recordings: with no prior
-// the session's estimate of the voice is the recordings' own, so after the
-// first checkpoint it scores a recording as AdaptToVoice's last read-out
-// over the first ten does.
+// recordings, as AdaptToVoice does over those recordings, and each
+// self-training scores from the (n + n/2)-th recording on: with no prior
+// the session's estimate of the voice is the recordings' own, so from the
+// 15th recording the session scores as AdaptToVoice's last read-out over
+// the first ten does.
 func TestSelfTrainingSessionAdaptsAtCheckpoints(t *testing.T) {
 	m, _ := adaptableModel(t, []float64{0.5, 1})
 	c, err := rfstream.NewWordClassifier(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	voice, _ := glideVectors(t, c.Config, 12, 300, 1.3)
+	voice, _ := glideVectors(t, c.Config, 16, 300, 1.3)
 	row := func(i int) []float32 { return slices.Clone(linalg.Row32(voice, i)) }
 	s := c.NewVoiceSession()
-	s.Prior, s.SelfTrain = 0, true
+	if !s.SelfTrain {
+		t.Fatal("a session of an adaptable model does not self-train")
+	}
+	s.Prior = 0
+	// commit commits recordings from … to-1 (0-based), checking which
+	// self-training each is scored with.
 	commit := func(from, to int) {
 		t.Helper()
 		for i := from; i < to; i++ {
-			if i == 9 {
-				// A partial segment neither counts nor self-trains.
-				if err := s.Normalise(row(i), false); err != nil || s.AdaptedOn() != 0 {
-					t.Fatalf("a partial segment: error %v, adapted on %d", err, s.AdaptedOn())
+			want := 0
+			switch {
+			case i+1 >= 30:
+				want = 20
+			case i+1 >= 15:
+				want = 10
+			}
+			if i == 14 {
+				// A partial segment does not count, but is scored as its
+				// final segment will be.
+				if err := s.Normalise(row(i), false); err != nil || s.AdaptedOn() != want || s.Recordings() != i {
+					t.Fatalf("a partial segment: error %v, adapted on %d, %d recordings", err, s.AdaptedOn(), s.Recordings())
 				}
 			}
 			if err := s.Normalise(row(i), true); err != nil {
 				t.Fatal(err)
 			}
-			want := 0
-			switch {
-			case i+1 >= 20:
-				want = 20
-			case i+1 >= 10:
-				want = 10
-			}
 			if s.AdaptedOn() != want {
-				t.Fatalf("after %d recordings: adapted on %d, want %d", i+1, s.AdaptedOn(), want)
+				t.Fatalf("recording %d: scored with the self-training on %d, want %d", i+1, s.AdaptedOn(), want)
 			}
 		}
 	}
-	commit(0, 10)
+	commit(0, 14)
 	ref, err := c.AdaptToVoice(linalg.Rows32(voice, 0, 10))
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +359,7 @@ func TestSelfTrainingSessionAdaptsAtCheckpoints(t *testing.T) {
 	if ref.ReadOut == nil {
 		t.Fatal("AdaptToVoice gave no read-out")
 	}
-	v := row(10)
+	v := row(14)
 	if err := s.Normalise(v, false); err != nil {
 		t.Fatal(err)
 	}
@@ -369,15 +376,16 @@ func TestSelfTrainingSessionAdaptsAtCheckpoints(t *testing.T) {
 	if slices.Equal(got, c.Score(v)) {
 		t.Fatal("the self-trained session scores as the model does")
 	}
-	commit(10, 22)
+	commit(14, 32)
 	// Without SelfTrain nothing is kept and the model scores.
 	p := c.NewVoiceSession()
-	for i := 0; i < 12; i++ {
+	p.SelfTrain = false
+	for i := 0; i < 20; i++ {
 		if err := p.Normalise(row(i), true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	v = row(12)
+	v = row(20)
 	p.Normalise(v, false)
 	if p.AdaptedOn() != 0 || !slices.Equal(p.Score(v), c.Score(v)) {
 		t.Fatal("a session without SelfTrain adapted")

@@ -360,6 +360,11 @@ func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotte
 	return &WordSpotter{seg: seg, cls: c, voice: c.NewVoiceSession(), tr: Transcript{Labels: c.Model.Labels}}, nil
 }
 
+// SetSelfTrain turns the stream's session self-training (on by default
+// when the model can adapt: VoiceSession.SelfTrain) on or off; call it
+// before the first Push.
+func (w *WordSpotter) SetSelfTrain(on bool) { w.voice.SelfTrain = on && w.cls.CanAdapt() }
+
 // Push adds samples and returns the results they complete.
 func (w *WordSpotter) Push(pcm []float32) []Result { return w.results(w.seg.Push(pcm), false) }
 

@@ -64,7 +64,7 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	if m.RLS == nil {
 		return nil, fmt.Errorf("rfstream: word model has no read-out")
 	}
-	c := &WordClassifier{Model: m, Config: wc, Map: fm, training: new(trainingStats)}
+	c := &WordClassifier{Model: m, Config: wc, Map: fm, training: newTrainingStats()}
 	if m.Adapt != nil {
 		if err := m.Adapt.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -117,6 +117,22 @@ func (c *WordClassifier) ScoreRows(x blas32.General) blas32.General {
 	c.Map.Apply(z, x)
 	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
 	c.Model.RLS.Scores(s, z)
+	return s
+}
+
+// ScoreRowsWith is ScoreRows with, for each row whose readOuts entry is
+// not nil, that read-out in place of the model's (a session's own,
+// VoiceSession.ReadOut). The map runs on all rows at once.
+func (c *WordClassifier) ScoreRowsWith(x blas32.General, readOuts []*classifier.RLS) blas32.General {
+	z := linalg.NewGeneral32(x.Rows, c.Map.OutDim())
+	c.Map.Apply(z, x)
+	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
+	c.Model.RLS.Scores(s, z)
+	for i, r := range readOuts {
+		if r != nil {
+			r.Scores(linalg.Rows32(s, i, i+1), linalg.Rows32(z, i, i+1))
+		}
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package streaming
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,6 +156,21 @@ func TestBadInterStageMessagesGetErrorResults(t *testing.T) {
 	send(KindVector, "badvec", map[string]string{HdrSeq: "0", HdrFinal: "1"}, make([]byte, 12))
 	send(KindVector, "badvec", map[string]string{HdrEOS: "1", HdrCount: "1"}, nil)
 	expectResults(t, collect(t, ch, 5*time.Second), "word vector of 12 bytes", "")
+
+	// A vector with a read-out: the wrong class count, the wrong length,
+	// a NaN weight; then a good one, which is recognised.
+	words, _ := toys(t)
+	dim, outDim := words.Config.Dim(), words.Map.OutDim()
+	good := make([]float32, dim+2*outDim)
+	ch = resultsOf(t, nc, "badreadout")
+	send(KindVector, "badreadout", map[string]string{HdrSeq: "0", HdrFinal: "1", HdrReadOut: "3"}, EncodeF32(good))
+	send(KindVector, "badreadout", map[string]string{HdrSeq: "1", HdrFinal: "1", HdrReadOut: "2"}, EncodeF32(good[:dim+outDim]))
+	nan := append([]float32(nil), good...)
+	nan[dim+5] = float32(math.NaN())
+	send(KindVector, "badreadout", map[string]string{HdrSeq: "2", HdrFinal: "1", HdrReadOut: "2"}, EncodeF32(nan))
+	send(KindVector, "badreadout", map[string]string{HdrSeq: "3", HdrFinal: "1", HdrReadOut: "2"}, EncodeF32(good))
+	send(KindVector, "badreadout", map[string]string{HdrEOS: "1", HdrCount: "4"}, nil)
+	expectResults(t, collect(t, ch, 5*time.Second), "the model has 2 classes", "with a read-out of", "read-out holds NaN", "", "")
 
 	ch = resultsOf(t, nc, "badscores")
 	send(KindScores, "badscores", map[string]string{HdrSeq: "0", HdrFinal: "1"}, []byte{1, 2, 3})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/linalg"
 )
 
@@ -577,11 +579,18 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 		}
 	} else if v, err = s.p.Words.SegmentVector(seg); err == nil {
 		// As rfstream.WordSpotter: one voice per stream, final segments
-		// join its estimate.
+		// join its estimate, and once the session has self-trained its
+		// read-out travels with the vector (the features stage keeps no
+		// state per stream).
 		if st.voice == nil {
 			st.voice = s.p.Words.NewVoiceSession()
 		}
-		err = st.voice.Normalise(v, seg.Final)
+		if err = st.voice.Normalise(v, seg.Final); err == nil {
+			if r := st.voice.ReadOut(); r != nil {
+				m.Header.Set(HdrReadOut, strconv.Itoa(r.Classes))
+				v = append(v, r.W.Data[:r.Dim*r.Classes]...)
+			}
+		}
 	}
 	switch {
 	case err != nil:
@@ -595,6 +604,37 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 	s.nc.PublishMsg(m)
 }
 
+// wordMessage decodes a word vector message: the vector, and the
+// stream's own read-out when the frontend stage sent one (HdrReadOut).
+func (s *Stages) wordMessage(m *nats.Msg, dim int) ([]float32, *classifier.RLS, error) {
+	values, err := DecodeF32(m.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := m.Header.Get(HdrReadOut)
+	if h == "" {
+		if len(values) != dim {
+			return nil, nil, fmt.Errorf("word vector of %d bytes, the model takes %d values", len(m.Data), dim)
+		}
+		return values, nil, nil
+	}
+	model := s.p.Words.Model.RLS
+	classes, err := strconv.Atoi(h)
+	if err != nil || classes != model.Classes {
+		return nil, nil, fmt.Errorf("%s header %q: the model has %d classes", HdrReadOut, h, model.Classes)
+	}
+	if want := dim + model.Dim*classes; len(values) != want {
+		return nil, nil, fmt.Errorf("word vector with a read-out of %d values, the model takes %d", len(values), want)
+	}
+	w := blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: values[dim:]}
+	for _, x := range w.Data {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, nil, fmt.Errorf("the stream's read-out holds %v", x)
+		}
+	}
+	return values[:dim], &classifier.RLS{Dim: model.Dim, Classes: classes, W: w}, nil
+}
+
 // maxPayload is the largest message body the stages publish: the server's
 // limit less room for headers.
 func maxPayload(nc *nats.Conn) int { return int(nc.MaxPayload()) - 4096 }
@@ -605,19 +645,28 @@ func (s *Stages) scoreVectors(batch []work) {
 	s.stats.vectors.Add(int64(len(batch)))
 	stale := s.stalePartials(batch)
 	var rows []int
+	var vectors [][]float32
+	var readOuts []*classifier.RLS
+	bad := map[int]string{}
 	for i, w := range batch {
-		if m := w.m; len(m.Data) == 4*dim && m.Header.Get(HdrError) == "" && !stale[i] {
-			rows = append(rows, i)
+		m := w.m
+		if m.Header.Get(HdrError) != "" || stale[i] || len(m.Data) == 0 {
+			continue
 		}
+		v, r, err := s.wordMessage(m, dim)
+		if err != nil {
+			bad[i] = err.Error()
+			continue
+		}
+		rows, vectors, readOuts = append(rows, i), append(vectors, v), append(readOuts, r)
 	}
 	var scores blas32.General
 	if len(rows) > 0 {
 		x := linalg.NewGeneral32(len(rows), dim)
-		for j, i := range rows {
-			v, _ := DecodeF32(batch[i].m.Data)
+		for j, v := range vectors {
 			copy(linalg.Row32(x, j), v)
 		}
-		scores = s.p.Words.ScoreRows(x)
+		scores = s.p.Words.ScoreRowsWith(x, readOuts)
 	}
 	if s.p.hold != nil {
 		s.p.hold()
@@ -635,9 +684,10 @@ func (s *Stages) scoreVectors(batch []work) {
 		case j < len(rows) && rows[j] == i:
 			out.Data = EncodeF32(linalg.Row32(scores, j))
 			j++
-		case len(m.Data) > 0 && m.Header.Get(HdrError) == "":
-			out.Header.Set(HdrError, fmt.Sprintf("word vector of %d bytes, the model takes %d values", len(m.Data), dim))
+		case bad[i] != "":
+			out.Header.Set(HdrError, bad[i])
 		}
+		out.Header.Del(HdrReadOut)
 		s.nc.PublishMsg(out)
 	}
 	ackAll(batch)

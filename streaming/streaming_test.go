@@ -426,3 +426,46 @@ func TestVoiceSessionThroughNATSEqualsInProcess(t *testing.T) {
 		}
 	}
 }
+
+// A stream long enough for its session to self-train (16 words: the
+// first self-training on 10 scores from the 15th) is recognised through
+// NATS as in one process, the read-out travelling with the vectors.
+func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, _ := pipelineWith(t, Pipeline{Words: words})
+	var pcm []float32
+	for range 8 {
+		pcm = append(pcm, toymodels.UpDown()...)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: pcm}
+	spot := func(selfTrain bool) []rfstream.Result {
+		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.SetSelfTrain(selfTrain)
+		return append(sp.Push(a.Samples), sp.Flush()...)
+	}
+	want, plain := spot(true), spot(false)
+	last := want[len(want)-1]
+	if len(last.Words) != 16 || strings.Count(last.Text, "up") != 8 {
+		t.Fatalf("in process: %+v", last)
+	}
+	// Words 1–14 are scored with the model's read-out, 15 and 16 with the
+	// session's.
+	for i, w := range last.Words {
+		p := plain[len(plain)-1].Words[i]
+		if same := math.Abs(w.Conf-p.Conf) < 1e-9; same != (i < 14) {
+			t.Fatalf("word %d: confidence %v self-training, %v without", i+1, w.Conf, p.Conf)
+		}
+	}
+	for _, chunk := range []float64{10, 250} {
+		got := streamAll(t, nc, "adapt"+strconv.Itoa(int(chunk)), a, StreamOptions{ChunkMs: chunk, Encoding: EncF32})
+		if !sameResults(got, want) {
+			t.Fatalf("chunk %v ms: NATS results\n%+v\nin-process\n%+v", chunk, got, want)
+		}
+	}
+}

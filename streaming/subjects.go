@@ -38,6 +38,7 @@ const (
 	HdrCount    = "Rfs-Count"    // on an EOS marker: how many segments came before
 	HdrError    = "Rfs-Error"    // a stage's error about this segment
 	HdrSkipped  = "Rfs-Skipped"  // "1" on scores of a partial word shed under load
+	HdrReadOut  = "Rfs-Readout"  // on a word vector: the stream's own read-out (its class count) follows the vector
 )
 
 // Subject returns rfs.v1.<pipeline>.<kind>.<stream>.

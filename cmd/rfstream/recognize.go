@@ -96,8 +96,8 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	modelPath := fs.String("model", "", "model file (default: the digit model in the data cache, trained on FSDD when missing)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
-	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it (a live session; no self-training); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
-	sessionSelfTrain := fs.Bool("session-self-train", false, "with --session: once 10, 20, 40, … recordings have been heard, self-train on them as --adapt does and decide the ones that follow with the result; needs a model trained with --self-train")
+	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it, and self-training at checkpoints (see --session-self-train) when the model can adapt (a live session); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
+	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -105,9 +105,6 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		fs.Usage()
 		return errUsage
-	}
-	if *sessionSelfTrain && !*session {
-		return errors.New("recognize: --session-self-train needs --session")
 	}
 	if len(files) > 1 && slices.Contains(files, "-") {
 		return errors.New("recognize: - (standard input) must be the only recording")
@@ -236,7 +233,8 @@ func adaptableWordModel(path, flag string, stderr io.Writer) (*rfstream.WordClas
 }
 
 // recognizeSession recognises recordings of one voice in order, each with
-// the voice estimated from it and the ones before (rfstream.VoiceSession).
+// the voice estimated from it and the ones before (rfstream.VoiceSession),
+// self-training at the session's checkpoints unless selfTrain is false.
 func recognizeSession(files []string, rate int, modelPath string, selfTrain bool, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	var session *rfstream.VoiceSession
@@ -248,11 +246,8 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 		if wc.Model.Adapt == nil || !wc.Model.Adapt.VoiceNorm {
 			return errors.New("recognize --session: the model does not normalise voices (train one with rfstream train digits --speaker-norm mean)")
 		}
-		if selfTrain && !wc.CanAdapt() {
-			return errors.New("recognize --session-self-train: the model cannot adapt (train one with rfstream train digits --speaker-norm mean --self-train FRACTIONS)")
-		}
 		session = wc.NewVoiceSession()
-		session.SelfTrain = selfTrain
+		session.SelfTrain = session.SelfTrain && selfTrain
 		return nil
 	}
 	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
@@ -267,7 +262,7 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 			fmt.Fprintf(stderr, "rfstream recognize: %s: %v; the session goes on with its read-out\n", path, err)
 		}
 		if n := session.AdaptedOn(); n != adaptedOn {
-			fmt.Fprintf(stderr, "session: self-trained on the %d recordings so far\n", n)
+			fmt.Fprintf(stderr, "session: from %s on, decided with the self-training on the first %d recordings\n", path, n)
 		}
 		rec := wordRecognition(wc.Model.Labels, session.Score(v))
 		rec.Task, rec.Seconds = rfstream.TaskWords, a.Duration()

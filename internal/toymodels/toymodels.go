@@ -84,7 +84,13 @@ func Words() (*rfstream.WordClassifier, error) {
 
 // VoiceWords is Words trained on voice-normalised vectors (all training
 // glides one voice), so a stream of it is followed by a VoiceSession.
-func VoiceWords() (*rfstream.WordClassifier, error) {
+func VoiceWords() (*rfstream.WordClassifier, error) { return voiceWords(nil) }
+
+// AdaptableWords is VoiceWords with two self-training rounds, so a
+// stream's VoiceSession self-trains.
+func AdaptableWords() (*rfstream.WordClassifier, error) { return voiceWords([]float64{0.5, 1}) }
+
+func voiceWords(rounds []float64) (*rfstream.WordClassifier, error) {
 	w, err := Words()
 	if err != nil {
 		return nil, err
@@ -113,7 +119,7 @@ func VoiceWords() (*rfstream.WordClassifier, error) {
 		return nil, err
 	}
 	m := rfstream.NewWordModel(wc, w.Map, rls, w.Model.Labels)
-	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean}, x, labels); err != nil {
+	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, labels); err != nil {
 		return nil, err
 	}
 	return rfstream.NewWordClassifier(m)
