@@ -330,8 +330,8 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 // voice normalisation gets its vectors unchanged.
 //
 // With SelfTrain (the default for a model that can adapt), the session
-// also does what AdaptToVoice does, at checkpoints: once n = 10, 20, 40, …
-// recordings are committed, the model's self-training rounds run over all
+// also does what AdaptToVoice does, at checkpoints: once n = 10, 20, 40, …,
+// 1280 recordings are committed, the model's self-training rounds run over all
 // of them, normalised with the session's estimate at that moment and
 // starting from the model's own read-out, and the last round's read-out
 // scores the recordings from the (n + n/2)-th on (Score). The rounds run
@@ -372,6 +372,12 @@ const DefaultVoicePrior = 10
 // its gain on FSDD (91.7 % on ten recordings, one per digit, against 95.1 %
 // on all 500).
 const FirstSessionCheckpoint = 10
+
+// LastSessionCheckpoint is the last checkpoint: a longer session keeps its
+// read-out from then on and no more vectors, so a stream that runs for
+// days holds at most this many (6.5 MB for the default model) and its
+// self-training costs stay bounded.
+const LastSessionCheckpoint = FirstSessionCheckpoint << 7 // 1280
 
 // NewVoiceSession starts a session of one voice; it self-trains when the
 // model can adapt.
@@ -414,7 +420,7 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 			s.sum[i] += float64(v)
 		}
 		s.n++
-		if s.SelfTrain {
+		if s.SelfTrain && s.n <= LastSessionCheckpoint {
 			s.raw = append(s.raw, append([]float32(nil), raw...))
 		}
 	}
@@ -438,6 +444,9 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 }
 
 func isSessionCheckpoint(n int) bool {
+	if n > LastSessionCheckpoint {
+		return false
+	}
 	c := FirstSessionCheckpoint
 	for c < n {
 		c *= 2
@@ -459,6 +468,9 @@ func (s *VoiceSession) startSelfTrain(est []float32) error {
 		row := linalg.Row32(x, i)
 		copy(row, r)
 		st.Normalise(row)
+	}
+	if s.n == LastSessionCheckpoint {
+		s.raw = nil // x holds what the last self-training needs
 	}
 	p := &sessionRefit{on: s.n, applyAt: s.n + s.n/2, done: make(chan struct{})}
 	s.pending = p

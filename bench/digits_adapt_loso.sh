@@ -14,9 +14,11 @@
 #
 # A third table (SESSION=0 skips it) follows each voice as a live session:
 # recognize --session over its 500 recordings in one seeded shuffled order,
-# each normalised with the running estimate of the voice (no self-training).
+# each normalised with the running estimate of the voice, the session
+# self-training at its checkpoints (SESSION_FLAGS=--session-self-train=false
+# gives the session without it).
 #
-# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION, EXTRA override)
+# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION, SESSION_FLAGS, EXTRA override)
 set -euo pipefail
 BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
@@ -82,11 +84,11 @@ done
 [ "${SESSION:-1}" = 0 ] && exit 0
 # A live session: each voice's recordings in one shuffled order (awk's
 # generator seeded with 1), decided one after another.
-printf '\nrecognize --session (prior of 10 recordings), each voice'"'"'s 500 recordings in a seeded shuffled order:\n'
+printf '\nrecognize --session %s(prior of 10 recordings), each voice'"'"'s 500 recordings in a seeded shuffled order:\n' "${SESSION_FLAGS:+$SESSION_FLAGS }"
 printf '%-9s %14s %14s %14s %14s\n' "held-out" "first 10" "first 50" "all 500" "one at a time"
 for s in "${SPEAKERS[@]}"; do
 	mapfile -t files < <(printf '%s\n' "$FSDD"/*_"$s"_*.wav | awk 'BEGIN { srand(1) } { print rand() "\t" $0 }' | sort -k1,1g | cut -f2)
-	"$BIN" recognize --session --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.session.tsv" 2>/dev/null
+	"$BIN" recognize --session ${SESSION_FLAGS:-} --model "$OUT/$s.rfm" "${files[@]}" >"$OUT/$s.session.tsv" 2>/dev/null
 done
 awk -F'\t' '
 	function label(p,   n, a, b) { n = split(p, a, "/"); split(a[n], b, "_"); return b[1] }

@@ -84,7 +84,8 @@ func demoVoice(stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  one recording at a time:                %6.2f%%\n", accuracy(classifier.Argmax(words.ScoreRows(alone))))
 
 	// A live session: every recording in one stream, in a shuffled order,
-	// through the NATS pipeline, which follows the stream's voice.
+	// through the NATS pipeline, which follows the stream's voice and
+	// self-trains on it as it goes (rfstream.VoiceSession).
 	order, plan := datasets.SessionOrder(len(recs), 1), datasets.SessionPlan(demoVoiceSpeaker, recs, 1)
 	audio, _, err := datasets.RenderString(plan, words.Config.Audio.SampleRate, datasets.Noise{}, 1)
 	if err != nil {
