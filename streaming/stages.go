@@ -76,6 +76,13 @@ type Pipeline struct {
 	// Final words and end-of-stream results are never skipped, so only the
 	// number of partial results changes.
 	ShedPartials bool
+	// NoSelfTrain keeps each stream's voice session from self-training
+	// (rfstream.VoiceSession.SelfTrain) with an adaptable word model. The
+	// frontend stage runs every stream on one goroutine, so a stream that
+	// reaches a word its session's self-training must score before the
+	// rounds have finished holds up the others until they do: with many
+	// long streams of an adaptable model, turn it off.
+	NoSelfTrain bool
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
@@ -584,6 +591,7 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 		// state per stream).
 		if st.voice == nil {
 			st.voice = s.p.Words.NewVoiceSession()
+			st.voice.SelfTrain = st.voice.SelfTrain && !s.p.NoSelfTrain
 		}
 		if err = st.voice.Normalise(v, seg.Final); err == nil {
 			if r := st.voice.ReadOut(); r != nil {

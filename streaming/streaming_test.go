@@ -468,4 +468,9 @@ func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
 			t.Fatalf("chunk %v ms: NATS results\n%+v\nin-process\n%+v", chunk, got, want)
 		}
 	}
+	// NoSelfTrain: as the in-process spotter without self-training.
+	off, _ := pipelineWith(t, Pipeline{Words: words, NoSelfTrain: true})
+	if got := streamAll(t, off, "noadapt", a, StreamOptions{ChunkMs: 100, Encoding: EncF32}); !sameResults(got, plain) {
+		t.Fatalf("NoSelfTrain: NATS results\n%+v\nin-process without self-training\n%+v", got, plain)
+	}
 }
