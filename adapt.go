@@ -396,6 +396,23 @@ func (s *VoiceSession) AdaptedOn() int { return s.adaptedOn }
 // taken effect, or nil for the model's.
 func (s *VoiceSession) ReadOut() *classifier.RLS { return s.readOut }
 
+// Busy returns, when Normalise of the next recording (final or partial)
+// would wait for a checkpoint's self-training still running, a channel
+// closed when it has finished; otherwise nil. A caller serving many
+// sessions can set the recording aside until then instead of waiting.
+func (s *VoiceSession) Busy() <-chan struct{} {
+	p := s.pending
+	if p == nil || s.n+1 < p.applyAt {
+		return nil
+	}
+	select {
+	case <-p.done:
+		return nil
+	default:
+		return p.done
+	}
+}
+
 // Normalise normalises raw (from RawVector), in place, with the estimate
 // that includes it. With commit the recording joins the session; without,
 // the session is unchanged (a partial segment, decided again when it is

@@ -77,11 +77,12 @@ type Pipeline struct {
 	// number of partial results changes.
 	ShedPartials bool
 	// NoSelfTrain keeps each stream's voice session from self-training
-	// (rfstream.VoiceSession.SelfTrain) with an adaptable word model. The
-	// frontend stage runs every stream on one goroutine, so a stream that
-	// reaches a word its session's self-training must score before the
-	// rounds have finished holds up the others until they do: with many
-	// long streams of an adaptable model, turn it off.
+	// (rfstream.VoiceSession.SelfTrain) with an adaptable word model.
+	// Self-training costs CPU (about 3 s of two cores a checkpoint for the
+	// default adaptable model, one checkpoint at a time per model), and a
+	// stream whose next word needs rounds still running waits for them
+	// (set aside; other streams go on): with many long streams, turn it
+	// off.
 	NoSelfTrain bool
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
@@ -153,8 +154,9 @@ type Stages struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu        sync.Mutex // guards front and ended (the frontend's state)
-	decMu     sync.Mutex // guards dec and decEnded (the decoder's state)
+	releases  sync.WaitGroup // held segments not yet released (release)
+	mu        sync.Mutex     // guards front and ended (the frontend's state)
+	decMu     sync.Mutex     // guards dec and decEnded (the decoder's state)
 	stats     counters
 	front     map[string]*frontStream
 	dec       map[string]*decStream
@@ -336,6 +338,8 @@ func (s *Stages) Close() error {
 		case <-time.After(time.Until(deadline)):
 		}
 	}
+	// Segments set aside for a self-training are published once it ends.
+	s.releases.Wait()
 	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
 		for len(ch) > 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -424,6 +428,11 @@ type frontStream struct {
 	rate     int
 	segments int
 	last     time.Time
+	// held are segments set aside, in order, until the voice session's
+	// self-training they need has finished (release); heldEnd: the
+	// stream's end-of-stream marker follows them.
+	held    []rfstream.Segment
+	heldEnd bool
 }
 
 func (s *Stages) onPCM(m *nats.Msg) {
@@ -560,6 +569,15 @@ func (s *Stages) endSegments(stream string, st *frontStream) {
 	for _, seg := range st.seg.Flush() {
 		s.publishSegment(stream, st, seg)
 	}
+	if len(st.held) > 0 {
+		st.heldEnd = true
+		return
+	}
+	s.publishEnd(stream, st)
+}
+
+// publishEnd publishes a stream's end-of-stream marker.
+func (s *Stages) publishEnd(stream string, st *frontStream) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
@@ -569,8 +587,54 @@ func (s *Stages) endSegments(stream string, st *frontStream) {
 
 // publishSegment computes a segment's word vector, or for a connected
 // model its frames before splicing (frontend work), and hands it to the
-// features stage.
+// features stage. A segment whose voice session is busy self-training
+// (and every later one of its stream) is set aside instead, so that the
+// stage, which serves all streams on one goroutine, never waits for it.
 func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Segment) {
+	if len(st.held) > 0 {
+		st.held = append(st.held, seg)
+		return
+	}
+	if st.voice != nil {
+		if busy := sessionBusy(st.voice); busy != nil {
+			st.held = append(st.held, seg)
+			s.releases.Add(1)
+			go s.release(stream, st, busy)
+			return
+		}
+	}
+	s.publishSegmentNow(stream, st, seg)
+}
+
+// sessionBusy is VoiceSession.Busy (tests replace it).
+var sessionBusy = (*rfstream.VoiceSession).Busy
+
+// release publishes a stream's held segments once busy is closed, in
+// order, setting them aside again if a later one needs a self-training
+// still running, then the end-of-stream marker if it came meanwhile.
+func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
+	defer s.releases.Done()
+	<-busy
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := st.held
+	st.held = nil
+	for i, seg := range held {
+		if busy := sessionBusy(st.voice); busy != nil {
+			st.held = held[i:]
+			s.releases.Add(1)
+			go s.release(stream, st, busy)
+			return
+		}
+		s.publishSegmentNow(stream, st, seg)
+	}
+	if st.heldEnd {
+		st.heldEnd = false
+		s.publishEnd(stream, st)
+	}
+}
+
+func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.Segment) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrSeq, strconv.Itoa(seg.Seq))

@@ -474,3 +474,63 @@ func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
 		t.Fatalf("NoSelfTrain: NATS results\n%+v\nin-process without self-training\n%+v", got, plain)
 	}
 }
+
+// A stream whose voice session is busy self-training is set aside, not
+// waited for: another stream is served meanwhile, and the first one's
+// results, end-of-stream included, come once the session is free, the
+// same as in one process.
+func TestBusySessionHoldsOnlyItsOwnStream(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	var once sync.Once
+	real := sessionBusy
+	sessionBusy = func(v *rfstream.VoiceSession) <-chan struct{} {
+		if b := real(v); b != nil {
+			return b
+		}
+		// The first session to have heard three words is "busy" until
+		// the test opens the gate.
+		var held <-chan struct{}
+		if v.Recordings() == 3 {
+			once.Do(func() { held = gate })
+		}
+		return held
+	}
+	t.Cleanup(func() { sessionBusy = real })
+	nc, _ := pipelineWith(t, Pipeline{Words: words})
+	var pcm []float32
+	for range 3 {
+		pcm = append(pcm, toymodels.UpDown()...)
+	}
+	long := &frontend.Audio{Rate: 8000, Samples: pcm}
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), long.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(sp.Push(long.Samples), sp.Flush()...)
+	done := make(chan []rfstream.Result)
+	go func() {
+		var got []rfstream.Result
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		StreamAudio(ctx, nc, "toy", "held", long, StreamOptions{ChunkMs: 100, Encoding: EncF32}, func(r rfstream.Result) { got = append(got, r) })
+		done <- got
+	}()
+	// The other stream finishes while the first is held.
+	short := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	if got := streamAll(t, nc, "free", short, StreamOptions{ChunkMs: 100, Encoding: EncF32}); got[len(got)-1].Text != "up down" {
+		t.Fatalf("the other stream: %+v", got[len(got)-1])
+	}
+	select {
+	case got := <-done:
+		t.Fatalf("the held stream ended before its session was free: %+v", got[len(got)-1])
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(gate)
+	if got := <-done; !sameResults(got, want) {
+		t.Fatalf("held stream: NATS results\n%+v\nin-process\n%+v", got, want)
+	}
+}

@@ -45,7 +45,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	model := fs.String("model", "", "audio model: a word model or a connected-word model (default: the digit word model in the data cache, trained on first use)")
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
-	selfTrain := fs.Bool("session-self-train", true, "with an adaptable word model, each stream's voice session self-trains at 10, 20, 40, … words (the frontend stage waits for a session's rounds where it needs them, which holds up other streams: turn it off for many long streams)")
+	selfTrain := fs.Bool("session-self-train", true, "with an adaptable word model, each stream's voice session self-trains at 10, 20, 40, … words (each checkpoint costs a few seconds of CPU, and a stream's words wait for its rounds where they need them: turn it off for many long streams)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
