@@ -392,3 +392,44 @@ func TestShedPartialsKeepsFinalResults(t *testing.T) {
 		t.Fatal("a backlog of six streams shed no partial")
 	}
 }
+
+// FuzzWordMessage decodes arbitrary word vector messages as the features
+// stage does: an error, or a vector of the model's size and, with a
+// read-out header, a finite read-out of the model's shape.
+func FuzzWordMessage(f *testing.F) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := &Stages{p: Pipeline{Words: words}}
+	dim, out, classes := words.Config.Dim(), words.Map.OutDim(), words.Model.RLS.Classes
+	f.Add(EncodeF32(make([]float32, dim)), "")
+	f.Add(EncodeF32(make([]float32, dim+out*classes)), "2")
+	f.Add(EncodeF32(make([]float32, dim+out*classes)), "3")
+	f.Add([]byte{1, 2, 3}, "2")
+	f.Fuzz(func(t *testing.T, data []byte, readOut string) {
+		m := nats.NewMsg("x")
+		m.Data = data
+		m.Header.Set(HdrReadOut, readOut)
+		v, r, err := s.wordMessage(m, dim)
+		if err != nil {
+			return
+		}
+		if len(v) != dim {
+			t.Fatalf("a vector of %d values for a %d-value model", len(v), dim)
+		}
+		if (readOut == "") != (r == nil) {
+			t.Fatalf("header %q gave read-out %v", readOut, r)
+		}
+		if r != nil {
+			if r.Dim != out || r.Classes != classes || len(r.W.Data) != out*classes {
+				t.Fatalf("read-out %d×%d with %d weights", r.Dim, r.Classes, len(r.W.Data))
+			}
+			for _, w := range r.W.Data {
+				if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) {
+					t.Fatalf("read-out weight %v accepted", w)
+				}
+			}
+		}
+	})
+}
