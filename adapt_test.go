@@ -392,6 +392,34 @@ func TestSelfTrainingSessionAdaptsAtCheckpoints(t *testing.T) {
 	}
 }
 
+// A self-training that cannot run (a model without rounds, SelfTrain set
+// by hand) is an error at the checkpoint, and the recording is normalised
+// all the same.
+func TestFailedSessionSelfTrainingLosesNoRecording(t *testing.T) {
+	m, _ := adaptableModel(t, nil)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 6, 300, 1.3)
+	s, plain := c.NewVoiceSession(), c.NewVoiceSession()
+	if s.SelfTrain {
+		t.Fatal("a session of a model that cannot adapt self-trains")
+	}
+	s.SelfTrain = true
+	for i := 0; i < 12; i++ {
+		got, want := slices.Clone(linalg.Row32(voice, i)), slices.Clone(linalg.Row32(voice, i))
+		err := s.Normalise(got, true)
+		if (err != nil) != (i == 9) {
+			t.Fatalf("recording %d: error %v", i+1, err)
+		}
+		plain.Normalise(want, true)
+		if !slices.Equal(got, want) || !slices.Equal(s.Score(got), plain.Score(want)) {
+			t.Fatalf("recording %d normalised or scored differently", i+1)
+		}
+	}
+}
+
 // A model without adaptation stays format version 1, which older builds
 // read; an adaptable one is version 2, and a version-1 file claiming an
 // adaptation is refused as damaged.

@@ -382,8 +382,9 @@ func (w *WordSpotter) results(segs []Segment, end bool) []Result {
 		// Only a final segment joins the voice's estimate: a partial one is
 		// the same word, heard again when it ends.
 		if err := w.voice.Normalise(v, s.Final); err != nil {
+			// Only a self-training can fail here; the word is still
+			// normalised and is recognised with the read-out in use.
 			out = append(out, w.tr.Error(s, err))
-			continue
 		}
 		out = append(out, w.tr.Add(s, w.voice.Score(v)))
 	}

@@ -657,11 +657,14 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 			st.voice = s.p.Words.NewVoiceSession()
 			st.voice.SelfTrain = st.voice.SelfTrain && !s.p.NoSelfTrain
 		}
-		if err = st.voice.Normalise(v, seg.Final); err == nil {
-			if r := st.voice.ReadOut(); r != nil {
-				m.Header.Set(HdrReadOut, strconv.Itoa(r.Classes))
-				v = append(v, r.W.Data[:r.Dim*r.Classes]...)
-			}
+		if e := st.voice.Normalise(v, seg.Final); e != nil {
+			// Only a self-training can fail here (as in WordSpotter, the
+			// word goes on with the read-out in use).
+			s.errorResult(stream, "word at %.2fs: %v", seg.Start, e)
+		}
+		if r := st.voice.ReadOut(); r != nil {
+			m.Header.Set(HdrReadOut, strconv.Itoa(r.Classes))
+			v = append(v, r.W.Data[:r.Dim*r.Classes]...)
 		}
 	}
 	switch {
