@@ -64,7 +64,8 @@ func main() {
 		log.Fatal(err)
 	}
 	defer worker.Close()
-	stages, err := streaming.Start(worker, streaming.Pipeline{Name: "live", Words: words, NoSelfTrain: *noSelfTrain})
+	stages, err := streaming.Start(worker, streaming.Pipeline{Name: "live", Words: words, NoSelfTrain: *noSelfTrain},
+		streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 	if err != nil {
 		log.Fatal(err)
 	}
