@@ -260,6 +260,34 @@ func (c *WordClassifier) selfTrain(x blas32.General, fullRefit bool) (*VoiceAdap
 	return res, nil
 }
 
+// trainingAccumulator returns the statistics of the training rows,
+// accumulating them on first use.
+func (c *WordClassifier) trainingAccumulator(trainX blas32.General, trainY []int) (*classifier.RLSAccumulator, error) {
+	c.training.once.Do(func() {
+		acc := classifier.NewRLSAccumulator(c.Map.OutDim(), c.Model.RLS.Classes)
+		c.training.err = streamRows(c.Map, trainX, trainY, identityOrder(trainX.Rows), 4096, nil, acc.Add)
+		c.training.acc = acc
+	})
+	return c.training.acc, c.training.err
+}
+
+// PrepareAdaptation accumulates, if it has not yet, what every
+// self-training refit of the model shares (its training rows' statistics:
+// about a second for the default adaptable model), so that the first
+// adaptation does not wait for it. It does nothing for a model that
+// cannot adapt or refits in the dual form.
+func (c *WordClassifier) PrepareAdaptation() error {
+	if !c.CanAdapt() {
+		return nil
+	}
+	trainX, trainY, err := c.adaptationRows()
+	if err != nil || trainX.Rows < c.Map.OutDim() {
+		return err
+	}
+	_, err = c.trainingAccumulator(trainX, trainY)
+	return err
+}
+
 // trainingStats holds ZᵀZ and ZᵀY of an adaptable model's training rows
 // for the self-training refits, computed on first use.
 type trainingStats struct {
@@ -298,15 +326,10 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 			return r, err
 		}, nil
 	}
-	c.training.once.Do(func() {
-		acc := classifier.NewRLSAccumulator(c.Map.OutDim(), classes)
-		c.training.err = streamRows(c.Map, trainX, trainY, identityOrder(trainX.Rows), 4096, nil, acc.Add)
-		c.training.acc = acc
-	})
-	if c.training.err != nil {
-		return nil, c.training.err
+	base, err := c.trainingAccumulator(trainX, trainY)
+	if err != nil {
+		return nil, err
 	}
-	base := c.training.acc
 	return func(rows, labels []int) (*classifier.RLS, error) {
 		acc := base.Clone()
 		picked := linalg.NewGeneral32(len(rows), zx.Cols)

@@ -143,6 +143,20 @@ func TestCachedRefitsAdaptAsFullRefits(t *testing.T) {
 			t.Fatalf("score %d: %v cached, %v full", i, got.Scores.Data[i], v)
 		}
 	}
+	// Accumulating the training statistics beforehand, while a session
+	// might be using them, changes nothing.
+	c2, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go c2.PrepareAdaptation()
+	if err := c2.PrepareAdaptation(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := c2.AdaptToVoice(voice)
+	if err != nil || !slices.Equal(again.Scores.Data, got.Scores.Data) {
+		t.Fatalf("after PrepareAdaptation: %v, scores equal %v", err, err == nil && slices.Equal(again.Scores.Data, got.Scores.Data))
+	}
 }
 
 // The voice's mean spectrum is removed before scoring: the same offset per

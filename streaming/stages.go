@@ -206,6 +206,11 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			switch n {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
+				if p.Words != nil && !p.NoSelfTrain {
+					// The sessions' first self-training need not pay for
+					// what all of them share (an error comes back then).
+					go p.Words.PrepareAdaptation()
+				}
 			case StageFeatures:
 				s.vectorCh = make(chan work, 4096)
 				err = s.stateless(toFeatures, QueueFeatures, s.vectorCh)
