@@ -190,3 +190,17 @@ func PlanStrings(recs []Recording, o StringOptions) ([]StringPlan, error) {
 // DigitWords are the English names of the digits 0–9, as FSDD labels them
 // by index and as a synthesiser should say them.
 var DigitWords = [10]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+
+// SpeakerSession lists the FSDD recordings in dir and plans speaker's as
+// one session in the demo's order (SessionPlan, seed 1).
+func SpeakerSession(dir, speaker string) (StringPlan, error) {
+	all, err := FSDD(dir)
+	if err != nil {
+		return StringPlan{}, err
+	}
+	_, recs := SpeakerSplit(all, speaker)
+	if len(recs) == 0 {
+		return StringPlan{}, fmt.Errorf("fsdd: no recordings of speaker %q in %s", speaker, dir)
+	}
+	return SessionPlan(speaker, recs, 1), nil
+}

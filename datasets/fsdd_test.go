@@ -82,6 +82,12 @@ func TestFSDDNamesAndSplits(t *testing.T) {
 	if s := Speakers(recs); len(s) != 2 || s[0] != "george" {
 		t.Fatalf("speakers %v", s)
 	}
+	if p, err := SpeakerSession(dir, "theo"); err != nil || len(p.Parts) != 2 || p.Parts[0].Speaker != "theo" || p.Parts[1].Speaker != "theo" {
+		t.Fatalf("theo's session %+v (%v)", p, err)
+	}
+	if _, err := SpeakerSession(dir, "nobody"); err == nil || !strings.Contains(err.Error(), `"nobody"`) {
+		t.Fatalf("unknown speaker error %v", err)
+	}
 	touch(t, dir, "x_bad.wav")
 	if _, err := FSDD(dir); err == nil || !strings.Contains(err.Error(), "x_bad.wav") {
 		t.Fatalf("bad name error %v", err)

@@ -39,17 +39,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	all, err := datasets.FSDD(*fsdd)
+	plan, err := datasets.SpeakerSession(*fsdd, *speaker) // the demo's order
 	if err != nil {
 		log.Fatal(err)
 	}
-	var recs []datasets.Recording
-	for _, r := range all {
-		if r.Speaker == *speaker {
-			recs = append(recs, r)
-		}
-	}
-	plan := datasets.SessionPlan(*speaker, recs, 1) // the demo's order
 	audio, _, err := datasets.RenderString(plan, words.Config.Audio.SampleRate, datasets.Noise{}, 1)
 	if err != nil {
 		log.Fatal(err)

@@ -59,22 +59,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	all, err := datasets.FSDD(*fsdd)
-	if err != nil {
-		log.Fatal(err)
-	}
 	class := map[string]int{}
 	for i, l := range m.Labels {
 		class[l] = i
 	}
-	var recs []datasets.Recording
-	for _, r := range all {
-		if r.Speaker == *speaker {
-			recs = append(recs, r)
-		}
-	}
 	rate := words.Config.Audio.SampleRate
-	plan := datasets.SessionPlan(*speaker, recs, 1) // the demo's order
+	plan, err := datasets.SpeakerSession(*fsdd, *speaker) // the demo's order
+	if err != nil {
+		log.Fatal(err)
+	}
 	audio, spans, err := datasets.RenderString(plan, rate, datasets.Noise{}, 1)
 	if err != nil {
 		log.Fatal(err)
@@ -164,7 +157,7 @@ func main() {
 		bounded.add(bg, fv, want)
 	}
 	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
-	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(recs), audio.Duration(), finals, matched)
+	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(plan.Parts), audio.Duration(), finals, matched)
 	files.print("detector as for files", matched)
 	bounded.print("detector over the segmenter's background (WordVectorOverBackground)", matched)
 	fmt.Printf("    region's start against the file's, s: %s\n", percentiles(startShift))
