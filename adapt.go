@@ -308,8 +308,9 @@ func newTrainingStats() *trainingStats { return &trainingStats{slot: make(chan s
 // training rows' share of ZᵀZ and ZᵀY is the same in every round, so it is
 // accumulated once (and kept for the classifier's later adaptations) and
 // each round adds only the voice's rows to a copy: one pass of the ~3500
-// training rows through the map instead of one per round. The sums then come in another order than FitRLS's, which moves
-// scores in their last bits (the tests check that decisions stay).
+// training rows through the map instead of one per round. The sums then
+// come in another order than FitRLS's, which moves scores in their last
+// bits (the tests check that decisions stay).
 func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows, labels []int) (*classifier.RLS, error), error) {
 	a := c.Model.Adapt
 	trainX, trainY, err := c.adaptationRows()
