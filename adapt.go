@@ -535,15 +535,8 @@ func (s *VoiceSession) startSelfTrain(est []float32) error {
 // Score returns the class scores of a vector Normalise has normalised,
 // from the session's read-out (ReadOut) or the model's.
 func (s *VoiceSession) Score(v []float32) []float32 {
-	if s.readOut == nil {
-		return s.c.Score(v)
-	}
 	x := blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
-	z := linalg.NewGeneral32(1, s.c.Map.OutDim())
-	s.c.Map.Apply(z, x)
-	out := linalg.NewGeneral32(1, s.readOut.Classes)
-	s.readOut.Scores(out, z)
-	return out.Data
+	return s.c.ScoreRowsWith(x, []*classifier.RLS{s.readOut}).Data
 }
 
 // NormaliseVoice removes, in place, the statistics of the voice whose

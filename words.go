@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -112,13 +113,7 @@ func (c *WordClassifier) NormaliseAlone(v []float32) {
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the
 // map-and-read-out half, batched.
-func (c *WordClassifier) ScoreRows(x blas32.General) blas32.General {
-	z := linalg.NewGeneral32(x.Rows, c.Map.OutDim())
-	c.Map.Apply(z, x)
-	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
-	c.Model.RLS.Scores(s, z)
-	return s
-}
+func (c *WordClassifier) ScoreRows(x blas32.General) blas32.General { return c.ScoreRowsWith(x, nil) }
 
 // ScoreRowsWith is ScoreRows with, for each row whose readOuts entry is
 // not nil, that read-out in place of the model's (a session's own,
@@ -127,7 +122,9 @@ func (c *WordClassifier) ScoreRowsWith(x blas32.General, readOuts []*classifier.
 	z := linalg.NewGeneral32(x.Rows, c.Map.OutDim())
 	c.Map.Apply(z, x)
 	s := linalg.NewGeneral32(x.Rows, c.Model.RLS.Classes)
-	c.Model.RLS.Scores(s, z)
+	if len(readOuts) < x.Rows || slices.Contains(readOuts, nil) {
+		c.Model.RLS.Scores(s, z)
+	}
 	for i, r := range readOuts {
 		if r != nil {
 			r.Scores(linalg.Rows32(s, i, i+1), linalg.Rows32(z, i, i+1))
