@@ -360,6 +360,16 @@ func NewWordSpotter(c *WordClassifier, cfg SpotterConfig, rate int) (*WordSpotte
 	return &WordSpotter{seg: seg, cls: c, voice: c.NewVoiceSession(), tr: Transcript{Labels: c.Model.Labels}}, nil
 }
 
+// Session is the voice session the spotter's words join.
+func (w *WordSpotter) Session() *VoiceSession { return w.voice }
+
+// SetSession makes the spotter's words join s, a session other spotters
+// of the same voice share (one spotter after another: a session is not
+// safe for concurrent use), instead of a session of its own; call it
+// before the first Push. So a voice's recordings, each its own stream,
+// teach the session as one long stream would.
+func (w *WordSpotter) SetSession(s *VoiceSession) { w.voice = s }
+
 // SetSelfTrain turns the stream's session self-training (on by default
 // when the model can adapt: VoiceSession.SelfTrain) on or off; call it
 // before the first Push.

@@ -24,6 +24,11 @@ type StreamOptions struct {
 	// stored (a durable pipeline must be serving); the message id
 	// <stream>/<seq> lets the server drop a retried copy.
 	Durable bool
+	// Voice names the voice speaking (HdrVoice): the pipeline's streams
+	// that name the same voice share one voice session, so with an
+	// adaptable word model each recording learns from the ones before it
+	// (rfstream.VoiceSession). Empty: the stream is a voice of its own.
+	Voice string
 	// OnEOS, when set, is called right after the end-of-stream message is
 	// published (the benchmark's latency clock).
 	OnEOS func()
@@ -35,6 +40,11 @@ type StreamOptions struct {
 func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a *frontend.Audio, o StreamOptions, onResult func(rfstream.Result)) (rfstream.Result, error) {
 	if err := CheckName("stream", stream); err != nil {
 		return rfstream.Result{}, err
+	}
+	if o.Voice != "" {
+		if err := CheckName("voice", o.Voice); err != nil {
+			return rfstream.Result{}, err
+		}
 	}
 	if o.ChunkMs <= 0 {
 		o.ChunkMs = 100
@@ -103,6 +113,9 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		m.Header.Set(HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
 		m.Header.Set(HdrEncoding, o.Encoding)
+		if o.Voice != "" {
+			m.Header.Set(HdrVoice, o.Voice)
+		}
 		if end == len(a.Samples) {
 			m.Header.Set(HdrEOS, "1")
 		}

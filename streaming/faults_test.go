@@ -246,6 +246,7 @@ func TestGoodStreamUnaffectedByConcurrentBadMessages(t *testing.T) {
 		}{
 			{KindPCM, map[string]string{HdrRate: "8000", HdrEncoding: "opus"}, []byte{1, 2}},
 			{KindPCM, map[string]string{HdrRate: "-5"}, []byte{1, 2}},
+			{KindPCM, map[string]string{HdrRate: "8000", HdrVoice: "two words"}, []byte{1, 2}},
 			{KindPCM, map[string]string{HdrRate: "8000"}, []byte{1, 2, 3}},
 			{KindPCM, map[string]string{HdrRate: "8000", HdrEOS: "1"}, make([]byte, MaxChunkBytes+2)},
 			{KindVector, map[string]string{}, []byte{9}},

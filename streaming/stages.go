@@ -84,6 +84,17 @@ type Pipeline struct {
 	// (set aside; other streams go on): with many long streams, turn it
 	// off.
 	NoSelfTrain bool
+	// MaxVoices bounds how many named voices (HdrVoice) the frontend
+	// stage keeps sessions for (default 64). A session holds up to
+	// rfstream.LastSessionCheckpoint word vectors (about 6.5 MB for the
+	// default adaptable model), so the bound is one on memory. A new voice
+	// beyond it replaces the one heard least recently that no live stream
+	// names; when every one is in use, the new stream gets a session of
+	// its own and an error result says so.
+	MaxVoices int
+	// VoiceIdle drops a named voice's session after this long without a
+	// word from any of its streams (default 24 h).
+	VoiceIdle time.Duration
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
@@ -108,6 +119,12 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Batch <= 0 {
 		p.Batch = 64
+	}
+	if p.MaxVoices <= 0 {
+		p.MaxVoices = 64
+	}
+	if p.VoiceIdle <= 0 {
+		p.VoiceIdle = 24 * time.Hour
 	}
 	if p.AckWait <= 0 {
 		p.AckWait = DefaultAckWait
@@ -155,10 +172,11 @@ type Stages struct {
 	wg   sync.WaitGroup
 
 	releases  sync.WaitGroup // held segments not yet released (release)
-	mu        sync.Mutex     // guards front and ended (the frontend's state)
+	mu        sync.Mutex     // guards front, ended and voices (the frontend's state)
 	decMu     sync.Mutex     // guards dec and decEnded (the decoder's state)
 	stats     counters
 	front     map[string]*frontStream
+	voices    map[string]*namedVoice
 	dec       map[string]*decStream
 	ended     map[string]endedStream
 	decEnded  map[string]time.Time
@@ -183,7 +201,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	if len(names) == 0 {
 		names = AllStages
 	}
-	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{},
+	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
 		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
 	if p.Durable {
 		// Whatever stages run here, the store exists before clients publish.
@@ -428,11 +446,15 @@ type endedStream struct {
 // frontStream is the frontend stage's state for one stream.
 type frontStream struct {
 	reorder
-	seg      *rfstream.Segmenter
-	voice    *rfstream.VoiceSession // isolated words: the stream's voice
-	rate     int
-	segments int
-	last     time.Time
+	seg   *rfstream.Segmenter
+	voice *rfstream.VoiceSession // isolated words: the stream's voice
+	// voiceName is the voice the stream named (HdrVoice), whose session
+	// it shares with the voice's other streams; "" for a session of its
+	// own.
+	voiceName string
+	rate      int
+	segments  int
+	last      time.Time
 	// held are segments set aside, in order, until the voice session's
 	// self-training they need has finished (release); heldEnd: the
 	// stream's end-of-stream marker follows them.
@@ -534,6 +556,12 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	if err != nil {
 		return fail("%v", err)
 	}
+	voice := m.Header.Get(HdrVoice)
+	if voice != "" {
+		if err := CheckName("voice", voice); err != nil {
+			return fail("%s header: %v; message dropped", HdrVoice, err)
+		}
+	}
 	if st.seg == nil {
 		if rate <= 0 {
 			return fail("the first message of a stream needs an %s header", HdrRate)
@@ -543,8 +571,17 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 			return fail("%v", err)
 		}
 		st.seg, st.rate = seg, rate
+		st.voiceName = voice
+		if voice != "" && s.p.Words != nil {
+			// A named voice is claimed when its stream starts, so a live
+			// stream keeps its session from being forgotten. (A
+			// connected-word model has no voice sessions.)
+			st.voice = s.streamVoice(stream, voice)
+		}
 	} else if rate != st.rate {
 		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
+	} else if voice != "" && voice != st.voiceName {
+		return fail("voice changed from %q to %q within the stream; message dropped", st.voiceName, voice)
 	}
 	enc := EncS16
 	if m.Header != nil && m.Header.Get(HdrEncoding) != "" {
@@ -639,6 +676,62 @@ func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
 	}
 }
 
+// namedVoice is a voice's session in the frontend stage, shared by every
+// stream that names the voice (HdrVoice).
+type namedVoice struct {
+	session *rfstream.VoiceSession
+	last    time.Time // when a stream of the voice last finished a word
+}
+
+// streamVoice returns the session of the voice a stream names, with s.mu
+// held, creating it when the voice is new.
+func (s *Stages) streamVoice(stream, name string) *rfstream.VoiceSession {
+	if v := s.voices[name]; v != nil {
+		return v.session
+	}
+	if len(s.voices) < s.p.MaxVoices || s.forgetVoice() {
+		v := &namedVoice{session: s.newVoiceSession(), last: time.Now()}
+		s.voices[name] = v
+		return v.session
+	}
+	s.errorResult(stream, "all %d voice sessions are in use by live streams: voice %q gets a session for this stream only", s.p.MaxVoices, name)
+	return s.newVoiceSession()
+}
+
+func (s *Stages) newVoiceSession() *rfstream.VoiceSession {
+	v := s.p.Words.NewVoiceSession()
+	v.SelfTrain = v.SelfTrain && !s.p.NoSelfTrain
+	return v
+}
+
+// forgetVoice drops the named voice heard least recently that no live
+// stream names, with s.mu held, and reports whether there was one.
+func (s *Stages) forgetVoice() bool {
+	live := s.liveVoices()
+	oldest := ""
+	for name, v := range s.voices {
+		if !live[name] && (oldest == "" || v.last.Before(s.voices[oldest].last)) {
+			oldest = name
+		}
+	}
+	if oldest == "" {
+		return false
+	}
+	delete(s.voices, oldest)
+	return true
+}
+
+// liveVoices are the voices named by streams that have not ended.
+func (s *Stages) liveVoices() map[string]bool {
+	live := map[string]bool{}
+	for _, st := range s.front {
+		if st.voiceName != "" {
+			live[st.voiceName] = true
+		}
+	}
+	return live
+}
+
 func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.Segment) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
@@ -659,8 +752,12 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 		// read-out travels with the vector (the features stage keeps no
 		// state per stream).
 		if st.voice == nil {
-			st.voice = s.p.Words.NewVoiceSession()
-			st.voice.SelfTrain = st.voice.SelfTrain && !s.p.NoSelfTrain
+			st.voice = s.newVoiceSession()
+		}
+		if seg.Final && st.voiceName != "" {
+			if v := s.voices[st.voiceName]; v != nil && v.session == st.voice {
+				v.last = time.Now()
+			}
 		}
 		if e := st.voice.Normalise(v, seg.Final); e != nil {
 			// Only a self-training can fail here (as in WordSpotter, the
@@ -1069,6 +1166,14 @@ func (s *Stages) sweep() {
 			for name, e := range s.ended {
 				if now.Sub(e.at) > 10*s.p.IdleTimeout {
 					delete(s.ended, name)
+				}
+			}
+			if len(s.voices) > 0 {
+				live := s.liveVoices()
+				for name, v := range s.voices {
+					if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
+						delete(s.voices, name)
+					}
 				}
 			}
 			s.mu.Unlock()

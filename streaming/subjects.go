@@ -39,6 +39,7 @@ const (
 	HdrError    = "Rfs-Error"    // a stage's error about this segment
 	HdrSkipped  = "Rfs-Skipped"  // "1" on scores of a partial word shed under load
 	HdrReadOut  = "Rfs-Readout"  // on a word vector: the stream's own read-out (its class count) follows the vector
+	HdrVoice    = "Rfs-Voice"    // on PCM: the voice speaking; streams that name the same voice share its session
 )
 
 // Subject returns rfs.v1.<pipeline>.<kind>.<stream>.

@@ -54,12 +54,18 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON result per line")
 	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the digit word model in the data cache)")
 	chunk := fs.Float64("chunk-ms", 100, "audio per message")
+	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (with --nats: the embedded pipeline lasts one stream)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errUsage
+	}
+	if *voice != "" {
+		if err := streaming.CheckName("voice", *voice); err != nil {
+			return err
+		}
 	}
 	a, err := readAudio(fs.Arg(0), *rate, stdin)
 	if err != nil {
@@ -83,7 +89,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
 	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
-		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Timeout: time.Duration(a.Duration()+30) * time.Second},
+		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Voice: *voice, Timeout: time.Duration(a.Duration()+30) * time.Second},
 		func(r rfstream.Result) { printResult(stdout, r, *asJSON) })
 	if err != nil {
 		return err

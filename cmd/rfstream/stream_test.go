@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/streaming"
 )
 
 // TestStreamCommandJSON runs `rfstream stream` alone (its own embedded
@@ -94,5 +96,87 @@ func TestStreamCommandConnectedModel(t *testing.T) {
 	if first.Final || !last.EOS || last.Text != "up down" || len(last.Words) != 2 ||
 		!(last.Words[0].End < last.Words[1].Start) || !(last.Words[1].Conf > 0) {
 		t.Fatalf("first result %+v, last %+v; want a partial first and \"up down\" last", first, last)
+	}
+}
+
+// TestStreamCommandVoice: `stream --voice` names the voice to a pipeline
+// that outlives the command (--nats), so an adaptable model's session
+// carries from one run to the next: the second run's confidences are the
+// in-process spotter's that continues the first's session, not a fresh
+// one's. A malformed name is refused before anything is sent.
+func TestStreamCommandVoice(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := srv.Connect("stages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := streaming.Start(nc, streaming.Pipeline{Name: "rfs", Words: words}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	wav := filepath.Join(t.TempDir(), "updown.wav")
+	var b bytes.Buffer
+	if err := frontend.EncodeWAVFloat32(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(wav, b.Bytes(), 0o644)
+	// In process: two spotters sharing a session, and a fresh one.
+	spot := func(s *rfstream.VoiceSession) (rfstream.Result, *rfstream.VoiceSession) {
+		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s != nil {
+			sp.SetSession(s)
+		}
+		r := append(sp.Push(a.Samples), sp.Flush()...)
+		return r[len(r)-1], sp.Session()
+	}
+	fresh, session := spot(nil)
+	second, _ := spot(session)
+	last := func(args ...string) rfstream.Result {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"stream", "--fast", "--json", "--nats", srv.ClientURL()}, append(args, wav)...), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		var r rfstream.Result
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	confs := func(r rfstream.Result) string {
+		var c []string
+		for _, w := range r.Words {
+			c = append(c, w.Word+strconv.FormatFloat(w.Conf, 'f', 5, 64))
+		}
+		return strings.Join(c, " ")
+	}
+	for i, want := range []rfstream.Result{fresh, second} {
+		if got := last("--voice", "cli-voice"); confs(got) != confs(want) {
+			t.Fatalf("run %d with --voice: %s, want %s", i+1, confs(got), confs(want))
+		}
+	}
+	if confs(second) == confs(fresh) {
+		t.Fatal("the toy model's second recording of a voice scores as the first: the test cannot tell sessions apart")
+	}
+	if got := last(); confs(got) != confs(fresh) {
+		t.Fatalf("without --voice: %s, want a fresh session's %s", confs(got), confs(fresh))
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"stream", "--fast", "--nats", srv.ClientURL(), "--voice", "a b", wav}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "voice name") {
+		t.Fatalf("--voice 'a b': exit %d, %s", code, errb.String())
 	}
 }

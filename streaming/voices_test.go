@@ -1,0 +1,171 @@
+package streaming
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/toymodels"
+)
+
+// voiceSpotting runs in-process spotters over one two-word recording of
+// the adaptable toy model: spot(nil) is a stream of its own voice,
+// spot(session) a stream of the voice whose session that is.
+func voiceSpotting(t *testing.T) (*rfstream.WordClassifier, *frontend.Audio, func(*rfstream.VoiceSession) ([]rfstream.Result, *rfstream.VoiceSession)) {
+	t.Helper()
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	spot := func(session *rfstream.VoiceSession) ([]rfstream.Result, *rfstream.VoiceSession) {
+		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if session != nil {
+			sp.SetSession(session)
+		}
+		return append(sp.Push(a.Samples), sp.Flush()...), sp.Session()
+	}
+	return words, a, spot
+}
+
+// Streams that name one voice share its session: eight two-word streams
+// of one voice, one after another, are recognised through NATS as eight
+// in-process spotters sharing a session. The session carries over (from
+// the second stream on the words differ from a stream of its own) and
+// self-trains across the streams (its first checkpoint, on 10 words, scores
+// the 15th and 16th, in the eighth stream); another voice starts afresh.
+func TestNamedVoiceSpansStreams(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	nc, _ := pipelineWith(t, Pipeline{Words: words})
+	alone, _ := spot(nil)
+	var session *rfstream.VoiceSession
+	for i := range 8 {
+		var want []rfstream.Result
+		want, session = spot(session)
+		got := streamAll(t, nc, "alice"+strconv.Itoa(i), a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "alice"})
+		if !sameResults(got, want) {
+			t.Fatalf("stream %d of the voice: NATS results\n%+v\nin-process\n%+v", i+1, got, want)
+		}
+		if first := i == 0; sameResults(got, alone) != first {
+			t.Fatalf("stream %d of the voice: same as a stream of its own %v, want %v\n%+v", i+1, !first, first, got)
+		}
+	}
+	if session.Recordings() != 16 || session.AdaptedOn() != 10 {
+		t.Fatalf("in-process session: %d words, read-out self-trained on %d; want 16 and 10", session.Recordings(), session.AdaptedOn())
+	}
+	if got := streamAll(t, nc, "bob0", a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "bob"}); !sameResults(got, alone) {
+		t.Fatalf("a new voice's first stream:\n%+v\nwant a stream of its own:\n%+v", got, alone)
+	}
+}
+
+func voiceNames(st *Stages) []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var names []string
+	for n := range st.voices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// The frontend keeps at most MaxVoices sessions, forgetting the voice heard
+// least recently; a forgotten voice starts afresh. When every session is in
+// use by a live stream, a new voice's stream is served with a session of
+// its own and told so.
+func TestVoicesAreBounded(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	nc, st := pipelineWith(t, Pipeline{Words: words, MaxVoices: 2})
+	alone, _ := spot(nil)
+	second, session := spot(nil)
+	second, _ = spot(session)
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32}
+	for i, voice := range []string{"a", "b", "a", "c"} {
+		o.Voice = voice
+		streamAll(t, nc, "bound"+strconv.Itoa(i), a, o)
+	}
+	if got := voiceNames(st); strings.Join(got, " ") != "a c" {
+		t.Fatalf("voices kept: %v, want a and c (b heard least recently)", got)
+	}
+	o.Voice = "b"
+	if got := streamAll(t, nc, "bound-b", a, o); !sameResults(got, alone) {
+		t.Fatalf("a forgotten voice:\n%+v\nwant a fresh session's\n%+v", got, alone)
+	}
+	o.Voice = "b" // b replaced a, the least recent now
+	if got := streamAll(t, nc, "bound-b2", a, o); !sameResults(got, second) {
+		t.Fatalf("the voice's second stream:\n%+v\nwant\n%+v", got, second)
+	}
+
+	// Two live streams (no end-of-stream yet) hold both sessions.
+	for _, v := range []string{"x", "y"} {
+		b, _ := EncodePCM(make([]float32, 800), EncF32)
+		publish(t, nc, "open-"+v, 0, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: v})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Join(voiceNames(st), " ") != "x y" {
+		if time.Now().After(deadline) {
+			t.Fatalf("voices kept: %v, want the live streams' x and y", voiceNames(st))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	o.Voice = "z"
+	got := streamAll(t, nc, "crowded", a, o)
+	var rest []rfstream.Result
+	refused := 0
+	for _, r := range got {
+		if strings.Contains(r.Error, "in use by live streams") {
+			refused++
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if refused != 1 || !sameResults(rest, alone) {
+		t.Fatalf("a voice beyond MaxVoices while all are live:\n%+v\nwant one error and a stream of its own:\n%+v", got, alone)
+	}
+	if got := voiceNames(st); strings.Join(got, " ") != "x y" {
+		t.Fatalf("voices kept: %v, want x and y", got)
+	}
+}
+
+// A voice no stream has used for VoiceIdle is forgotten.
+func TestIdleVoicesAreForgotten(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	nc, st := pipelineWith(t, Pipeline{Words: words, IdleTimeout: 200 * time.Millisecond, VoiceIdle: 100 * time.Millisecond})
+	alone, _ := spot(nil)
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "idle"}
+	streamAll(t, nc, "idle0", a, o)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(voiceNames(st)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("voices kept after VoiceIdle: %v", voiceNames(st))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := streamAll(t, nc, "idle1", a, o); !sameResults(got, alone) {
+		t.Fatalf("a forgotten voice:\n%+v\nwant a fresh session's\n%+v", got, alone)
+	}
+}
+
+// A malformed voice name, or a voice that changes within a stream, is
+// refused like a changed sample rate: an error result, the message dropped.
+func TestBadVoiceHeaders(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{})
+	b, _ := EncodePCM(make([]float32, 800), EncF32)
+	ch := resultsOf(t, nc, "badvoice")
+	publish(t, nc, "badvoice", 0, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: "two words"})
+	publish(t, nc, "badvoice", 1, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: "a"})
+	publish(t, nc, "badvoice", 2, b, map[string]string{HdrEncoding: EncF32, HdrVoice: "b"})
+	publish(t, nc, "badvoice", 3, b, map[string]string{HdrEncoding: EncF32, HdrEOS: "1"})
+	expectResults(t, collect(t, ch, 5*time.Second), "voice name", `voice changed from "a" to "b"`, "")
+	if _, err := StreamAudio(t.Context(), nc, "toy", "v", &frontend.Audio{Rate: 8000, Samples: make([]float32, 80)},
+		StreamOptions{Voice: strings.Repeat("v", 129)}, nil); err == nil || !strings.Contains(err.Error(), "voice name") {
+		t.Fatalf("StreamAudio with a 129-character voice: %v", err)
+	}
+}
