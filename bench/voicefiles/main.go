@@ -1,0 +1,103 @@
+// Command voicefiles asks what a voice gains when each of its recordings
+// is its own stream but the streams name the voice (streaming.HdrVoice:
+// they share one voice session), against streams that are each a voice
+// of their own. It plays one FSDD speaker's recordings in the order `make
+// demo` part 5 uses (datasets.SpeakerSession), one after another, each
+// through a fresh in-process WordSpotter (what the NATS pipeline computes,
+// tests/TestNamedVoiceSpansStreams), and counts a recording right when the
+// end-of-stream text is its digit:
+//
+//   - alone: every recording its own session;
+//   - named voice: the spotters share one session, self-training at its
+//     checkpoints (the default for an adaptable model);
+//   - named voice without self-training: the shared session only moves
+//     the voice's mean-spectrum estimate.
+//
+// usage: go run ./bench/voicefiles [--model M --fsdd DIR --speaker S]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+)
+
+func main() {
+	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "an adaptable word model trained without the speaker")
+	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
+	speaker := flag.String("speaker", "george", "the voice whose recordings are streamed")
+	flag.Parse()
+	m, err := rfstream.LoadModel(*modelPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	words, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := datasets.SpeakerSession(*fsdd, *speaker)
+	if err != nil {
+		log.Fatal(err)
+	}
+	audio := make([]*frontend.Audio, len(plan.Parts))
+	for i, r := range plan.Parts {
+		f, err := os.Open(r.Path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		audio[i], err = frontend.ReadWAV(f)
+		f.Close()
+		if err != nil {
+			log.Fatalf("%s: %v", r.Path, err)
+		}
+	}
+	// run plays every recording as its own stream; with a session they all
+	// join it, without each has its own.
+	run := func(session *rfstream.VoiceSession) (right, errs int) {
+		for i, a := range audio {
+			sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if session != nil {
+				sp.SetSession(session)
+			}
+			res := append(sp.Push(a.Samples), sp.Flush()...)
+			for _, r := range res {
+				if r.Error != "" {
+					errs++
+				}
+			}
+			if res[len(res)-1].Text == plan.Parts[i].Label {
+				right++
+			}
+		}
+		return right, errs
+	}
+	fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", *speaker, len(audio), *modelPath)
+	fmt.Printf("%-40s %9s %7s %8s\n", "sessions", "accuracy", "errors", "seconds")
+	for _, c := range []struct {
+		name      string
+		named     bool
+		selfTrain bool
+	}{
+		{"alone (each stream a voice of its own)", false, false},
+		{"named voice, self-training", true, true},
+		{"named voice, no self-training", true, false},
+	} {
+		start := time.Now()
+		var session *rfstream.VoiceSession
+		if c.named {
+			session = words.NewVoiceSession()
+			session.SelfTrain = c.selfTrain && words.CanAdapt()
+		}
+		right, errs := run(session)
+		fmt.Printf("%-40s %8.2f%% %7d %8.1f\n", c.name, 100*float64(right)/float64(len(audio)), errs, time.Since(start).Seconds())
+	}
+}
