@@ -157,6 +157,9 @@ type Stats struct {
 	Batches int64
 	// Shed counts partial words skipped by ShedPartials.
 	Shed int64
+	// Voices is how many named voices' sessions (HdrVoice) the frontend
+	// stage holds now: a count at the moment, not a total.
+	Voices int
 }
 
 type counters struct {
@@ -332,7 +335,10 @@ func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
 
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
-	return Stats{Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
+	s.mu.Lock()
+	voices := len(s.voices)
+	s.mu.Unlock()
+	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load()}
 }
 

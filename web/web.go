@@ -37,6 +37,10 @@ type Config struct {
 	// any other rate, so this only saves bandwidth and keeps the browser's
 	// resampling in one place.
 	Rate int
+	// LearnsVoices says that the audio model follows a voice across the
+	// recordings that name it (a voice-normalised word model: the page
+	// names one voice per browser, and says so when this is set).
+	LearnsVoices bool
 	// Timeout bounds how long a request waits for the pipeline (default 30 s).
 	Timeout time.Duration
 	// Log receives one line per refused request (default: discarded).
@@ -83,7 +87,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) config(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"rate": s.cfg.Rate, "pipeline": s.cfg.Pipeline, "max_image_bytes": streaming.MaxImageBytes})
+	json.NewEncoder(w).Encode(map[string]any{"rate": s.cfg.Rate, "pipeline": s.cfg.Pipeline, "max_image_bytes": streaming.MaxImageBytes,
+		"learns_voices": s.cfg.LearnsVoices})
 }
 
 // streamName is a fresh stream token: a stream name may not be reused
@@ -121,12 +126,20 @@ func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
 // audio bridges one recording: binary WebSocket messages are s16le PCM
 // chunks at ?rate=, the text message "end" closes the stream, and every
 // result of the stream goes back as one JSON text message. The socket
-// closes after the end-of-stream result.
+// closes after the end-of-stream result. ?voice= names the voice speaking
+// (streaming.HdrVoice).
 func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
 	if err != nil || rate < 1000 || rate > 768000 {
 		http.Error(w, "rate must be a sample rate in Hz (1000-768000)", http.StatusBadRequest)
 		return
+	}
+	voice := r.URL.Query().Get("voice")
+	if voice != "" {
+		if err := streaming.CheckName("voice", voice); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	}
 	// Accept checks that the Origin is this host, so other sites cannot
 	// drive the microphone endpoint from a visitor's browser.
@@ -162,6 +175,9 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 		m.Header.Set(streaming.HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(streaming.HdrRate, strconv.Itoa(rate))
 		m.Header.Set(streaming.HdrEncoding, streaming.EncS16)
+		if voice != "" {
+			m.Header.Set(streaming.HdrVoice, voice)
+		}
 		if eos {
 			m.Header.Set(streaming.HdrEOS, "1")
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -31,6 +32,12 @@ func page(t *testing.T) (*httptest.Server, *rfstream.WordClassifier, *rfstream.I
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pageWith(t, words, false)
+}
+
+// pageWith is page with the word model given.
+func pageWith(t *testing.T, words *rfstream.WordClassifier, learnsVoices bool) (*httptest.Server, *rfstream.WordClassifier, *rfstream.ImageTagger) {
+	t.Helper()
 	images, err := toymodels.Images()
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +57,7 @@ func page(t *testing.T) (*httptest.Server, *rfstream.WordClassifier, *rfstream.I
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Timeout: 10 * time.Second})
+	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Timeout: 10 * time.Second, LearnsVoices: learnsVoices})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,22 +70,13 @@ func wsURL(hs *httptest.Server, query string) string {
 	return "ws" + strings.TrimPrefix(hs.URL, "http") + "/ws/audio" + query
 }
 
-// TestWebSocketEqualsInProcess streams audio the way the page does (s16le
-// chunks, then "end") and expects exactly the in-process recogniser's
-// results on the same 16-bit samples.
-func TestWebSocketEqualsInProcess(t *testing.T) {
-	hs, words, _ := page(t)
-	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
-	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := append(sp.Push(samples), sp.Flush()...)
-
+// record streams s16le audio over the WebSocket as the page does (100 ms
+// chunks, then "end") and returns the results that come back.
+func record(t *testing.T, hs *httptest.Server, query string, pcm []byte) []rfstream.Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, wsURL(hs, "?rate=8000"), nil)
+	c, _, err := websocket.Dial(ctx, wsURL(hs, query), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +93,7 @@ func TestWebSocketEqualsInProcess(t *testing.T) {
 	for {
 		typ, data, err := c.Read(ctx)
 		if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
-			break
+			return got
 		}
 		if err != nil {
 			t.Fatalf("after %d results: %v", len(got), err)
@@ -109,6 +107,22 @@ func TestWebSocketEqualsInProcess(t *testing.T) {
 		}
 		got = append(got, r)
 	}
+}
+
+// TestWebSocketEqualsInProcess streams audio the way the page does (s16le
+// chunks, then "end") and expects exactly the in-process recogniser's
+// results on the same 16-bit samples.
+func TestWebSocketEqualsInProcess(t *testing.T) {
+	hs, words, _ := page(t)
+	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
+	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(sp.Push(samples), sp.Flush()...)
+
+	got := record(t, hs, "?rate=8000", pcm)
 	if len(got) != len(want) {
 		t.Fatalf("%d results over the WebSocket, %d in process:\n%+v\n%+v", len(got), len(want), got, want)
 	}
@@ -130,7 +144,7 @@ func TestWebSocketEqualsInProcess(t *testing.T) {
 
 func TestBadAudioRequestsAreRefused(t *testing.T) {
 	hs, _, _ := page(t)
-	for _, q := range []string{"", "?rate=abc", "?rate=10", "?rate=9999999"} {
+	for _, q := range []string{"", "?rate=abc", "?rate=10", "?rate=9999999", "?rate=8000&voice=a%20b", "?rate=8000&voice=" + strings.Repeat("v", 129)} {
 		r, err := http.Get(hs.URL + "/ws/audio" + q)
 		if err != nil {
 			t.Fatal(err)
@@ -162,6 +176,67 @@ func TestBadAudioRequestsAreRefused(t *testing.T) {
 	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-origin dial: %v %v", err, resp)
 	}
+}
+
+// Recordings that name one voice (?voice=, as the page does) share its
+// session: with an adaptable model the second recording is scored as an
+// in-process spotter continuing the first's session, and a recording that
+// names no voice as a fresh one. /api/config tells the page whether the
+// model learns voices.
+func TestRecordingsOfAVoiceShareItsSession(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _, _ := pageWith(t, words, true)
+	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
+	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
+	spot := func(s *rfstream.VoiceSession) (string, *rfstream.VoiceSession) {
+		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s != nil {
+			sp.SetSession(s)
+		}
+		r := append(sp.Push(samples), sp.Flush()...)
+		return confidences(r[len(r)-1]), sp.Session()
+	}
+	fresh, session := spot(nil)
+	second, _ := spot(session)
+	if second == fresh {
+		t.Fatal("the toy model scores a voice's second recording as its first: the test cannot tell sessions apart")
+	}
+	for i, want := range []string{fresh, second} {
+		got := record(t, hs, "?rate=8000&voice=web-0123abcd", pcm)
+		if c := confidences(got[len(got)-1]); c != want {
+			t.Fatalf("recording %d of the voice: %s, want %s", i+1, c, want)
+		}
+	}
+	got := record(t, hs, "?rate=8000", pcm)
+	if c := confidences(got[len(got)-1]); c != fresh {
+		t.Fatalf("a recording naming no voice: %s, want a fresh session's %s", c, fresh)
+	}
+	r, err := http.Get(hs.URL + "/api/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var cfg struct {
+		LearnsVoices bool `json:"learns_voices"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&cfg); err != nil || !cfg.LearnsVoices {
+		t.Fatalf("/api/config: learns_voices %v (%v)", cfg.LearnsVoices, err)
+	}
+}
+
+// confidences prints a result's words with their confidences to 1e-5.
+func confidences(r rfstream.Result) string {
+	var b strings.Builder
+	for _, w := range r.Words {
+		fmt.Fprintf(&b, "%s %.5f ", w.Word, w.Conf)
+	}
+	return b.String()
 }
 
 func pngOf(t *testing.T, px []float32, side int) []byte {

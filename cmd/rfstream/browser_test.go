@@ -371,4 +371,12 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if tag.Value != c.tag {
 		t.Errorf("the page tags the image %q; offline the model says %q", tag.Value, c.tag)
 	}
+	// The recording named this browser's voice, kept in its storage.
+	voice, err := chromedp.Run(ctx, chromedp.Evaluate[string](`localStorage.getItem('rfs-voice')`))
+	if err != nil {
+		fail("reading the voice name", err)
+	}
+	if !strings.HasPrefix(voice, "web-") || sv.stages.Stats().Voices != 1 {
+		t.Errorf("voice name %q in the browser, %d voices in the pipeline; want a web-… name and one voice", voice, sv.stages.Stats().Voices)
+	}
 }

@@ -92,7 +92,8 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		case p.Connected != nil:
 			rate = p.Connected.Input.Audio.SampleRate
 		}
-		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, stderr); err != nil {
+		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
+		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, learns, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}

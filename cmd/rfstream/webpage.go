@@ -25,11 +25,11 @@ type webPage struct {
 // startWebPage serves the page at addr; an address without a host (":8080")
 // binds loopback, so the microphone endpoint is reachable from elsewhere
 // only when a host is named on purpose.
-func startWebPage(addr string, nc *nats.Conn, pipeline string, rate int, logw io.Writer) (*webPage, error) {
+func startWebPage(addr string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
-	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, Log: log.New(logw, "", log.LstdFlags)})
+	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Log: log.New(logw, "", log.LstdFlags)})
 	if err != nil {
 		return nil, err
 	}

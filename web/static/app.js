@@ -3,7 +3,26 @@
 'use strict';
 const $ = (id) => document.getElementById(id);
 let cfg = { rate: 8000 };
-fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; });
+fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidden = !c.learns_voices; });
+
+// The voice this browser speaks with. Every recording names it, so the
+// server treats them as one voice's and, with a model that adapts, learns
+// the voice across them (Rfs-Voice in docs/streaming.md). The name is
+// random and kept in this browser only; "new voice" starts over.
+function voiceName(renew) {
+  try {
+    let v = localStorage.getItem('rfs-voice');
+    if (!v || renew) {
+      const b = new Uint8Array(12);
+      crypto.getRandomValues(b);
+      v = 'web-' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+      localStorage.setItem('rfs-voice', v);
+    }
+    return v;
+  } catch (err) {
+    return ''; // storage refused: each recording is a voice of its own
+  }
+}
 
 let rec = null; // the current recording: {ctx, stream, node, ws}
 
@@ -43,7 +62,8 @@ async function start() {
     await ctx.audioWorklet.addModule('worklet.js');
     const node = new AudioWorkletNode(ctx, 'pcm-resampler', { processorOptions: { rate: cfg.rate } });
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/ws/audio?rate=${cfg.rate}`);
+    const voice = voiceName(false);
+    const ws = new WebSocket(`${proto}//${location.host}/ws/audio?rate=${cfg.rate}` + (voice ? `&voice=${voice}` : ''));
     const early = [];
     ws.binaryType = 'arraybuffer';
     ws.onopen = () => { early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); };
@@ -77,6 +97,7 @@ async function stop() {
 
 $('start').onclick = start;
 $('stop').onclick = stop;
+$('new-voice').onclick = () => { voiceName(true); setStatus('new voice'); };
 
 // Images: the server's frontend decodes PNG, JPEG and PGM alike; the
 // preview uses the browser's decoder, so PGM files show no thumbnail.
