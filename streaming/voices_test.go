@@ -84,8 +84,8 @@ func TestVoicesAreBounded(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
 	nc, st := pipelineWith(t, Pipeline{Words: words, MaxVoices: 2})
 	alone, _ := spot(nil)
-	second, session := spot(nil)
-	second, _ = spot(session)
+	_, session := spot(nil)
+	second, _ := spot(session)
 	o := StreamOptions{ChunkMs: 100, Encoding: EncF32}
 	for i, voice := range []string{"a", "b", "a", "c"} {
 		o.Voice = voice
