@@ -13,7 +13,11 @@
 //   - named voice without self-training: the shared session only moves
 //     the voice's mean-spectrum estimate.
 //
-// usage: go run ./bench/voicefiles [--model M --fsdd DIR --speaker S]
+// --official-test plays the official test takes (0–4) of every voice
+// instead, 300 recordings in a seeded shuffled order; the named sessions
+// are then one per voice.
+//
+// usage: go run ./bench/voicefiles [--model M --fsdd DIR --speaker S | --official-test]
 package main
 
 import (
@@ -32,6 +36,7 @@ func main() {
 	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "an adaptable word model trained without the speaker")
 	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
 	speaker := flag.String("speaker", "george", "the voice whose recordings are streamed")
+	official := flag.Bool("official-test", false, "stream the official test takes of every voice instead")
 	flag.Parse()
 	m, err := rfstream.LoadModel(*modelPath)
 	if err != nil {
@@ -41,12 +46,27 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := datasets.SpeakerSession(*fsdd, *speaker)
-	if err != nil {
-		log.Fatal(err)
+	var recs []datasets.Recording
+	what := *speaker
+	if *official {
+		all, err := datasets.FSDD(*fsdd)
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, test := datasets.OfficialSplit(all)
+		for _, j := range datasets.SessionOrder(len(test), 1) {
+			recs = append(recs, test[j])
+		}
+		what = "the official test takes"
+	} else {
+		plan, err := datasets.SpeakerSession(*fsdd, *speaker)
+		if err != nil {
+			log.Fatal(err)
+		}
+		recs = plan.Parts
 	}
-	audio := make([]*frontend.Audio, len(plan.Parts))
-	for i, r := range plan.Parts {
+	audio := make([]*frontend.Audio, len(recs))
+	for i, r := range recs {
 		f, err := os.Open(r.Path)
 		if err != nil {
 			log.Fatal(err)
@@ -57,15 +77,15 @@ func main() {
 			log.Fatalf("%s: %v", r.Path, err)
 		}
 	}
-	// run plays every recording as its own stream; with a session they all
-	// join it, without each has its own.
-	run := func(session *rfstream.VoiceSession) (right, errs int) {
+	// run plays every recording as its own stream; with sessions each
+	// joins its voice's, without each has its own.
+	run := func(sessions map[string]*rfstream.VoiceSession) (right, errs int) {
 		for i, a := range audio {
 			sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
 			if err != nil {
 				log.Fatal(err)
 			}
-			if session != nil {
+			if session := sessions[recs[i].Speaker]; session != nil {
 				sp.SetSession(session)
 			}
 			res := append(sp.Push(a.Samples), sp.Flush()...)
@@ -74,13 +94,17 @@ func main() {
 					errs++
 				}
 			}
-			if res[len(res)-1].Text == plan.Parts[i].Label {
+			if res[len(res)-1].Text == recs[i].Label {
 				right++
 			}
 		}
 		return right, errs
 	}
-	fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", *speaker, len(audio), *modelPath)
+	if *official {
+		fmt.Printf("%s, %d recordings, each its own stream, in a shuffled order (model %s)\n", what, len(audio), *modelPath)
+	} else {
+		fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", what, len(audio), *modelPath)
+	}
 	fmt.Printf("%-40s %9s %7s %8s\n", "sessions", "accuracy", "errors", "seconds")
 	for _, c := range []struct {
 		name      string
@@ -92,12 +116,14 @@ func main() {
 		{"named voice, no self-training", true, false},
 	} {
 		start := time.Now()
-		var session *rfstream.VoiceSession
-		if c.named {
-			session = words.NewVoiceSession()
-			session.SelfTrain = c.selfTrain && words.CanAdapt()
+		sessions := map[string]*rfstream.VoiceSession{}
+		for _, r := range recs {
+			if c.named && sessions[r.Speaker] == nil {
+				sessions[r.Speaker] = words.NewVoiceSession()
+				sessions[r.Speaker].SelfTrain = c.selfTrain && words.CanAdapt()
+			}
 		}
-		right, errs := run(session)
+		right, errs := run(sessions)
 		fmt.Printf("%-40s %8.2f%% %7d %8.1f\n", c.name, 100*float64(right)/float64(len(audio)), errs, time.Since(start).Seconds())
 	}
 }
