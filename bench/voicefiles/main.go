@@ -8,8 +8,9 @@
 // end-of-stream text is its digit:
 //
 //   - alone: every recording its own session;
-//   - named voice: the spotters share one session, self-training at its
-//     checkpoints (the default for an adaptable model);
+//   - named voice: the spotters of a voice share one session,
+//     self-training at its checkpoints (the default for an adaptable
+//     model);
 //   - named voice without self-training: the shared session only moves
 //     the voice's mean-spectrum estimate.
 //
