@@ -24,25 +24,17 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/internal/voicebench"
 	"github.com/rfstream/rfstream/streaming"
 )
 
 func main() {
-	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "an adaptable word model trained without the speaker")
-	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
-	speaker := flag.String("speaker", "george", "the voice to stream")
+	vf := voicebench.Register()
 	noSelfTrain := flag.Bool("no-self-train", false, "the stream's session does not self-train")
 	copies := flag.Int("copies", 1, "stream the session this many times at once, each as its own stream")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
-	if err != nil {
-		log.Fatal(err)
-	}
-	words, err := rfstream.NewWordClassifier(m)
-	if err != nil {
-		log.Fatal(err)
-	}
-	plan, err := datasets.SpeakerSession(*fsdd, *speaker) // the demo's order
+	words := vf.Words()
+	plan, err := datasets.SpeakerSession(*vf.FSDD, *vf.Speaker) // the demo's order
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +79,7 @@ func main() {
 		go func(r *run) {
 			defer wg.Done()
 			seen := 0
-			r.last, r.err = streaming.StreamAudio(context.Background(), client, "live", fmt.Sprintf("live-%s-%d", *speaker, i), audio,
+			r.last, r.err = streaming.StreamAudio(context.Background(), client, "live", fmt.Sprintf("live-%s-%d", *vf.Speaker, i), audio,
 				streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
 					if !res.Final || res.EOS || len(res.Words) <= seen {
 						return
@@ -105,7 +97,7 @@ func main() {
 	if *noSelfTrain {
 		mode = "no self-training"
 	}
-	fmt.Printf("%s, %s: %.0f s of audio, %d concurrent real-time stream(s), done in %.0f s\n", *speaker, mode, audio.Duration(), *copies, time.Since(start).Seconds())
+	fmt.Printf("%s, %s: %.0f s of audio, %d concurrent real-time stream(s), done in %.0f s\n", *vf.Speaker, mode, audio.Duration(), *copies, time.Since(start).Seconds())
 	var late []float64
 	for i, r := range runs {
 		if r.err != nil {

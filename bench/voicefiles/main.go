@@ -31,26 +31,18 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/voicebench"
 )
 
 func main() {
-	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "an adaptable word model trained without the speaker")
-	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
-	speaker := flag.String("speaker", "george", "the voice whose recordings are streamed")
+	vf := voicebench.Register()
 	official := flag.Bool("official-test", false, "stream the official test takes of every voice instead")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
-	if err != nil {
-		log.Fatal(err)
-	}
-	words, err := rfstream.NewWordClassifier(m)
-	if err != nil {
-		log.Fatal(err)
-	}
+	words := vf.Words()
 	var recs []datasets.Recording
-	what := *speaker
+	what := *vf.Speaker
 	if *official {
-		all, err := datasets.FSDD(*fsdd)
+		all, err := datasets.FSDD(*vf.FSDD)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -60,7 +52,7 @@ func main() {
 		}
 		what = "the official test takes"
 	} else {
-		plan, err := datasets.SpeakerSession(*fsdd, *speaker)
+		plan, err := datasets.SpeakerSession(*vf.FSDD, *vf.Speaker)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -102,9 +94,9 @@ func main() {
 		return right, errs
 	}
 	if *official {
-		fmt.Printf("%s, %d recordings, each its own stream, in a shuffled order (model %s)\n", what, len(audio), *modelPath)
+		fmt.Printf("%s, %d recordings, each its own stream, in a shuffled order (model %s)\n", what, len(audio), *vf.Model)
 	} else {
-		fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", what, len(audio), *modelPath)
+		fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", what, len(audio), *vf.Model)
 	}
 	fmt.Printf("%-40s %9s %7s %8s\n", "sessions", "accuracy", "errors", "seconds")
 	for _, c := range []struct {

@@ -41,30 +41,22 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/voicebench"
 )
 
 func main() {
-	modelPath := flag.String("model", "data/models/digits-adaptable-without-george.rfm", "a voice-normalised word model trained without the speaker")
-	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
-	speaker := flag.String("speaker", "george", "the voice to stream")
+	vf := voicebench.Register()
 	gapLevel := flag.Float64("gap-level", 0, "RMS of the noise in the gaps (0: the recordings' background level, as the demo renders)")
 	boundDB := flag.Float64("bound-db", frontend.SpeechOverBackgroundDB, "how far over the segmenter's background estimate (dB) a frame of a segment must be to count as speech")
 	selfTrain := flag.Bool("self-train", false, "the VoiceSessions self-train at their checkpoints")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
-	if err != nil {
-		log.Fatal(err)
-	}
-	words, err := rfstream.NewWordClassifier(m)
-	if err != nil {
-		log.Fatal(err)
-	}
+	words := vf.Words()
 	class := map[string]int{}
-	for i, l := range m.Labels {
+	for i, l := range words.Model.Labels {
 		class[l] = i
 	}
 	rate := words.Config.Audio.SampleRate
-	plan, err := datasets.SpeakerSession(*fsdd, *speaker) // the demo's order
+	plan, err := datasets.SpeakerSession(*vf.FSDD, *vf.Speaker) // the demo's order
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -157,7 +149,7 @@ func main() {
 		bounded.add(bg, fv, want)
 	}
 	pct := func(k int) float64 { return 100 * float64(k) / float64(matched) }
-	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *speaker, len(plan.Parts), audio.Duration(), finals, matched)
+	fmt.Printf("%s: %d words rendered as one %.0f s stream; %d final segments, %d matched to a word\n", *vf.Speaker, len(plan.Parts), audio.Duration(), finals, matched)
 	files.print("detector as for files", matched)
 	bounded.print("detector over the segmenter's background (WordVectorOverBackground)", matched)
 	fmt.Printf("    region's start against the file's, s: %s\n", percentiles(startShift))
