@@ -377,7 +377,8 @@ type VoiceSession struct {
 
 // sessionRefit is a checkpoint's self-training, running or done.
 type sessionRefit struct {
-	on, applyAt int // recordings it trains on; the first recording it scores
+	on, applyAt int       // recordings it trains on; the first recording it scores
+	est         []float32 // the voice estimate its recordings are normalised with
 	done        chan struct{}
 	readOut     *classifier.RLS
 	err         error
@@ -475,6 +476,9 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 		} else if p.readOut != nil {
 			s.readOut, s.adaptedOn = p.readOut, p.on
 		}
+		if p.on == LastSessionCheckpoint {
+			s.raw = nil // nothing will train on them again
+		}
 	}
 	if commit && s.SelfTrain && isSessionCheckpoint(s.n) {
 		if e := s.startSelfTrain(est); err == nil {
@@ -503,17 +507,21 @@ func (s *VoiceSession) startSelfTrain(est []float32) error {
 	if !s.c.CanAdapt() {
 		return errors.New("rfstream: a self-training session needs a model that can adapt")
 	}
-	x := linalg.NewGeneral32(len(s.raw), len(s.raw[0]))
-	st := frontend.VoiceStats{Mean: est}
-	for i, r := range s.raw {
+	s.runSelfTrain(&sessionRefit{on: s.n, applyAt: s.n + s.n/2, est: est})
+	return nil
+}
+
+// runSelfTrain starts p, the self-training of a checkpoint, in the
+// background over the session's first p.on recordings.
+func (s *VoiceSession) runSelfTrain(p *sessionRefit) {
+	x := linalg.NewGeneral32(p.on, len(s.raw[0]))
+	st := frontend.VoiceStats{Mean: p.est}
+	for i, r := range s.raw[:p.on] {
 		row := linalg.Row32(x, i)
 		copy(row, r)
 		st.Normalise(row)
 	}
-	if s.n == LastSessionCheckpoint {
-		s.raw = nil // x holds what the last self-training needs
-	}
-	p := &sessionRefit{on: s.n, applyAt: s.n + s.n/2, done: make(chan struct{})}
+	p.done = make(chan struct{})
 	s.pending = p
 	go func() {
 		defer close(p.done)
@@ -529,7 +537,6 @@ func (s *VoiceSession) startSelfTrain(est []float32) error {
 		}
 		p.readOut = res.ReadOut
 	}()
-	return nil
 }
 
 // Score returns the class scores of a vector Normalise has normalised,

@@ -21,7 +21,7 @@ import (
 
 // glideVectors are word vectors of n rising (class 0) and n falling
 // (class 1) glides, interleaved; shift moves every glide's frequencies.
-func glideVectors(t *testing.T, wc frontend.WordConfig, n int, seed uint32, shift float64) (blas32.General, []int) {
+func glideVectors(t testing.TB, wc frontend.WordConfig, n int, seed uint32, shift float64) (blas32.General, []int) {
 	t.Helper()
 	x := linalg.NewGeneral32(2*n, wc.Dim())
 	y := make([]int, 2*n)
@@ -43,14 +43,14 @@ func glideVectors(t *testing.T, wc frontend.WordConfig, n int, seed uint32, shif
 
 // adaptableModel trains a small up/down word model on voice-normalised
 // glides and makes it adaptable with the given rounds.
-func adaptableModel(t *testing.T, rounds []float64) (*rfstream.Model, blas32.General) {
+func adaptableModel(t testing.TB, rounds []float64) (*rfstream.Model, blas32.General) {
 	t.Helper()
 	return adaptableModelOfSize(t, rounds, 60)
 }
 
 // adaptableModelOfSize is adaptableModel with units maxout units (40
 // training rows: with fewer units the fits are primal).
-func adaptableModelOfSize(t *testing.T, rounds []float64, units int) (*rfstream.Model, blas32.General) {
+func adaptableModelOfSize(t testing.TB, rounds []float64, units int) (*rfstream.Model, blas32.General) {
 	t.Helper()
 	wc := frontend.DefaultWordConfig()
 	wc.Frames = 16

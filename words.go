@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -47,6 +48,14 @@ type WordClassifier struct {
 	Map    features.Map
 
 	training *trainingStats // an adaptable model's training rows, accumulated once
+	print    *modelPrint    // the model's fingerprint, computed once (voice files)
+}
+
+// modelPrint is a WordClassifier's model fingerprint (fingerprint).
+type modelPrint struct {
+	once sync.Once
+	sum  string
+	err  error
 }
 
 // NewWordClassifier prepares a word model for use.
@@ -65,7 +74,7 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	if m.RLS == nil {
 		return nil, fmt.Errorf("rfstream: word model has no read-out")
 	}
-	c := &WordClassifier{Model: m, Config: wc, Map: fm, training: newTrainingStats()}
+	c := &WordClassifier{Model: m, Config: wc, Map: fm, training: newTrainingStats(), print: &modelPrint{}}
 	if m.Adapt != nil {
 		if err := m.Adapt.validate(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)

@@ -1,0 +1,222 @@
+package rfstream
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+)
+
+// A voice file keeps a VoiceSession across restarts: magic, version,
+// header length and JSON header, then the session's numbers (the running
+// sum of recording means as float64, the committed recordings' raw vectors,
+// the read-out in use, a running self-training's voice estimate, all
+// little-endian), then the SHA-256 of everything before it. The header
+// names the model the session belongs to by the SHA-256 of its encoding,
+// so a session is never applied to another model.
+var voiceMagic = [8]byte{'R', 'F', 'S', 'V', 'O', 'I', 'C', 'E'}
+
+const voiceFormatVersion = 1
+
+// ErrCorruptVoice is wrapped by every error about a damaged voice file.
+var ErrCorruptVoice = errors.New("corrupted voice file")
+
+// ErrOtherModel is returned for a voice file written for another model.
+var ErrOtherModel = errors.New("voice file belongs to another model")
+
+type voiceHeader struct {
+	Model     string  `json:"model"` // hex SHA-256 of the model's encoding
+	Prior     float64 `json:"prior"`
+	SelfTrain bool    `json:"self_train"`
+	N         int     `json:"n"`
+	AdaptedOn int     `json:"adapted_on"`
+	Mels      int     `json:"mels"`
+	Dim       int     `json:"dim"`     // raw vector length
+	Rows      int     `json:"rows"`    // raw vectors kept
+	ReadOut   bool    `json:"readout"` // a read-out follows the vectors
+	// PendingOn is the checkpoint whose self-training had not been taken
+	// up when the file was written (0: none); it runs again on loading,
+	// on the same recordings with the same estimate.
+	PendingOn int `json:"pending_on"`
+}
+
+// fingerprint is the hex SHA-256 of the model's encoding.
+func (c *WordClassifier) fingerprint() (string, error) {
+	c.print.once.Do(func() {
+		h := sha256.New()
+		if err := c.Model.Write(h); err != nil {
+			c.print.err = err
+			return
+		}
+		c.print.sum = hex.EncodeToString(h.Sum(nil))
+	})
+	return c.print.sum, c.print.err
+}
+
+// WriteTo encodes the session, a running self-training included (it is
+// not waited for: the file records what it trains on, and loading runs it
+// again). Like every VoiceSession method it must not run concurrently with
+// the session's other methods.
+func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
+	model, err := s.c.fingerprint()
+	if err != nil {
+		return 0, err
+	}
+	h := voiceHeader{Model: model, Prior: s.Prior, SelfTrain: s.SelfTrain, N: s.n, AdaptedOn: s.adaptedOn,
+		Mels: len(s.sum), Dim: s.c.Config.Dim(), Rows: len(s.raw), ReadOut: s.readOut != nil}
+	if p := s.pending; p != nil {
+		h.PendingOn = p.on
+	}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return 0, err
+	}
+	var buf bytes.Buffer
+	buf.Write(voiceMagic[:])
+	binary.Write(&buf, binary.LittleEndian, uint32(voiceFormatVersion))
+	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
+	buf.Write(hj)
+	binary.Write(&buf, binary.LittleEndian, s.sum)
+	for _, r := range s.raw {
+		binary.Write(&buf, binary.LittleEndian, r)
+	}
+	if s.readOut != nil {
+		w := s.readOut.W
+		for i := range w.Rows {
+			binary.Write(&buf, binary.LittleEndian, w.Data[i*w.Stride:i*w.Stride+w.Cols])
+		}
+	}
+	if p := s.pending; p != nil {
+		binary.Write(&buf, binary.LittleEndian, p.est)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:])
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
+}
+
+// ReadVoiceSession decodes a session WriteTo wrote for this model. A
+// self-training that was running when it was written starts again.
+func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
+	const fixed = len(voiceMagic) + 8
+	if len(b) < fixed+sha256.Size {
+		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorruptVoice, len(b))
+	}
+	if !bytes.Equal(b[:len(voiceMagic)], voiceMagic[:]) {
+		return nil, fmt.Errorf("%w: not an rfstream voice file (bad magic)", ErrCorruptVoice)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != voiceFormatVersion {
+		return nil, fmt.Errorf("voice file format version %d; this build reads version %d", v, voiceFormatVersion)
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorruptVoice)
+	}
+	hlen := int(binary.LittleEndian.Uint32(b[12:]))
+	if hlen > maxHeader || fixed+hlen > len(body) {
+		return nil, fmt.Errorf("%w: header length %d does not fit the file", ErrCorruptVoice, hlen)
+	}
+	var h voiceHeader
+	dec := json.NewDecoder(bytes.NewReader(body[fixed : fixed+hlen]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorruptVoice, err)
+	}
+	model, err := c.fingerprint()
+	if err != nil {
+		return nil, err
+	}
+	if h.Model != model {
+		return nil, fmt.Errorf("%w (model %.12s…, this one is %.12s…)", ErrOtherModel, h.Model, model)
+	}
+	if err := c.checkVoiceHeader(h); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+	}
+	data := body[fixed+hlen:]
+	rls := c.Model.RLS
+	want := 8*h.Mels + 4*h.Rows*h.Dim
+	if h.ReadOut {
+		want += 4 * rls.Dim * rls.Classes
+	}
+	if h.PendingOn > 0 {
+		want += 4 * h.Mels
+	}
+	if len(data) != want {
+		return nil, fmt.Errorf("%w: %d bytes of values, the header needs %d", ErrCorruptVoice, len(data), want)
+	}
+	s := c.NewVoiceSession()
+	s.Prior, s.SelfTrain, s.n, s.adaptedOn = h.Prior, h.SelfTrain, h.N, h.AdaptedOn
+	r := bytes.NewReader(data)
+	binary.Read(r, binary.LittleEndian, s.sum)
+	f32 := func(n int) ([]float32, error) {
+		v := make([]float32, n)
+		binary.Read(r, binary.LittleEndian, v)
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("%w: a value is %v", ErrCorruptVoice, x)
+			}
+		}
+		return v, nil
+	}
+	for _, x := range s.sum {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%w: the voice's sum is %v", ErrCorruptVoice, x)
+		}
+	}
+	for range h.Rows {
+		v, err := f32(h.Dim)
+		if err != nil {
+			return nil, err
+		}
+		s.raw = append(s.raw, v)
+	}
+	if h.ReadOut {
+		w, err := f32(rls.Dim * rls.Classes)
+		if err != nil {
+			return nil, err
+		}
+		s.readOut = &classifier.RLS{Dim: rls.Dim, Classes: rls.Classes, Lambda: rls.Lambda,
+			W: blas32.General{Rows: rls.Dim, Cols: rls.Classes, Stride: rls.Classes, Data: w}}
+	}
+	if h.PendingOn > 0 {
+		est, err := f32(h.Mels)
+		if err != nil {
+			return nil, err
+		}
+		s.runSelfTrain(&sessionRefit{on: h.PendingOn, applyAt: h.PendingOn + h.PendingOn/2, est: est})
+	}
+	return s, nil
+}
+
+// checkVoiceHeader checks a voice file's header against the model and
+// itself, before anything is allocated from it.
+func (c *WordClassifier) checkVoiceHeader(h voiceHeader) error {
+	mels, dim := c.Config.Audio.Mels, c.Config.Dim()
+	switch {
+	case h.Mels != mels || h.Dim != dim:
+		return fmt.Errorf("vectors of %d values over %d mel bands, the model's have %d over %d", h.Dim, h.Mels, dim, mels)
+	case math.IsNaN(h.Prior) || h.Prior < 0 || h.Prior > 1e9:
+		return fmt.Errorf("prior %v", h.Prior)
+	case h.N < 0 || h.N > 1<<40:
+		return fmt.Errorf("%d recordings", h.N)
+	case h.Rows < 0 || h.Rows > min(h.N, LastSessionCheckpoint) || (h.Rows > 0 && !h.SelfTrain):
+		return fmt.Errorf("%d recordings' vectors kept of %d (self-training %v)", h.Rows, h.N, h.SelfTrain)
+	case h.AdaptedOn < 0 || h.AdaptedOn > h.N || (h.AdaptedOn > 0 && !isSessionCheckpoint(h.AdaptedOn)):
+		return fmt.Errorf("read-out self-trained on %d of %d recordings", h.AdaptedOn, h.N)
+	case h.ReadOut != (h.AdaptedOn > 0):
+		return fmt.Errorf("read-out present %v, self-trained on %d recordings", h.ReadOut, h.AdaptedOn)
+	case h.PendingOn < 0 || (h.PendingOn > 0 && (!isSessionCheckpoint(h.PendingOn) || h.PendingOn > h.Rows ||
+		h.PendingOn <= h.AdaptedOn || h.N >= h.PendingOn+h.PendingOn/2 || !c.CanAdapt())):
+		return fmt.Errorf("a self-training on %d recordings pending at %d (%d vectors kept, read-out from %d)", h.PendingOn, h.N, h.Rows, h.AdaptedOn)
+	}
+	return nil
+}
