@@ -1,6 +1,9 @@
 package streaming
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,5 +170,73 @@ func TestBadVoiceHeaders(t *testing.T) {
 	if _, err := StreamAudio(t.Context(), nc, "toy", "v", &frontend.Audio{Rate: 8000, Samples: make([]float32, 80)},
 		StreamOptions{Voice: strings.Repeat("v", 129)}, nil); err == nil || !strings.Contains(err.Error(), "voice name") {
 		t.Fatalf("StreamAudio with a 129-character voice: %v", err)
+	}
+}
+
+// With VoiceDir a voice outlives the stages: six two-word streams of a
+// voice, the stages closed, new stages on the same directory, ten more
+// streams: every stream's results are those of sixteen in-process spotters
+// sharing one session. The first checkpoint (10 words) is still pending at
+// the restart, so the new stages train it again from the file; it scores
+// words 15–29 and the second (20 words) the last three. A voice file that
+// cannot be read is set aside and reported, and its voice starts afresh.
+func TestVoicesOutliveTheStages(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	dir := t.TempDir()
+	var want [][]rfstream.Result
+	var session *rfstream.VoiceSession
+	for range 16 {
+		var r []rfstream.Result
+		r, session = spot(session)
+		want = append(want, r)
+	}
+	alone, _ := spot(nil)
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "carol"}
+	for _, run := range [][2]int{{0, 6}, {6, 16}} {
+		nc, st := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+		for k := run[0]; k < run[1]; k++ {
+			if got := streamAll(t, nc, "carol"+strconv.Itoa(k), a, o); !sameResults(got, want[k]) {
+				t.Fatalf("stream %d of the voice (%d before the restart): NATS results\n%+v\nin-process\n%+v", k+1, run[0], got, want[k])
+			}
+		}
+		// Each stream's end wrote the file (a crash now would lose nothing).
+		b, err := os.ReadFile(filepath.Join(dir, "carol.rfv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := words.ReadVoiceSession(b); err != nil || v.Recordings() != 2*run[1] {
+			t.Fatalf("after %d streams the voice file holds %v recordings (%v), want %d", run[1], v.Recordings(), err, 2*run[1])
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if session.AdaptedOn() != 20 {
+		t.Fatalf("the in-process session was self-trained on %d recordings, want 20", session.AdaptedOn())
+	}
+
+	path := filepath.Join(dir, "carol.rfv")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	os.WriteFile(path, b, 0o600)
+	nc, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+	got := streamAll(t, nc, "carol-damaged", a, o)
+	var rest []rfstream.Result
+	reported := 0
+	for _, r := range got {
+		if strings.Contains(r.Error, "corrupted voice file") && strings.Contains(r.Error, "carol.rfv.bad") {
+			reported++
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if reported != 1 || !sameResults(rest, alone) {
+		t.Fatalf("a damaged voice file:\n%+v\nwant one error and a fresh session's results\n%+v", got, alone)
+	}
+	if kept, err := os.ReadFile(path + ".bad"); err != nil || !bytes.Equal(kept, b) {
+		t.Fatalf("the damaged file was not kept aside unchanged (%v)", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,5 +179,73 @@ func TestStreamCommandVoice(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"stream", "--fast", "--nats", srv.ClientURL(), "--voice", "a b", wav}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "voice name") {
 		t.Fatalf("--voice 'a b': exit %d, %s", code, errb.String())
+	}
+}
+
+// TestServeKeepsVoices: `serve --voices DIR` keeps a named voice across
+// restarts: a recording streamed with --voice to one serve, then to a new
+// serve on the same directory, is scored as the voice's second recording.
+func TestServeKeepsVoices(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model, wav, voices := filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav"), filepath.Join(dir, "voices")
+	if err := rfstream.SaveModel(model, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	var b bytes.Buffer
+	if err := frontend.EncodeWAVFloat32(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(wav, b.Bytes(), 0o644)
+	// In process, on the 16-bit samples `stream` sends.
+	pcm, _ := streaming.EncodePCM(a.Samples, streaming.EncS16)
+	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := append(sp.Push(samples), sp.Flush()...)
+	second, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second.SetSession(sp.Session())
+	r := append(second.Push(samples), second.Flush()...)
+	want := r[len(r)-1]
+	var got rfstream.Result
+	for range 2 {
+		var log bytes.Buffer
+		sv, err := startServe([]string{"--port", "0", "--stages", "frontend,features,decoder", "--model", model, "--voices", voices}, &log, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{"stream", "--fast", "--json", "--nats", sv.sess.embedded.ClientURL(), "--voice", "dora", wav}, &out, &errb)
+		sv.Close(io.Discard)
+		if code != 0 {
+			t.Fatalf("stream: exit %d: %s", code, errb.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got.Words) != len(want.Words) || got.Text != want.Text {
+		t.Fatalf("after a restart: %+v, want the voice's second recording %+v", got, want)
+	}
+	for i := range got.Words {
+		if d := got.Words[i].Conf - want.Words[i].Conf; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("after a restart, word %d: confidence %v, the voice's second recording %v", i, got.Words[i].Conf, want.Words[i].Conf)
+		}
+	}
+	if d := first[len(first)-1].Words[0].Conf - want.Words[0].Conf; d < 1e-6 && d > -1e-6 {
+		t.Fatal("the toy model scores a voice's second recording as its first: the test cannot tell sessions apart")
+	}
+	if _, err := os.Stat(filepath.Join(voices, "dora.rfv")); err != nil {
+		t.Fatal(err)
 	}
 }
