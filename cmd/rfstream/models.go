@@ -79,6 +79,27 @@ func audioModel(path string, log io.Writer) (*rfstream.WordClassifier, *rfstream
 	return w, nil, err
 }
 
+// liveAudioModel is audioModel for the live commands (serve, stream): with
+// adaptable, the data cache's adaptable digit model (trained on first use),
+// which learns each voice a stream names; it and path exclude each other.
+func liveAudioModel(path string, adaptable bool, log io.Writer) (*rfstream.WordClassifier, *rfstream.Connected, error) {
+	if !adaptable {
+		return audioModel(path, log)
+	}
+	if path != "" {
+		return nil, nil, errors.New("--adaptable and --model both name the audio model: give one")
+	}
+	m, err := defaultAdaptableDigitModelTrained(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := rfstream.NewWordClassifier(m)
+	return w, nil, err
+}
+
+// adaptableUsage is the --adaptable flag's help.
+const adaptableUsage = "use the adaptable digit model (data/models/digits-adaptable.rfm, trained on first use with espeak-ng's voices) instead of the digit model: it learns each voice a stream names (--voice, the web page's browsers) as it speaks"
+
 // defaultDigitWordModel loads the data cache's digit model, training it on
 // FSDD's official training takes first when it is missing.
 func defaultDigitWordModel(log io.Writer) (*rfstream.Model, error) {

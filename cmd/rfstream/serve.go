@@ -43,6 +43,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	var nf natsFlags
 	nf.register(fs, true)
 	model := fs.String("model", "", "audio model: a word model or a connected-word model (default: the digit word model in the data cache, trained on first use)")
+	adaptable := fs.Bool("adaptable", false, adaptableUsage)
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
 	selfTrain := fs.Bool("session-self-train", true, "with an adaptable word model, each stream's voice session self-trains at 10, 20, 40, … words (each checkpoint costs a few seconds of CPU, and a stream's words wait for its rounds where they need them: turn it off for many long streams)")
@@ -58,7 +59,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
 			if p.Words == nil && p.Connected == nil {
-				w, c, err := audioModel(*model, stderr)
+				w, c, err := liveAudioModel(*model, *adaptable, stderr)
 				if err != nil {
 					return nil, err
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON result per line")
 	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the digit word model in the data cache)")
 	chunk := fs.Float64("chunk-ms", 100, "audio per message")
-	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (with --nats: the embedded pipeline lasts one stream)")
+	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (a serve reached with --nats, or the embedded pipeline with --voices)")
+	voices := fs.String("voices", "", "the embedded pipeline keeps named voices in this directory (as serve --voices), so --voice learns across runs")
+	adaptable := fs.Bool("adaptable", false, adaptableUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,6 +70,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *voices != "" && nf.url != "" {
+		return errors.New("--voices is for the embedded pipeline: give it to the serve that --nats reaches")
+	}
 	a, err := readAudio(fs.Arg(0), *rate, stdin)
 	if err != nil {
 		return err
@@ -77,11 +83,12 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	if sess.embedded != nil {
-		words, conn, err := audioModel(*model, stderr)
+		words, conn, err := liveAudioModel(*model, *adaptable, stderr)
 		if err != nil {
 			return err
 		}
-		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words, Connected: conn, Durable: nf.durable}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+		st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: nf.pipeline, Words: words, Connected: conn, Durable: nf.durable, VoiceDir: *voices},
+			streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
 		if err != nil {
 			return err
 		}

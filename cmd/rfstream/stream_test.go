@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,30 +217,58 @@ func TestServeKeepsVoices(t *testing.T) {
 	second.SetSession(sp.Session())
 	r := append(second.Push(samples), second.Flush()...)
 	want := r[len(r)-1]
-	var got rfstream.Result
-	for range 2 {
-		var log bytes.Buffer
-		sv, err := startServe([]string{"--port", "0", "--stages", "frontend,features,decoder", "--model", model, "--voices", voices}, &log, &log)
-		if err != nil {
-			t.Fatal(err)
+	// Each way of running twice must end with the voice's second recording.
+	// serveArgs, when given, start a serve for each run (closed after it),
+	// which the stream reaches with --nats.
+	twice := func(what string, args, serveArgs []string) {
+		t.Helper()
+		var got rfstream.Result
+		for range 2 {
+			args := slices.Clone(args)
+			var sv *serving
+			if serveArgs != nil {
+				var log bytes.Buffer
+				var err error
+				if sv, err = startServe(serveArgs, &log, &log); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--nats", sv.sess.embedded.ClientURL())
+			}
+			var out, errb bytes.Buffer
+			code := run(append(args, wav), &out, &errb)
+			if sv != nil {
+				sv.Close(io.Discard)
+			}
+			if code != 0 {
+				t.Fatalf("%s: stream: exit %d: %s", what, code, errb.String())
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+				t.Fatal(err)
+			}
 		}
+		if len(got.Words) != len(want.Words) || got.Text != want.Text {
+			t.Fatalf("%s: %+v, want the voice's second recording %+v", what, got, want)
+		}
+		for i := range got.Words {
+			if d := got.Words[i].Conf - want.Words[i].Conf; d > 1e-6 || d < -1e-6 {
+				t.Fatalf("%s, word %d: confidence %v, the voice's second recording %v", what, i, got.Words[i].Conf, want.Words[i].Conf)
+			}
+		}
+	}
+	stream := []string{"stream", "--fast", "--json", "--voice", "dora"}
+	twice("serve restarted", stream, []string{"--port", "0", "--stages", "frontend,features,decoder", "--model", model, "--voices", voices})
+	twice("stream run twice", append(slices.Clone(stream), "--model", model, "--voices", filepath.Join(dir, "v2")), nil)
+	// --adaptable: the data cache's adaptable model (here the toy one).
+	t.Setenv("RFSTREAM_DATA", filepath.Join(dir, "cache"))
+	if err := rfstream.SaveModel(defaultAdaptableDigitModel(), words.Model); err != nil {
+		t.Fatal(err)
+	}
+	twice("stream --adaptable run twice", append(slices.Clone(stream), "--adaptable", "--voices", filepath.Join(dir, "v3")), nil)
+	for _, bad := range [][]string{{"--adaptable", "--model", model}, {"--voices", voices, "--nats", "nats://127.0.0.1:1"}} {
 		var out, errb bytes.Buffer
-		code := run([]string{"stream", "--fast", "--json", "--nats", sv.sess.embedded.ClientURL(), "--voice", "dora", wav}, &out, &errb)
-		sv.Close(io.Discard)
-		if code != 0 {
-			t.Fatalf("stream: exit %d: %s", code, errb.String())
-		}
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(got.Words) != len(want.Words) || got.Text != want.Text {
-		t.Fatalf("after a restart: %+v, want the voice's second recording %+v", got, want)
-	}
-	for i := range got.Words {
-		if d := got.Words[i].Conf - want.Words[i].Conf; d > 1e-6 || d < -1e-6 {
-			t.Fatalf("after a restart, word %d: confidence %v, the voice's second recording %v", i, got.Words[i].Conf, want.Words[i].Conf)
+		if code := run(append(append([]string{"stream", "--fast"}, bad...), wav), &out, &errb); code == 0 || !strings.Contains(errb.String(), bad[0]) {
+			t.Errorf("stream %v: exit %d, %q", bad, code, errb.String())
 		}
 	}
 	if d := first[len(first)-1].Words[0].Conf - want.Words[0].Conf; d < 1e-6 && d > -1e-6 {
