@@ -49,8 +49,9 @@ type voiceHeader struct {
 	PendingOn int `json:"pending_on"`
 }
 
-// fingerprint is the hex SHA-256 of the model's encoding.
-func (c *WordClassifier) fingerprint() (string, error) {
+// Fingerprint is the hex SHA-256 of the model's encoding: what a voice
+// file names its model by.
+func (c *WordClassifier) Fingerprint() (string, error) {
 	c.print.once.Do(func() {
 		h := sha256.New()
 		if err := c.Model.Write(h); err != nil {
@@ -67,7 +68,7 @@ func (c *WordClassifier) fingerprint() (string, error) {
 // again). Like every VoiceSession method it must not run concurrently with
 // the session's other methods.
 func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
-	model, err := s.c.fingerprint()
+	model, err := s.c.Fingerprint()
 	if err != nil {
 		return 0, err
 	}
@@ -131,7 +132,7 @@ func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrCorruptVoice, err)
 	}
-	model, err := c.fingerprint()
+	model, err := c.Fingerprint()
 	if err != nil {
 		return nil, err
 	}

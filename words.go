@@ -51,7 +51,7 @@ type WordClassifier struct {
 	print    *modelPrint    // the model's fingerprint, computed once (voice files)
 }
 
-// modelPrint is a WordClassifier's model fingerprint (fingerprint).
+// modelPrint is a WordClassifier's model fingerprint (Fingerprint).
 type modelPrint struct {
 	once sync.Once
 	sum  string

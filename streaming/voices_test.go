@@ -192,6 +192,11 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 	}
 	alone, _ := spot(nil)
 	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "carol"}
+	model, err := words.Fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, model[:16], "carol.rfv")
 	for _, run := range [][2]int{{0, 6}, {6, 16}} {
 		nc, st := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
 		for k := run[0]; k < run[1]; k++ {
@@ -200,7 +205,7 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 			}
 		}
 		// Each stream's end wrote the file (a crash now would lose nothing).
-		b, err := os.ReadFile(filepath.Join(dir, "carol.rfv"))
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,11 +220,29 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 		t.Fatalf("the in-process session was self-trained on %d recordings, want 20", session.AdaptedOn())
 	}
 
-	path := filepath.Join(dir, "carol.rfv")
+	// Another model serving the same directory has voices of its own: its
+	// carol is new, and the first model's file is left as it was.
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := toymodels.VoiceWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onc, ost := pipelineWith(t, Pipeline{Words: other, VoiceDir: dir})
+	sp, err := rfstream.NewWordSpotter(other, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := streamAll(t, onc, "carol-other", a, o), append(sp.Push(a.Samples), sp.Flush()...); !sameResults(got, want) {
+		t.Fatalf("another model's carol:\n%+v\nwant a fresh session's\n%+v", got, want)
+	}
+	ost.Close()
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, b) {
+		t.Fatalf("another model's stages changed the first model's voice file (%v)", err)
+	}
+
 	b[len(b)/2] ^= 1
 	os.WriteFile(path, b, 0o600)
 	nc, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})

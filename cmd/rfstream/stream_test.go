@@ -274,7 +274,11 @@ func TestServeKeepsVoices(t *testing.T) {
 	if d := first[len(first)-1].Words[0].Conf - want.Words[0].Conf; d < 1e-6 && d > -1e-6 {
 		t.Fatal("the toy model scores a voice's second recording as its first: the test cannot tell sessions apart")
 	}
-	if _, err := os.Stat(filepath.Join(voices, "dora.rfv")); err != nil {
+	fp, err := words.Fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(voices, fp[:16], "dora.rfv")); err != nil {
 		t.Fatal(err)
 	}
 }
