@@ -216,6 +216,13 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
 		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
+	if p.VoiceDir != "" && p.Words != nil {
+		// The model's fingerprint names its voice folder; computing it
+		// now (tens of ms for a large model) keeps it off a stream's path.
+		if _, err := p.Words.Fingerprint(); err != nil {
+			return nil, err
+		}
+	}
 	if p.Durable {
 		// Whatever stages run here, the store exists before clients publish.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -18,10 +18,14 @@
 // instead, 300 recordings in a seeded shuffled order; the named sessions
 // are then one per voice.
 //
+// After the runs it prints the size of each self-trained session's voice
+// file (serve --voices) and how long it takes to write and to read.
+//
 // usage: go run ./bench/voicefiles [--model M --fsdd DIR --speaker S | --official-test]
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"log"
@@ -99,6 +103,7 @@ func main() {
 		fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", what, len(audio), *vf.Model)
 	}
 	fmt.Printf("%-40s %9s %7s %8s\n", "sessions", "accuracy", "errors", "seconds")
+	var trained map[string]*rfstream.VoiceSession
 	for _, c := range []struct {
 		name      string
 		named     bool
@@ -118,5 +123,34 @@ func main() {
 		}
 		right, errs := run(sessions)
 		fmt.Printf("%-40s %8.2f%% %7d %8.1f\n", c.name, 100*float64(right)/float64(len(audio)), errs, time.Since(start).Seconds())
+		if c.named && c.selfTrain {
+			trained = sessions
+		}
+	}
+	voiceFileCost(words, trained)
+}
+
+// voiceFileCost prints what keeping the self-trained sessions in voice
+// files (serve --voices) costs: bytes, and the time to encode and to
+// decode each (the decode also checks the model's fingerprint and every
+// value).
+func voiceFileCost(words *rfstream.WordClassifier, sessions map[string]*rfstream.VoiceSession) {
+	if _, err := words.Fingerprint(); err != nil { // once per model: not a file's cost
+		log.Fatal(err)
+	}
+	for name, s := range sessions {
+		var b bytes.Buffer
+		start := time.Now()
+		if _, err := s.WriteTo(&b); err != nil {
+			log.Fatal(err)
+		}
+		written := time.Since(start)
+		start = time.Now()
+		r, err := words.ReadVoiceSession(b.Bytes())
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("voice file of %s (%d recordings, read-out self-trained on %d): %.2f MB, written in %.1f ms, read in %.1f ms\n",
+			name, r.Recordings(), r.AdaptedOn(), float64(b.Len())/1e6, written.Seconds()*1e3, time.Since(start).Seconds()*1e3)
 	}
 }
