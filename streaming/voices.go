@@ -7,6 +7,8 @@ package streaming
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,7 +56,18 @@ func (s *Stages) voiceFile(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(s.p.VoiceDir, model[:16], url.PathEscape(name)+".rfv"), nil
+	return filepath.Join(s.p.VoiceDir, model[:16], voiceFileName(name)), nil
+}
+
+// voiceFileName is a voice's file name: the name escaped, or, when that
+// would be longer than file systems allow (up to 128 characters that each
+// escape to three), its SHA-256.
+func voiceFileName(name string) string {
+	if f := url.PathEscape(name) + ".rfv"; len(f) <= 200 {
+		return f
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "sha256-" + hex.EncodeToString(sum[:]) + ".rfv"
 }
 
 // readVoice reads a voice's file, or returns nil when there is none (or no

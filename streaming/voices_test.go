@@ -263,3 +263,26 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 		t.Fatalf("the damaged file was not kept aside unchanged (%v)", err)
 	}
 }
+
+// Every name a stream may give makes a file name the file system takes:
+// one of 128 characters that each escape to three keeps its voice too.
+func TestLongVoiceNamesAreKept(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	dir := t.TempDir()
+	_, session := spot(nil)
+	want, _ := spot(session)
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: strings.Repeat("%", 128)}
+	for i := range 2 {
+		nc, st := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+		got := streamAll(t, nc, "long"+strconv.Itoa(i), a, o)
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && !sameResults(got, want) {
+			t.Fatalf("the long-named voice after a restart:\n%+v\nwant its second recording's\n%+v", got, want)
+		}
+	}
+	if a, b := voiceFileName("george"), voiceFileName(strings.Repeat("%", 128)); a != "george.rfv" || len(b) > 200 {
+		t.Fatalf("file names %q and %q", a, b)
+	}
+}
