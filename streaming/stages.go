@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
@@ -218,9 +220,15 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
-		// now (tens of ms for a large model) keeps it off a stream's path.
-		if _, err := p.Words.Fingerprint(); err != nil {
+		// now (tens of ms for a large model) keeps it off a stream's path,
+		// and a folder that cannot be made fails here, not at every
+		// stream's end.
+		model, err := p.Words.Fingerprint()
+		if err != nil {
 			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(p.VoiceDir, model[:16]), 0o700); err != nil {
+			return nil, fmt.Errorf("streaming: voice folder: %w", err)
 		}
 	}
 	if p.Durable {

@@ -286,3 +286,27 @@ func TestLongVoiceNamesAreKept(t *testing.T) {
 		t.Fatalf("file names %q and %q", a, b)
 	}
 }
+
+// A voice folder that cannot be made stops the stages from starting, with
+// an error that says so, rather than failing at every stream's end.
+func TestUnusableVoiceDirIsRefusedAtStart(t *testing.T) {
+	words, _, _ := voiceSpotting(t)
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o600)
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := srv.Connect("stages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if st, err := Start(nc, Pipeline{Name: "toy", Words: words, VoiceDir: filepath.Join(file, "voices")}); err == nil || !strings.Contains(err.Error(), "voice folder") {
+		if st != nil {
+			st.Close()
+		}
+		t.Fatalf("stages over a voice folder under a file: %v", err)
+	}
+}
