@@ -417,6 +417,15 @@ func (s *VoiceSession) Recordings() int { return s.n }
 // self-trained on (0: the model's own).
 func (s *VoiceSession) AdaptedOn() int { return s.adaptedOn }
 
+// Progress is the session's VoiceProgress, or nil when the model does not
+// normalise voices (a session then learns nothing).
+func (s *VoiceSession) Progress() *VoiceProgress {
+	if a := s.c.Model.Adapt; a == nil || !a.VoiceNorm {
+		return nil
+	}
+	return &VoiceProgress{Recordings: s.n, AdaptedOn: s.adaptedOn}
+}
+
 // ReadOut is the read-out Score uses: the last self-training's that has
 // taken effect, or nil for the model's.
 func (s *VoiceSession) ReadOut() *classifier.RLS { return s.readOut }

@@ -71,6 +71,17 @@ type Result struct {
 	Words []Word `json:"words"`
 	// Error is set on an error result; the stream can go on.
 	Error string `json:"error,omitempty"`
+	// Voice is set on the end-of-stream result of a voice-normalised
+	// word model: what the stream's voice session has learnt so far.
+	Voice *VoiceProgress `json:"voice,omitempty"`
+}
+
+// VoiceProgress is how far a voice session has come: the recordings it
+// has committed (every stream's of a named voice) and how many of them
+// the read-out in use was self-trained on (0: the model's own).
+type VoiceProgress struct {
+	Recordings int `json:"recordings"`
+	AdaptedOn  int `json:"adapted_on"`
 }
 
 // Segment is a stretch of a stream that holds one word: a partial one
@@ -399,7 +410,9 @@ func (w *WordSpotter) results(segs []Segment, end bool) []Result {
 		out = append(out, w.tr.Add(s, w.voice.Score(v)))
 	}
 	if end {
-		out = append(out, w.tr.End())
+		r := w.tr.End()
+		r.Voice = w.voice.Progress()
+		out = append(out, r)
 	}
 	return out
 }

@@ -182,6 +182,19 @@ func TestBadInterStageMessagesGetErrorResults(t *testing.T) {
 	send(KindScores, "badeos", map[string]string{HdrEOS: "1", HdrCount: "many"}, nil)
 	send(KindScores, "badeos", map[string]string{HdrEOS: "1", HdrCount: "0"}, nil)
 	expectResults(t, collect(t, ch, 5*time.Second), "without a valid "+HdrCount, "")
+
+	// A voice progress that cannot be: an error, and the end-of-stream
+	// result without it.
+	for i, bad := range [][2]string{{"x", "0"}, {"3", "5"}, {"-1", "0"}, {"2", ""}} {
+		stream := "badvoice" + strconv.Itoa(i)
+		ch = resultsOf(t, nc, stream)
+		send(KindScores, stream, map[string]string{HdrEOS: "1", HdrCount: "0", HdrVoiceRecordings: bad[0], HdrVoiceAdaptedOn: bad[1]}, nil)
+		got := collect(t, ch, 5*time.Second)
+		expectResults(t, got, "voice progress", "")
+		if got[1].Voice != nil {
+			t.Fatalf("progress %v: end-of-stream result %+v", bad, got[1])
+		}
+	}
 }
 
 // A stream whose end-of-stream message never comes, one that never

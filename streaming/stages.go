@@ -663,6 +663,16 @@ func (s *Stages) publishEnd(stream string, st *frontStream) {
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
 	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
+	if s.p.Words != nil {
+		voice := st.voice
+		if voice == nil { // a stream without words: a session of its own, untouched
+			voice = s.newVoiceSession()
+		}
+		if p := voice.Progress(); p != nil {
+			m.Header.Set(HdrVoiceRecordings, strconv.Itoa(p.Recordings))
+			m.Header.Set(HdrVoiceAdaptedOn, strconv.Itoa(p.AdaptedOn))
+		}
+	}
 	s.nc.PublishMsg(m)
 }
 
@@ -955,6 +965,7 @@ type decStream struct {
 	tr    rfstream.Transcript           // word model
 	ct    *rfstream.ConnectedTranscript // connected model
 	count int                           // segments announced by the EOS marker; -1 before it
+	voice *rfstream.VoiceProgress       // from the EOS marker, for the end-of-stream result
 	last  time.Time
 }
 
@@ -990,7 +1001,9 @@ func (st *decStream) end() rfstream.Result {
 	if st.ct != nil {
 		return st.ct.End()
 	}
-	return st.tr.End()
+	r := st.tr.End()
+	r.Voice = st.voice
+	return r
 }
 
 func (s *Stages) onScores(m *nats.Msg) {
@@ -1021,6 +1034,15 @@ func (s *Stages) onScores(m *nats.Msg) {
 			return
 		}
 		st.count = n
+		if m.Header.Get(HdrVoiceRecordings) != "" {
+			n, err1 := headerInt(m, HdrVoiceRecordings, -1)
+			k, err2 := headerInt(m, HdrVoiceAdaptedOn, -1)
+			if err1 != nil || err2 != nil || n < 0 || k < 0 || k > n {
+				s.errorResult(stream, "end-of-stream marker with a voice progress of %q recordings, adapted on %q", m.Header.Get(HdrVoiceRecordings), m.Header.Get(HdrVoiceAdaptedOn))
+			} else {
+				st.voice = &rfstream.VoiceProgress{Recordings: n, AdaptedOn: k}
+			}
+		}
 	} else {
 		seq, err := headerInt(m, HdrSeq, -1)
 		if err != nil || seq < 0 {

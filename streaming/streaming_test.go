@@ -90,6 +90,9 @@ func sameResults(a, b []rfstream.Result) bool {
 		if x.Text != y.Text || x.Final != y.Final || x.EOS != y.EOS || x.Error != y.Error || len(x.Words) != len(y.Words) {
 			return false
 		}
+		if (x.Voice == nil) != (y.Voice == nil) || (x.Voice != nil && *x.Voice != *y.Voice) {
+			return false
+		}
 		for j := range x.Words {
 			u, v := x.Words[j], y.Words[j]
 			if u.Word != v.Word || u.Start != v.Start || u.End != v.End || math.Abs(u.Conf-v.Conf) > 1e-6 {

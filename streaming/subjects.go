@@ -40,6 +40,10 @@ const (
 	HdrSkipped  = "Rfs-Skipped"  // "1" on scores of a partial word shed under load
 	HdrReadOut  = "Rfs-Readout"  // on a word vector: the stream's own read-out (its class count) follows the vector
 	HdrVoice    = "Rfs-Voice"    // on PCM: the voice speaking; streams that name the same voice share its session
+	// On an end-of-stream marker between stages: the stream's voice
+	// session's progress (rfstream.VoiceProgress), for the final result.
+	HdrVoiceRecordings = "Rfs-Voice-Recordings"
+	HdrVoiceAdaptedOn  = "Rfs-Voice-Adapted-On"
 )
 
 // Subject returns rfs.v1.<pipeline>.<kind>.<stream>.

@@ -209,8 +209,13 @@ func TestRecordingsOfAVoiceShareItsSession(t *testing.T) {
 	}
 	for i, want := range []string{fresh, second} {
 		got := record(t, hs, "?rate=8000&voice=web-0123abcd", pcm)
-		if c := confidences(got[len(got)-1]); c != want {
+		last := got[len(got)-1]
+		if c := confidences(last); c != want {
 			t.Fatalf("recording %d of the voice: %s, want %s", i+1, c, want)
+		}
+		// The page shows how far the voice has come.
+		if p := last.Voice; p == nil || p.Recordings != 2*(i+1) || p.AdaptedOn != 0 {
+			t.Fatalf("recording %d of the voice: progress %+v, want %d recordings", i+1, p, 2*(i+1))
 		}
 	}
 	got := record(t, hs, "?rate=8000", pcm)

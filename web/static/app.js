@@ -50,6 +50,11 @@ function showResult(r) {
     box.append(el);
   }
   if (r.eos) setStatus('done');
+  if (r.eos && r.voice) {
+    const v = r.voice;
+    $('voice-progress').textContent = `Heard ${v.recordings} word${v.recordings === 1 ? '' : 's'} of this voice` +
+      (v.adapted_on ? `; the model has self-trained on the first ${v.adapted_on}.` : '.');
+  }
 }
 
 async function start() {
@@ -97,7 +102,7 @@ async function stop() {
 
 $('start').onclick = start;
 $('stop').onclick = stop;
-$('new-voice').onclick = () => { voiceName(true); setStatus('new voice'); };
+$('new-voice').onclick = () => { voiceName(true); setStatus('new voice'); $('voice-progress').textContent = ''; };
 
 // Images: the server's frontend decodes PNG, JPEG and PGM alike; the
 // preview uses the browser's decoder, so PGM files show no thumbnail.
