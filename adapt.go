@@ -516,6 +516,11 @@ func (s *VoiceSession) startSelfTrain(est []float32) error {
 	if !s.c.CanAdapt() {
 		return errors.New("rfstream: a self-training session needs a model that can adapt")
 	}
+	if len(s.raw) < s.n {
+		// SelfTrain was turned on after the session began (or it was read
+		// from a file written without it): the recordings are not all kept.
+		return fmt.Errorf("rfstream: the session kept %d of its %d recordings (SelfTrain was off), so it cannot self-train on them", len(s.raw), s.n)
+	}
 	s.runSelfTrain(&sessionRefit{on: s.n, applyAt: s.n + s.n/2, est: est})
 	return nil
 }

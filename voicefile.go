@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"os"
+	"path/filepath"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -220,4 +223,52 @@ func (c *WordClassifier) checkVoiceHeader(h voiceHeader) error {
 		return fmt.Errorf("a self-training on %d recordings pending at %d (%d vectors kept, read-out from %d)", h.PendingOn, h.N, h.Rows, h.AdaptedOn)
 	}
 	return nil
+}
+
+// VoicePath is where a voice of this model named name is kept under dir
+// (serve --voices): in a folder named by the model's fingerprint (its
+// first 16 hex digits), so each model keeps voices of its own, as the
+// name escaped for a file name, or as the name's SHA-256 when escaping
+// would make it longer than file systems allow.
+func (c *WordClassifier) VoicePath(dir, name string) (string, error) {
+	model, err := c.Fingerprint()
+	if err != nil {
+		return "", err
+	}
+	file := url.PathEscape(name) + ".rfv"
+	if len(file) > 200 {
+		sum := sha256.Sum256([]byte(name))
+		file = "sha256-" + hex.EncodeToString(sum[:]) + ".rfv"
+	}
+	return filepath.Join(dir, model[:16], file), nil
+}
+
+// SaveVoiceSession writes s to path through a temporary file renamed over
+// it, so a crash leaves the old file or the new one, never half of one.
+// It makes path's folder (mode 0700: a voice file is what a voice said, in
+// numbers) when it is missing.
+func SaveVoiceSession(path string, s *VoiceSession) error {
+	var b bytes.Buffer
+	if _, err := s.WriteTo(&b); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".voice-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b.Bytes())
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

@@ -135,3 +135,26 @@ func FuzzReadVoiceSession(f *testing.F) {
 		}
 	})
 }
+
+// A session that did not keep its recordings (SelfTrain off when they
+// came) and is told to self-train later says it cannot at its checkpoint,
+// instead of training on some of them or failing harder.
+func TestSelfTrainingTurnedOnLateIsRefused(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{0.5, 1})
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 5, 340, 1.3)
+	s := c.NewVoiceSession()
+	s.SelfTrain = false
+	for i := range 10 {
+		if i == 5 {
+			s.SelfTrain = true
+		}
+		err := s.Normalise(slices.Clone(linalg.Row32(voice, i)), true)
+		if (err != nil) != (i == 9) || (err != nil && !strings.Contains(err.Error(), "kept 5 of its 10 recordings")) {
+			t.Fatalf("recording %d: %v", i+1, err)
+		}
+	}
+}

@@ -6,15 +6,10 @@ package streaming
 // Pipeline.VoiceDir when it is set.
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rfstream/rfstream"
@@ -48,26 +43,9 @@ func (s *Stages) streamVoice(stream, name string) *rfstream.VoiceSession {
 	return s.newVoiceSession()
 }
 
-// voiceFile is where VoiceDir keeps a voice: under the model's
-// fingerprint, so each model has voices of its own and serving another
-// model neither reads nor overwrites them (names may hold '/').
+// voiceFile is where VoiceDir keeps a voice (rfstream's VoicePath).
 func (s *Stages) voiceFile(name string) (string, error) {
-	model, err := s.p.Words.Fingerprint()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(s.p.VoiceDir, model[:16], voiceFileName(name)), nil
-}
-
-// voiceFileName is a voice's file name: the name escaped, or, when that
-// would be longer than file systems allow (up to 128 characters that each
-// escape to three), its SHA-256.
-func voiceFileName(name string) string {
-	if f := url.PathEscape(name) + ".rfv"; len(f) <= 200 {
-		return f
-	}
-	sum := sha256.Sum256([]byte(name))
-	return "sha256-" + hex.EncodeToString(sum[:]) + ".rfv"
+	return s.p.Words.VoicePath(s.p.VoiceDir, name)
 }
 
 // readVoice reads a voice's file, or returns nil when there is none (or no
@@ -106,42 +84,15 @@ func (s *Stages) saveVoice(name string, v *namedVoice) error {
 	if s.p.VoiceDir == "" || v.session.Recordings() == v.saved {
 		return nil
 	}
-	var b bytes.Buffer
-	if _, err := v.session.WriteTo(&b); err != nil {
-		return err
-	}
 	path, err := s.voiceFile(name)
 	if err == nil {
-		err = writeFileAtomic(path, b.Bytes())
+		err = rfstream.SaveVoiceSession(path, v.session)
 	}
 	if err != nil {
 		return fmt.Errorf("voice %q: %w", name, err)
 	}
 	v.saved = v.session.Recordings()
 	return nil
-}
-
-// writeFileAtomic writes b to path through a temporary file renamed over
-// it, so a crash leaves the old file or the new one, never half of one.
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".voice-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // endVoiceStream writes the voice file of a stream whose words have all

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/streaming"
 )
 
 func init() {
@@ -98,6 +101,8 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it, and self-training at checkpoints (see --session-self-train) when the model can adapt (a live session); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
 	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
+	voice := fs.String("voice", "", "with --session and --voices: the voice's name; the session goes on from what that voice's earlier recordings taught it (by this command or a serve --voices on the same folder) and is kept for the next")
+	voices := fs.String("voices", "", "with --session and --voice: the folder voices are kept in (as serve --voices)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -113,11 +118,19 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if *adapt && *session {
 		return errors.New("recognize: --adapt or --session, not both")
 	}
+	if (*voice != "" || *voices != "") && !(*session && *voice != "" && *voices != "") {
+		return errors.New("recognize: --voice and --voices go together, with --session")
+	}
+	if *voice != "" {
+		if err := streaming.CheckName("voice", *voice); err != nil {
+			return err
+		}
+	}
 	if *adapt {
 		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
 	}
 	if *session {
-		return recognizeSession(files, *rate, *modelPath, *sessionSelfTrain, out, stderr)
+		return recognizeSession(files, *rate, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
 	}
 	var recognize func(*frontend.Audio) (recognition, error)
 	var task string
@@ -232,12 +245,19 @@ func adaptableWordModel(path, flag string, stderr io.Writer) (*rfstream.WordClas
 	return rfstream.NewWordClassifier(m)
 }
 
+// storedVoice names a voice kept in a folder (recognize --voices, --voice);
+// the zero value is none.
+type storedVoice struct{ dir, name string }
+
 // recognizeSession recognises recordings of one voice in order, each with
 // the voice estimated from it and the ones before (rfstream.VoiceSession),
 // self-training at the session's checkpoints unless selfTrain is false.
-func recognizeSession(files []string, rate int, modelPath string, selfTrain bool, out recognitionPrinter, stderr io.Writer) error {
+// With a stored voice the session starts from its file, when there is one,
+// and is written back at the end.
+func recognizeSession(files []string, rate int, modelPath string, selfTrain bool, stored storedVoice, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	var session *rfstream.VoiceSession
+	var voicePath string
 	prepare := func() error {
 		var err error
 		if wc, err = adaptableWordModel(modelPath, "--session", stderr); err != nil {
@@ -247,6 +267,21 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 			return errors.New("recognize --session: the model does not normalise voices (train one with rfstream train digits --speaker-norm mean)")
 		}
 		session = wc.NewVoiceSession()
+		if stored.name != "" {
+			if voicePath, err = wc.VoicePath(stored.dir, stored.name); err != nil {
+				return err
+			}
+			b, err := os.ReadFile(voicePath)
+			switch {
+			case err == nil:
+				if session, err = wc.ReadVoiceSession(b); err != nil {
+					return fmt.Errorf("voice %q: %s: %w (move the file away to start the voice afresh)", stored.name, voicePath, err)
+				}
+				fmt.Fprintf(stderr, "voice %q: going on from %d recordings (read-out self-trained on %d)\n", stored.name, session.Recordings(), session.AdaptedOn())
+			case !errors.Is(err, iofs.ErrNotExist):
+				return err
+			}
+		}
 		session.SelfTrain = session.SelfTrain && selfTrain
 		return nil
 	}
@@ -271,6 +306,11 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 	})
 	if err != nil {
 		return err
+	}
+	if voicePath != "" {
+		if err := rfstream.SaveVoiceSession(voicePath, session); err != nil {
+			return fmt.Errorf("voice %q: %w", stored.name, err)
+		}
 	}
 	return failedError(failed, len(files))
 }

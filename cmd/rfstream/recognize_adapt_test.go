@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
 // adaptArgs are the settings the equality test gives both eval digits and
@@ -189,5 +192,69 @@ func TestRecognizeSession(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "0,1,1,0" {
 		t.Fatalf("heard %v, want 0,1,1,0", got)
+	}
+}
+
+// --session with --voice and --voices keeps the voice between runs: six
+// recordings in two runs of three are decided as in one run of six (the
+// same JSON lines, confidences included), and the voice file is what a
+// serve --voices on that folder would read. A damaged file stops the run
+// and is left where it is.
+func TestRecognizeSessionKeepsAVoice(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "toy.rfm")
+	if err := rfstream.SaveModel(model, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i, sig := range [][]float32{upWord(41), downWord(42), downWord(43), upWord(44), upWord(45), downWord(46)} {
+		files = append(files, filepath.Join(dir, strconv.Itoa(i)+".wav"))
+		writeWAV(t, files[i], sig)
+	}
+	recognize := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"recognize", "--json", "--session", "--model", model}, args...), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	whole := recognize(files...)
+	voices := filepath.Join(dir, "voices")
+	first := recognize(append([]string{"--voice", "erin", "--voices", voices}, files[:3]...)...)
+	second := recognize(append([]string{"--voice", "erin", "--voices", voices}, files[3:]...)...)
+	if first+second != whole {
+		t.Fatalf("two runs of a kept voice:\n%s%s\none run:\n%s", first, second, whole)
+	}
+	if alone := recognize(files[3:]...); alone == second {
+		t.Fatal("the second run decides as a fresh session would: the test cannot tell that the voice was kept")
+	}
+	path, err := words.VoicePath(voices, "erin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := words.ReadVoiceSession(b); err != nil || s.Recordings() != 6 {
+		t.Fatalf("the kept voice: %v", err)
+	}
+	b[len(b)/2] ^= 1
+	os.WriteFile(path, b, 0o600)
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"recognize", "--session", "--model", model, "--voice", "erin", "--voices", voices}, files[0]), &out, &errb); code == 0 ||
+		!strings.Contains(errb.String(), "corrupted voice file") || !strings.Contains(errb.String(), "move the file away") {
+		t.Fatalf("a damaged voice file: exit %d, %q", code, errb.String())
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, b) {
+		t.Fatal("the damaged voice file was changed")
+	}
+	if code := run([]string{"recognize", "--voice", "erin", files[0]}, &out, &errb); code == 0 {
+		t.Fatal("--voice without --session and --voices was accepted")
 	}
 }
