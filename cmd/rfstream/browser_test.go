@@ -216,7 +216,8 @@ func artifactPath(name string) string {
 	return filepath.Join(dir, name)
 }
 
-func TestBrowserShowsDigitAndTag(t *testing.T) {
+// needBrowser skips the test without Chromium or sox.
+func needBrowser(t *testing.T) {
 	chrome := chromiumPath()
 	if _, err := os.Stat(chrome); err != nil {
 		t.Skipf("SKIP: no Chromium at %s (apt-get install chromium, or set RFSTREAM_CHROMIUM); the browser test did not run", chrome)
@@ -224,21 +225,14 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if _, err := exec.LookPath("sox"); err != nil {
 		t.Skip("SKIP: sox is needed to make Chromium's fake microphone file")
 	}
-	dir := t.TempDir()
-	c, err := realCase(t, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Logf("FSDD or MNIST missing (%v): using the toy models", err)
-		c, err = toyCase(t, dir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("case: %s; offline the model says %q and tags the image %q", c.what, c.word, c.tag)
+}
 
-	// Chromium's fake capture device wants 16-bit PCM at a common rate.
+// fakeMicrophone writes 8 kHz speech as the 48 kHz 16-bit WAV Chromium's
+// fake capture device plays (in a loop).
+func fakeMicrophone(t *testing.T, dir string, speech []float32) string {
 	raw := filepath.Join(dir, "speech-8k.wav")
 	var b bytes.Buffer
-	if err := frontend.EncodeWAV16(&b, &frontend.Audio{Rate: 8000, Samples: c.speech}); err != nil {
+	if err := frontend.EncodeWAV16(&b, &frontend.Audio{Rate: 8000, Samples: speech}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(raw, b.Bytes(), 0o644); err != nil {
@@ -248,20 +242,14 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if out, err := exec.Command("sox", raw, "-r", "48000", "-b", "16", "-c", "1", wav).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
-	pngPath := filepath.Join(dir, "digit.png")
-	if err := os.WriteFile(pngPath, c.image, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return wav
+}
 
-	var stdout bytes.Buffer
-	sv, err := startServe([]string{"--port", "0", "--http", "127.0.0.1:0", "--model", c.wordModel, "--image-model", c.imageModel}, &stdout, testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sv.Close(io.Discard)
-
+// headlessChromium starts Chromium with its profile in dir and the fake
+// microphone playing wav, logging the page's console, for at most 90 s.
+func headlessChromium(t *testing.T, dir, wav string) context.Context {
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome),
+		chromedp.ExecPath(chromiumPath()),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -278,11 +266,11 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 		chromedp.WindowSize(1100, 700),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
@@ -297,6 +285,34 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return ctx
+}
+
+func TestBrowserShowsDigitAndTag(t *testing.T) {
+	needBrowser(t)
+	dir := t.TempDir()
+	c, err := realCase(t, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Logf("FSDD or MNIST missing (%v): using the toy models", err)
+		c, err = toyCase(t, dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("case: %s; offline the model says %q and tags the image %q", c.what, c.word, c.tag)
+	wav := fakeMicrophone(t, dir, c.speech)
+	pngPath := filepath.Join(dir, "digit.png")
+	if err := os.WriteFile(pngPath, c.image, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout bytes.Buffer
+	sv, err := startServe([]string{"--port", "0", "--http", "127.0.0.1:0", "--model", c.wordModel, "--image-model", c.imageModel}, &stdout, testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close(io.Discard)
+	ctx := headlessChromium(t, dir, wav)
 
 	screenshot := func() {
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -378,5 +394,88 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	}
 	if !strings.HasPrefix(voice, "web-") || sv.stages.Stats().Voices != 1 {
 		t.Errorf("voice name %q in the browser, %d voices in the pipeline; want a web-… name and one voice", voice, sv.stages.Stats().Voices)
+	}
+}
+
+// TestBrowserLearnsAVoice serves a voice-normalised (adaptable) word model:
+// the page says that it learns the voice, names the same voice for every
+// recording from this browser (kept across a reload) and shows how many of
+// the voice's words the server has heard, which grows from one recording
+// to the next; "New voice" names another.
+func TestBrowserLearnsAVoice(t *testing.T) {
+	needBrowser(t)
+	dir := t.TempDir()
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := toymodels.Images()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wordModel, imageModel := filepath.Join(dir, "words.rfm"), filepath.Join(dir, "images.rfm")
+	if err := rfstream.SaveModel(wordModel, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	if err := rfstream.SaveModel(imageModel, images.Model); err != nil {
+		t.Fatal(err)
+	}
+	speech := append(append(toymodels.Noise(8000, 1), toymodels.UpDown()...), toymodels.Noise(8000, 2)...)
+	wav := fakeMicrophone(t, dir, speech)
+	var stdout bytes.Buffer
+	sv, err := startServe([]string{"--port", "0", "--http", "127.0.0.1:0", "--model", wordModel, "--image-model", imageModel}, &stdout, testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close(io.Discard)
+	ctx := headlessChromium(t, dir, wav)
+
+	// record loads the page, records until a word has closed, stops, and
+	// returns the voice name and the number of words the page says the
+	// server has heard of the voice.
+	record := func(step string) (string, int) {
+		t.Helper()
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(sv.page.URL),
+			chromedp.WaitVisible(chromedp.ID("voice")),
+			chromedp.Click(chromedp.ID("start")),
+			chromedp.WaitVisible(chromedp.CSS("#words .word")),
+			chromedp.Click(chromedp.ID("stop")),
+		)
+		if err != nil {
+			t.Fatalf("%s: recording: %v", step, err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('status').textContent === 'done'`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			t.Fatalf("%s: waiting for the end-of-stream result: %v", step, err)
+		}
+		progress, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("voice-progress")))
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		voice, err := chromedp.Run(ctx, chromedp.Evaluate[string](`localStorage.getItem('rfs-voice')`))
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		var heard int
+		if _, err := fmt.Sscanf(progress, "Heard %d word", &heard); err != nil {
+			t.Fatalf("%s: the page says %q about the voice", step, progress)
+		}
+		t.Logf("%s: voice %s, the page says %q", step, voice, progress)
+		return voice, heard
+	}
+	v1, n1 := record("first recording")
+	v2, n2 := record("after a reload")
+	if !strings.HasPrefix(v1, "web-") || v2 != v1 || n1 < 1 || n2 <= n1 {
+		t.Fatalf("voice %q heard %d words, then voice %q heard %d: want one web-… voice whose count grows", v1, n1, v2, n2)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("new-voice"))); err != nil {
+		t.Fatal(err)
+	}
+	v3, n3 := record("after New voice")
+	if v3 == v1 || n3 > n1+n2 {
+		t.Fatalf("after New voice: voice %q (was %q) heard %d words", v3, v1, n3)
+	}
+	if got := sv.stages.Stats().Voices; got != 2 {
+		t.Fatalf("the pipeline holds %d voices, want 2", got)
 	}
 }
