@@ -2,7 +2,6 @@ package rfstream
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -34,8 +33,8 @@ func (m *Model) formatVersion() uint32 {
 	return 1
 }
 
-// modelMagic opens every model file.
-var modelMagic = [8]byte{'R', 'F', 'S', 'M', 'O', 'D', 'E', 'L'}
+// modelFile is the frame of a model file.
+var modelFile = envelope{magic: [8]byte{'R', 'F', 'S', 'M', 'O', 'D', 'E', 'L'}, what: "model", corrupt: ErrCorrupt}
 
 // maxHeader and maxBlob bound what a file may claim before we allocate.
 const (
@@ -109,10 +108,7 @@ func (m *Model) Write(w io.Writer) error {
 		return fmt.Errorf("rfstream: encoding model header: %w", err)
 	}
 	var buf bytes.Buffer
-	buf.Write(modelMagic[:])
-	binary.Write(&buf, binary.LittleEndian, m.formatVersion())
-	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
-	buf.Write(hj)
+	modelFile.begin(&buf, m.formatVersion(), hj)
 	var f [4]byte
 	for _, k := range names {
 		b := blobs[k]
@@ -125,8 +121,7 @@ func (m *Model) Write(w io.Writer) error {
 			}
 		}
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
+	modelFile.seal(&buf)
 	_, err = w.Write(buf.Bytes())
 	return err
 }
@@ -169,32 +164,16 @@ var ErrCorrupt = errors.New("corrupted model file")
 
 // DecodeModel parses and verifies an encoded model.
 func DecodeModel(b []byte) (*Model, error) {
-	const fixed = len(modelMagic) + 8
-	if len(b) < fixed+sha256.Size {
-		return nil, fmt.Errorf("%w: %d bytes is too short to be a model", ErrCorrupt, len(b))
-	}
-	if !bytes.Equal(b[:len(modelMagic)], modelMagic[:]) {
-		return nil, fmt.Errorf("%w: not an rfstream model (bad magic)", ErrCorrupt)
-	}
-	version := binary.LittleEndian.Uint32(b[8:])
-	if version < 1 || version > FormatVersion {
-		return nil, fmt.Errorf("model format version %d; this build reads versions 1 to %d (retrain or use a matching rfstream)", version, FormatVersion)
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorrupt)
-	}
-	hlen := int(binary.LittleEndian.Uint32(b[12:]))
-	if hlen > maxHeader || fixed+hlen > len(body) {
-		return nil, fmt.Errorf("%w: header length %d does not fit the file", ErrCorrupt, hlen)
-	}
 	var h fileHeader
-	dec := json.NewDecoder(bytes.NewReader(body[fixed : fixed+hlen]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	version, data, err := modelFile.open(b, func(version uint32) error {
+		if version < 1 || version > FormatVersion {
+			return fmt.Errorf("model format version %d; this build reads versions 1 to %d (retrain or use a matching rfstream)", version, FormatVersion)
+		}
+		return nil
+	}, &h)
+	if err != nil {
+		return nil, err
 	}
-	data := body[fixed+hlen:]
 	m := h.Model
 	if m.Adapt != nil && version < 2 {
 		// Builds from before adaptable models were versioned (Nov 23)

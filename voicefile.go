@@ -26,7 +26,7 @@ import (
 // little-endian), then the SHA-256 of everything before it. The header
 // names the model the session belongs to by the SHA-256 of its encoding,
 // so a session is never applied to another model.
-var voiceMagic = [8]byte{'R', 'F', 'S', 'V', 'O', 'I', 'C', 'E'}
+var voiceFile = envelope{magic: [8]byte{'R', 'F', 'S', 'V', 'O', 'I', 'C', 'E'}, what: "voice file", corrupt: ErrCorruptVoice}
 
 const voiceFormatVersion = 1
 
@@ -85,10 +85,7 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	var buf bytes.Buffer
-	buf.Write(voiceMagic[:])
-	binary.Write(&buf, binary.LittleEndian, uint32(voiceFormatVersion))
-	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
-	buf.Write(hj)
+	voiceFile.begin(&buf, voiceFormatVersion, hj)
 	binary.Write(&buf, binary.LittleEndian, s.sum)
 	for _, r := range s.raw {
 		binary.Write(&buf, binary.LittleEndian, r)
@@ -102,8 +99,7 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 	if p := s.pending; p != nil {
 		binary.Write(&buf, binary.LittleEndian, p.est)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
+	voiceFile.seal(&buf)
 	n, err := w.Write(buf.Bytes())
 	return int64(n), err
 }
@@ -111,29 +107,15 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 // ReadVoiceSession decodes a session WriteTo wrote for this model. A
 // self-training that was running when it was written starts again.
 func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
-	const fixed = len(voiceMagic) + 8
-	if len(b) < fixed+sha256.Size {
-		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorruptVoice, len(b))
-	}
-	if !bytes.Equal(b[:len(voiceMagic)], voiceMagic[:]) {
-		return nil, fmt.Errorf("%w: not an rfstream voice file (bad magic)", ErrCorruptVoice)
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != voiceFormatVersion {
-		return nil, fmt.Errorf("voice file format version %d; this build reads version %d", v, voiceFormatVersion)
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorruptVoice)
-	}
-	hlen := int(binary.LittleEndian.Uint32(b[12:]))
-	if hlen > maxHeader || fixed+hlen > len(body) {
-		return nil, fmt.Errorf("%w: header length %d does not fit the file", ErrCorruptVoice, hlen)
-	}
 	var h voiceHeader
-	dec := json.NewDecoder(bytes.NewReader(body[fixed : fixed+hlen]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrCorruptVoice, err)
+	_, data, err := voiceFile.open(b, func(v uint32) error {
+		if v != voiceFormatVersion {
+			return fmt.Errorf("voice file format version %d; this build reads version %d", v, voiceFormatVersion)
+		}
+		return nil
+	}, &h)
+	if err != nil {
+		return nil, err
 	}
 	model, err := c.Fingerprint()
 	if err != nil {
@@ -145,7 +127,6 @@ func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 	if err := c.checkVoiceHeader(h); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
 	}
-	data := body[fixed+hlen:]
 	rls := c.Model.RLS
 	want := 8*h.Mels + 4*h.Rows*h.Dim
 	if h.ReadOut {
