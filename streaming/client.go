@@ -3,6 +3,7 @@ package streaming
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -204,4 +205,37 @@ func TagImages(ctx context.Context, nc *nats.Conn, pipeline, stream string, imag
 		}
 	}
 	return out, nil
+}
+
+// ForgetVoice asks a pipeline's frontend stage to forget a named voice
+// (HdrVoice): its session leaves memory and its voice file is deleted. It
+// reports whether the voice was known, and fails when a live stream names
+// the voice or no frontend stage answers before ctx ends.
+func ForgetVoice(ctx context.Context, nc *nats.Conn, pipeline, voice string) (bool, error) {
+	if err := CheckName("voice", voice); err != nil {
+		return false, err
+	}
+	sub, err := nc.SubscribeSync(Subject(pipeline, KindForgotten, voice))
+	if err != nil {
+		return false, err
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		return false, err
+	}
+	if err := nc.Publish(Subject(pipeline, KindForget, voice), nil); err != nil {
+		return false, err
+	}
+	m, err := sub.NextMsgWithContext(ctx)
+	if err != nil {
+		return false, fmt.Errorf("streaming: no answer from pipeline %q's frontend stage about voice %q: %w", pipeline, voice, err)
+	}
+	var a ForgetAnswer
+	if err := json.Unmarshal(m.Data, &a); err != nil {
+		return false, fmt.Errorf("streaming: answer about voice %q: %w", voice, err)
+	}
+	if a.Error != "" {
+		return false, errors.New(a.Error)
+	}
+	return a.Forgotten, nil
 }

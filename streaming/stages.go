@@ -252,6 +252,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			switch n {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
+				if err == nil {
+					err = s.sub(Wildcard(p.Name, KindForget), "", s.onForget)
+				}
 				if p.Words != nil && !p.NoSelfTrain {
 					// The sessions' first self-training need not pay for
 					// what all of them share (an error comes back then).

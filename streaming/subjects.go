@@ -24,6 +24,10 @@ const (
 	KindResult = "result"
 	KindImage  = "image"
 	KindTags   = "tags"
+	// KindForget asks the frontend stage to forget the named voice in the
+	// subject's last token (ForgetVoice); it answers on KindForgotten.
+	KindForget    = "forget"
+	KindForgotten = "forgotten"
 )
 
 // Header names.

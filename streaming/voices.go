@@ -6,11 +6,14 @@ package streaming
 // Pipeline.VoiceDir when it is set.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
 )
@@ -143,4 +146,57 @@ func (s *Stages) liveVoices() map[string]bool {
 		}
 	}
 	return live
+}
+
+// ForgetAnswer is the frontend stage's answer to ForgetVoice.
+type ForgetAnswer struct {
+	Voice string `json:"voice"`
+	// Forgotten: the voice was known (in memory or in its file) and is
+	// no more.
+	Forgotten bool   `json:"forgotten"`
+	Error     string `json:"error,omitempty"`
+}
+
+// onForget forgets a named voice at a client's request (KindForget): its
+// session leaves memory and its voice file is deleted, unless a live
+// stream names the voice.
+func (s *Stages) onForget(m *nats.Msg) {
+	name := StreamOf(m.Subject)
+	answer := ForgetAnswer{Voice: name}
+	var err error
+	if err = CheckName("voice", name); err == nil {
+		s.mu.Lock()
+		answer.Forgotten, err = s.forget(name)
+		s.mu.Unlock()
+	}
+	if err != nil {
+		answer.Error = err.Error()
+	}
+	b, _ := json.Marshal(answer)
+	s.nc.Publish(Subject(s.p.Name, KindForgotten, name), b)
+}
+
+// forget drops a named voice from memory and deletes its file, with s.mu
+// held, and reports whether there was anything to forget.
+func (s *Stages) forget(name string) (bool, error) {
+	if s.liveVoices()[name] {
+		return false, fmt.Errorf("voice %q is in use by a live stream; forget it once its streams have ended", name)
+	}
+	_, known := s.voices[name]
+	delete(s.voices, name)
+	if s.p.VoiceDir == "" || s.p.Words == nil {
+		return known, nil
+	}
+	path, err := s.voiceFile(name)
+	if err != nil {
+		return known, err
+	}
+	switch err := os.Remove(path); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return known, nil
+	default:
+		return known, err
+	}
 }

@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,5 +324,57 @@ func TestUnusableVoiceDirIsRefusedAtStart(t *testing.T) {
 			st.Close()
 		}
 		t.Fatalf("stages over a voice folder under a file: %v", err)
+	}
+}
+
+// ForgetVoice drops a named voice from memory and deletes its file, so its
+// next stream starts afresh; it says whether there was anything to forget,
+// and refuses while a live stream names the voice.
+func TestForgetVoice(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	dir := t.TempDir()
+	nc, st := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+	alone, _ := spot(nil)
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "gina"}
+	streamAll(t, nc, "gina0", a, o)
+	path, err := words.VoicePath(dir, "gina")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	forget := func(voice string) (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return ForgetVoice(ctx, nc, "toy", voice)
+	}
+	if ok, err := forget("gina"); !ok || err != nil {
+		t.Fatalf("forgetting gina: %v, %v", ok, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) || len(voiceNames(st)) != 0 {
+		t.Fatalf("after forgetting: file %v, voices in memory %v", err, voiceNames(st))
+	}
+	if got := streamAll(t, nc, "gina1", a, o); !sameResults(got, alone) {
+		t.Fatalf("a forgotten voice's next stream:\n%+v\nwant a fresh session's\n%+v", got, alone)
+	}
+	if ok, err := forget("nobody"); ok || err != nil {
+		t.Fatalf("forgetting an unknown voice: %v, %v", ok, err)
+	}
+	b, _ := EncodePCM(make([]float32, 800), EncF32)
+	publish(t, nc, "open-gina", 0, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: "gina"})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := forget("gina")
+		if err != nil && strings.Contains(err.Error(), "live stream") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("forgetting a voice a live stream names: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := forget("two words"); err == nil {
+		t.Fatal("a malformed voice name was accepted")
 	}
 }
