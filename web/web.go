@@ -47,8 +47,8 @@ type Config struct {
 	Log *log.Logger
 }
 
-// Server is an http.Handler for the page, its assets and its two
-// endpoints: GET /ws/audio (WebSocket) and POST /api/tag.
+// Server is an http.Handler for the page, its assets and its endpoints:
+// GET /ws/audio (WebSocket), POST /api/tag and POST /api/forget-voice.
 type Server struct {
 	nc  *nats.Conn
 	cfg Config
@@ -75,6 +75,7 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /api/config", s.config)
 	s.mux.HandleFunc("GET /ws/audio", s.audio)
 	s.mux.HandleFunc("POST /api/tag", s.tag)
+	s.mux.HandleFunc("POST /api/forget-voice", s.forgetVoice)
 	return s, nil
 }
 
@@ -97,6 +98,29 @@ func streamName(prefix string) string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// forgetVoice asks the pipeline to forget the voice ?voice= names
+// (streaming.ForgetVoice): 200 with {"forgotten":…}, 400 for a malformed
+// name, 409 while a live stream names it, 502 when no frontend answers.
+func (s *Server) forgetVoice(w http.ResponseWriter, r *http.Request) {
+	voice := r.URL.Query().Get("voice")
+	if err := streaming.CheckName("voice", voice); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	forgotten, err := streaming.ForgetVoice(ctx, s.nc, s.cfg.Pipeline, voice)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		http.Error(w, "the pipeline did not answer", http.StatusBadGateway)
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusConflict)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]bool{"forgotten": forgotten})
+	}
 }
 
 // tag publishes one posted image and answers with its tags message.

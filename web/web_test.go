@@ -222,6 +222,25 @@ func TestRecordingsOfAVoiceShareItsSession(t *testing.T) {
 	if c := confidences(got[len(got)-1]); c != fresh {
 		t.Fatalf("a recording naming no voice: %s, want a fresh session's %s", c, fresh)
 	}
+	// Forgetting the voice: its next recording is a fresh session's.
+	for _, c := range []struct {
+		query, want string
+		status      int
+	}{{"?voice=web-0123abcd", `{"forgotten":true}`, 200}, {"?voice=web-0123abcd", `{"forgotten":false}`, 200}, {"?voice=a%20b", "", 400}, {"", "", 400}} {
+		r, err := http.Post(hs.URL+"/api/forget-voice"+c.query, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != c.status || (c.want != "" && strings.TrimSpace(string(b)) != c.want) {
+			t.Fatalf("forget %q: %d %s, want %d %s", c.query, r.StatusCode, b, c.status, c.want)
+		}
+	}
+	got = record(t, hs, "?rate=8000&voice=web-0123abcd", pcm)
+	if c := confidences(got[len(got)-1]); c != fresh {
+		t.Fatalf("the forgotten voice's next recording: %s, want a fresh session's %s", c, fresh)
+	}
 	r, err := http.Get(hs.URL + "/api/config")
 	if err != nil {
 		t.Fatal(err)

@@ -401,7 +401,7 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 // the page says that it learns the voice, names the same voice for every
 // recording from this browser (kept across a reload) and shows how many of
 // the voice's words the server has heard, which grows from one recording
-// to the next; "New voice" names another.
+// to the next; "Forget this voice" drops it on the server and names another.
 func TestBrowserLearnsAVoice(t *testing.T) {
 	needBrowser(t)
 	dir := t.TempDir()
@@ -468,14 +468,20 @@ func TestBrowserLearnsAVoice(t *testing.T) {
 	if !strings.HasPrefix(v1, "web-") || v2 != v1 || n1 < 1 || n2 <= n1 {
 		t.Fatalf("voice %q heard %d words, then voice %q heard %d: want one web-… voice whose count grows", v1, n1, v2, n2)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("new-voice"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("forget-voice"))); err != nil {
 		t.Fatal(err)
 	}
-	v3, n3 := record("after New voice")
-	if v3 == v1 || n3 > n1+n2 {
-		t.Fatalf("after New voice: voice %q (was %q) heard %d words", v3, v1, n3)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('status').textContent === 'voice forgotten'`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("forgetting the voice: %v", err)
 	}
-	if got := sv.stages.Stats().Voices; got != 2 {
-		t.Fatalf("the pipeline holds %d voices, want 2", got)
+	if got := sv.stages.Stats().Voices; got != 0 {
+		t.Fatalf("after Forget this voice the pipeline holds %d voices, want none", got)
+	}
+	v3, n3 := record("after Forget this voice")
+	if v3 == v1 || n3 > n1+n2 {
+		t.Fatalf("after Forget this voice: voice %q (was %q) heard %d words", v3, v1, n3)
+	}
+	if got := sv.stages.Stats().Voices; got != 1 {
+		t.Fatalf("the pipeline holds %d voices, want the new one", got)
 	}
 }

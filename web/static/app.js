@@ -8,7 +8,8 @@ fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidd
 // The voice this browser speaks with. Every recording names it, so the
 // server treats them as one voice's and, with a model that adapts, learns
 // the voice across them (Rfs-Voice in docs/streaming.md). The name is
-// random and kept in this browser only; "new voice" starts over.
+// random and kept in this browser only; "Forget this voice" drops it on the
+// server and starts another.
 function voiceName(renew) {
   try {
     let v = localStorage.getItem('rfs-voice');
@@ -102,7 +103,21 @@ async function stop() {
 
 $('start').onclick = start;
 $('stop').onclick = stop;
-$('new-voice').onclick = () => { voiceName(true); setStatus('new voice'); $('voice-progress').textContent = ''; };
+// Forgetting asks the server to drop what it learnt of this voice (and its
+// file), then names a new one for whoever speaks next.
+$('forget-voice').onclick = async () => {
+  const voice = voiceName(false);
+  try {
+    const r = await fetch(`api/forget-voice?voice=${voice}`, { method: 'POST' });
+    if (!r.ok) { $('audio-error').textContent = `forgetting the voice: ${(await r.text()).trim()}`; return; }
+  } catch (err) {
+    $('audio-error').textContent = `forgetting the voice: ${err.message || err}`;
+    return;
+  }
+  voiceName(true);
+  setStatus('voice forgotten');
+  $('voice-progress').textContent = '';
+};
 
 // Images: the server's frontend decodes PNG, JPEG and PGM alike; the
 // preview uses the browser's decoder, so PGM files show no thumbnail.
