@@ -16,7 +16,7 @@
 //
 // --official-test plays the official test takes (0–4) of every voice
 // instead, 300 recordings in a seeded shuffled order; the named sessions
-// are then one per voice.
+// are then one per voice, and each row is followed by its count per voice.
 //
 // After the runs it prints the size of each self-trained session's voice
 // file (serve --voices) and how long it takes to write and to read.
@@ -29,7 +29,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rfstream/rfstream"
@@ -76,7 +79,8 @@ func main() {
 	}
 	// run plays every recording as its own stream; with sessions each
 	// joins its voice's, without each has its own.
-	run := func(sessions map[string]*rfstream.VoiceSession) (right, errs int) {
+	run := func(sessions map[string]*rfstream.VoiceSession) (right, errs int, byVoice map[string][2]int) {
+		byVoice = map[string][2]int{} // right, of
 		for i, a := range audio {
 			sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
 			if err != nil {
@@ -91,11 +95,15 @@ func main() {
 					errs++
 				}
 			}
+			v := byVoice[recs[i].Speaker]
 			if res[len(res)-1].Text == recs[i].Label {
 				right++
+				v[0]++
 			}
+			v[1]++
+			byVoice[recs[i].Speaker] = v
 		}
-		return right, errs
+		return right, errs, byVoice
 	}
 	if *official {
 		fmt.Printf("%s, %d recordings, each its own stream, in a shuffled order (model %s)\n", what, len(audio), *vf.Model)
@@ -121,8 +129,15 @@ func main() {
 				sessions[r.Speaker].SelfTrain = c.selfTrain && words.CanAdapt()
 			}
 		}
-		right, errs := run(sessions)
+		right, errs, byVoice := run(sessions)
 		fmt.Printf("%-40s %8.2f%% %7d %8.1f\n", c.name, 100*float64(right)/float64(len(audio)), errs, time.Since(start).Seconds())
+		if *official {
+			var parts []string
+			for _, v := range slices.Sorted(maps.Keys(byVoice)) {
+				parts = append(parts, fmt.Sprintf("%s %d/%d", v, byVoice[v][0], byVoice[v][1]))
+			}
+			fmt.Printf("  right per voice: %s\n", strings.Join(parts, ", "))
+		}
 		if c.named && c.selfTrain {
 			trained = sessions
 		}
