@@ -73,11 +73,27 @@ func (s *Stages) readVoice(stream, name string) *rfstream.VoiceSession {
 		}
 	}
 	msg := fmt.Sprintf("voice %q: %s: %v; the voice starts afresh", name, path, err)
-	if e := os.Rename(path, path+".bad"); e == nil {
-		msg += " (the file is kept as " + path + ".bad)"
+	if aside, e := setAside(path); e == nil {
+		msg += " (the file is kept as " + aside + ")"
 	}
 	s.errorResult(stream, "%s", msg)
 	return nil
+}
+
+// setAside renames a file that cannot be read to path.bad (path.bad.2, …
+// when that is taken, so no earlier one is overwritten) and returns the
+// new name.
+func setAside(path string) (string, error) {
+	aside := path + ".bad"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if i > 100 {
+			return "", fmt.Errorf("no free name beside %s", path)
+		}
+		aside = fmt.Sprintf("%s.bad.%d", path, i)
+	}
+	return aside, os.Rename(path, aside)
 }
 
 // saveVoice writes a named voice's file when VoiceDir is set and the

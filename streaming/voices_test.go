@@ -276,6 +276,16 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 	if kept, err := os.ReadFile(path + ".bad"); err != nil || !bytes.Equal(kept, b) {
 		t.Fatalf("the damaged file was not kept aside unchanged (%v)", err)
 	}
+	// A second damaged file does not overwrite the first.
+	os.WriteFile(path, []byte("not a voice"), 0o600)
+	nc2, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+	streamAll(t, nc2, "carol-damaged-again", a, o)
+	if kept, err := os.ReadFile(path + ".bad.2"); err != nil || string(kept) != "not a voice" {
+		t.Fatalf("the second damaged file was not kept as .bad.2 (%v)", err)
+	}
+	if kept, _ := os.ReadFile(path + ".bad"); !bytes.Equal(kept, b) {
+		t.Fatal("the second damaged file overwrote the first")
+	}
 }
 
 // Every name a stream may give makes a file name the file system takes:
