@@ -32,7 +32,7 @@ func (s *Stages) streamVoice(stream, name string) *rfstream.VoiceSession {
 	if v := s.voices[name]; v != nil {
 		return v.session
 	}
-	if len(s.voices) < s.p.MaxVoices || s.forgetVoice(stream) {
+	if len(s.voices) < s.p.MaxVoices || s.evictVoice(stream) {
 		v := &namedVoice{last: time.Now()}
 		if v.session = s.readVoice(stream, name); v.session != nil {
 			v.saved = v.session.Recordings()
@@ -132,10 +132,10 @@ func (s *Stages) newVoiceSession() *rfstream.VoiceSession {
 	return v
 }
 
-// forgetVoice drops the named voice heard least recently that no live
+// evictVoice drops the named voice heard least recently that no live
 // stream names from memory (writing its file first), with s.mu held, and
 // reports whether there was one.
-func (s *Stages) forgetVoice(stream string) bool {
+func (s *Stages) evictVoice(stream string) bool {
 	live := s.liveVoices()
 	oldest := ""
 	for name, v := range s.voices {
