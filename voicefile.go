@@ -224,6 +224,20 @@ func (c *WordClassifier) VoicePath(dir, name string) (string, error) {
 	return filepath.Join(dir, model[:16], file), nil
 }
 
+// LoadVoiceSession reads the voice session kept at path (ReadVoiceSession);
+// when there is no file the error wraps fs.ErrNotExist.
+func (c *WordClassifier) LoadVoiceSession(path string) (*VoiceSession, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.ReadVoiceSession(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
 // SaveVoiceSession writes s to path through a temporary file renamed over
 // it, so a crash leaves the old file or the new one, never half of one.
 // It makes path's folder (mode 0700: a voice file is what a voice said, in

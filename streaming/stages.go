@@ -598,7 +598,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		return fail("%v", err)
 	}
 	voice := m.Header.Get(HdrVoice)
-	if voice != "" {
+	if voice != "" && voice != st.voiceName { // checked once, not on every message
 		if err := CheckName("voice", voice); err != nil {
 			return fail("%s header: %v; message dropped", HdrVoice, err)
 		}
@@ -613,11 +613,14 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		}
 		st.seg, st.rate = seg, rate
 		st.voiceName = voice
-		if voice != "" && s.p.Words != nil {
+		switch {
+		case s.p.Words == nil: // a connected-word model has no voice sessions
+		case voice != "":
 			// A named voice is claimed when its stream starts, so a live
-			// stream keeps its session from being forgotten. (A
-			// connected-word model has no voice sessions.)
+			// stream keeps its session from being evicted.
 			st.voice = s.streamVoice(stream, voice)
+		default:
+			st.voice = s.newVoiceSession()
 		}
 	} else if rate != st.rate {
 		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
@@ -666,12 +669,8 @@ func (s *Stages) publishEnd(stream string, st *frontStream) {
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
 	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
-	if s.p.Words != nil {
-		voice := st.voice
-		if voice == nil { // a stream without words: a session of its own, untouched
-			voice = s.newVoiceSession()
-		}
-		if p := voice.Progress(); p != nil {
+	if st.voice != nil {
+		if p := st.voice.Progress(); p != nil {
 			m.Header.Set(HdrVoiceRecordings, strconv.Itoa(p.Recordings))
 			m.Header.Set(HdrVoiceAdaptedOn, strconv.Itoa(p.AdaptedOn))
 		}
@@ -744,13 +743,10 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 			v = x.Data[:x.Rows*x.Cols]
 		}
 	} else if v, err = s.p.Words.SegmentVector(seg); err == nil {
-		// As rfstream.WordSpotter: one voice per stream, final segments
-		// join its estimate, and once the session has self-trained its
+		// As rfstream.WordSpotter: the stream's voice session (its own,
+		// or its named voice's), which final segments join, and once the session has self-trained its
 		// read-out travels with the vector (the features stage keeps no
 		// state per stream).
-		if st.voice == nil {
-			st.voice = s.newVoiceSession()
-		}
 		if seg.Final && st.voiceName != "" {
 			if v := s.voices[st.voiceName]; v != nil && v.session == st.voice {
 				v.last = time.Now()

@@ -58,21 +58,18 @@ func (s *Stages) readVoice(stream, name string) *rfstream.VoiceSession {
 		return nil
 	}
 	path, err := s.voiceFile(name)
-	var b []byte
-	if err == nil {
-		b, err = os.ReadFile(path)
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	var v *rfstream.VoiceSession
 	if err == nil {
-		if v, err = s.p.Words.ReadVoiceSession(b); err == nil {
-			v.SelfTrain = v.SelfTrain && !s.p.NoSelfTrain
-			return v
-		}
+		v, err = s.p.Words.LoadVoiceSession(path)
 	}
-	msg := fmt.Sprintf("voice %q: %s: %v; the voice starts afresh", name, path, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err == nil:
+		v.SelfTrain = v.SelfTrain && !s.p.NoSelfTrain
+		return v
+	}
+	msg := fmt.Sprintf("voice %q: %v; the voice starts afresh", name, err)
 	if aside, e := setAside(path); e == nil {
 		msg += " (the file is kept as " + aside + ")"
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -271,15 +270,12 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 			if voicePath, err = wc.VoicePath(stored.dir, stored.name); err != nil {
 				return err
 			}
-			b, err := os.ReadFile(voicePath)
-			switch {
+			switch kept, err := wc.LoadVoiceSession(voicePath); {
 			case err == nil:
-				if session, err = wc.ReadVoiceSession(b); err != nil {
-					return fmt.Errorf("voice %q: %s: %w (move the file away to start the voice afresh)", stored.name, voicePath, err)
-				}
+				session = kept
 				fmt.Fprintf(stderr, "voice %q: going on from %d recordings (read-out self-trained on %d)\n", stored.name, session.Recordings(), session.AdaptedOn())
 			case !errors.Is(err, iofs.ErrNotExist):
-				return err
+				return fmt.Errorf("voice %q: %w (move the file away to start the voice afresh)", stored.name, err)
 			}
 		}
 		session.SelfTrain = session.SelfTrain && selfTrain
