@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -408,6 +409,21 @@ const LastSessionCheckpoint = FirstSessionCheckpoint << 7 // 1280
 // model can adapt.
 func (c *WordClassifier) NewVoiceSession() *VoiceSession {
 	return &VoiceSession{c: c, Prior: DefaultVoicePrior, SelfTrain: c.CanAdapt(), sum: make([]float64, c.Config.Audio.Mels)}
+}
+
+// Clone returns an independent copy of the session, for writing it out
+// while the session goes on (the streaming stage keeps its lock only for
+// the copy). It costs little whatever the session's length: the kept
+// recordings' vectors and the read-outs are shared, since neither session
+// ever changes them, and the copy's list of recordings is capped at its
+// length, so that a recording appended to either lands in memory the other
+// does not read. A self-training still running is shared too; each
+// session takes its read-out on its own.
+func (s *VoiceSession) Clone() *VoiceSession {
+	c := *s
+	c.sum = slices.Clone(s.sum)
+	c.raw = s.raw[:len(s.raw):len(s.raw)]
+	return &c
 }
 
 // Recordings is how many recordings the session has committed.

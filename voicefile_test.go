@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -60,6 +62,76 @@ func TestVoiceFileResumesTheSession(t *testing.T) {
 		for i, g := range got {
 			if !slices.Equal(g, want[cut+i]) {
 				t.Fatalf("cut at %d, recording %d: scores %v after reading, %v uninterrupted", cut, cut+i+1, g, want[cut+i])
+			}
+		}
+	}
+}
+
+// A clone is the session as it was when cloned, however either goes on:
+// cloned at the same cuts as above, the original goes on with the rest of
+// its voice and the clone with another voice's recordings, taken in turn,
+// and each scores them as an uninterrupted session of the same recordings
+// does; the clone's file, written after the original has taken another
+// recording, is the file the original would have written at the cut.
+func TestClonedSessionsGoOnApart(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{0.5, 1})
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 40, 310, 1.3)
+	other, _ := glideVectors(t, c.Config, 40, 180, 0.8)
+	// rows are the recordings of voice before cut and of x from cut on.
+	rows := func(x blas32.General, cut int) [][]float32 {
+		out := make([][]float32, 40)
+		for i := range out {
+			src := x
+			if i < cut {
+				src = voice
+			}
+			out[i] = linalg.Row32(src, i)
+		}
+		return out
+	}
+	score := func(s *rfstream.VoiceSession, row []float32) []float32 {
+		v := slices.Clone(row)
+		if err := s.Normalise(v, true); err != nil {
+			t.Fatal(err)
+		}
+		return s.Score(v)
+	}
+	file := func(s *rfstream.VoiceSession) []byte {
+		var b bytes.Buffer
+		if _, err := s.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	uninterrupted := func(recs [][]float32) [][]float32 {
+		s := c.NewVoiceSession()
+		var out [][]float32
+		for _, r := range recs {
+			out = append(out, score(s, r))
+		}
+		return out
+	}
+	for _, cut := range []int{0, 5, 12, 16, 25} {
+		own, cloned := rows(voice, cut), rows(other, cut)
+		want := [][][]float32{uninterrupted(own), uninterrupted(cloned)}
+		s := c.NewVoiceSession()
+		for _, r := range own[:cut] {
+			score(s, r)
+		}
+		atCut := file(s)
+		clone := s.Clone()
+		for i := cut; i < 40; i++ {
+			for who, x := range []*rfstream.VoiceSession{s, clone} {
+				if got := score(x, [][][]float32{own, cloned}[who][i]); !slices.Equal(got, want[who][i]) {
+					t.Fatalf("cut at %d, recording %d of the %s: scores %v, uninterrupted %v", cut, i+1, []string{"original", "clone"}[who], got, want[who][i])
+				}
+				if who == 0 && i == cut && !bytes.Equal(file(clone), atCut) {
+					t.Fatalf("cut at %d: the clone's file changed when the original went on", cut)
+				}
 			}
 		}
 	}
