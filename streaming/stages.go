@@ -99,11 +99,11 @@ type Pipeline struct {
 	VoiceIdle time.Duration
 	// VoiceDir keeps named voices' sessions in this directory, one voice
 	// file each (rfstream.VoiceSession.WriteTo) in a folder of the model's
-	// (its fingerprint), so they outlive the
-	// process: a voice not in memory is read from its file when a stream
-	// names it, and its file is written when one of its streams ends, when
-	// it is dropped from memory (MaxVoices, VoiceIdle) and when the stages
-	// close. A file that cannot be read (damaged, or another model's) is
+	// (its fingerprint), so they outlive the process: a voice not in
+	// memory is read from its file when a stream names it, and its file is
+	// written when one of its streams ends (off the frontend's lock, before
+	// the stream's end-of-stream marker goes on), when it is dropped from
+	// memory (MaxVoices, VoiceIdle) and when the stages close. A file that cannot be read (damaged, or another model's) is
 	// renamed aside with ".bad", reported to the stream, and the voice
 	// starts afresh. Empty: the sessions live in memory only.
 	VoiceDir string
@@ -192,6 +192,7 @@ type Stages struct {
 	stats     counters
 	front     map[string]*frontStream
 	voices    map[string]*namedVoice
+	files     voiceWriter // writes voices' files off mu
 	dec       map[string]*decStream
 	ended     map[string]endedStream
 	decEnded  map[string]time.Time
@@ -408,13 +409,21 @@ func (s *Stages) Close() error {
 		close(s.stop)
 	}
 	s.wg.Wait()
-	s.mu.Lock()
-	for name, v := range s.voices {
-		if err := s.saveVoice(name, v); err != nil {
+	var errMu sync.Mutex
+	keep := func(err error) {
+		if err != nil {
+			errMu.Lock()
 			errs = append(errs, err)
+			errMu.Unlock()
 		}
 	}
+	s.mu.Lock()
+	for name, v := range s.voices {
+		_, err := s.saveVoice(name, v, keep)
+		keep(err)
+	}
 	s.mu.Unlock()
+	s.files.waitAll() // these writes, and ended streams' still running
 	return errors.Join(errs...)
 }
 
@@ -659,12 +668,11 @@ func (s *Stages) endSegments(stream string, st *frontStream) {
 		st.heldEnd = true
 		return
 	}
-	s.endVoiceStream(stream, st)
-	s.publishEnd(stream, st)
+	s.finishStream(stream, st)
 }
 
-// publishEnd publishes a stream's end-of-stream marker.
-func (s *Stages) publishEnd(stream string, st *frontStream) {
+// endMessage is a stream's end-of-stream marker for the next stage.
+func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
@@ -675,7 +683,7 @@ func (s *Stages) publishEnd(stream string, st *frontStream) {
 			m.Header.Set(HdrVoiceAdaptedOn, strconv.Itoa(p.AdaptedOn))
 		}
 	}
-	s.nc.PublishMsg(m)
+	return m
 }
 
 // publishSegment computes a segment's word vector, or for a connected
@@ -723,8 +731,7 @@ func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
 	}
 	if st.heldEnd {
 		st.heldEnd = false
-		s.endVoiceStream(stream, st) // the words it held have joined the voice
-		s.publishEnd(stream, st)
+		s.finishStream(stream, st) // the words it held have joined the voice
 	}
 }
 
@@ -1179,7 +1186,7 @@ func (s *Stages) sweep() {
 					if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
 						// An error has no stream to go to; the file keeps
 						// what was last written.
-						s.saveVoice(name, v)
+						s.saveVoiceNow(name, v)
 						delete(s.voices, name)
 					}
 				}

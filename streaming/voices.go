@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -23,7 +24,8 @@ import (
 type namedVoice struct {
 	session *rfstream.VoiceSession
 	last    time.Time // when a stream of the voice last finished a word
-	saved   int       // recordings the session had when its file was last written or read
+	saved   int       // recordings the session had when its file was last written (or asked to be) or read
+	failed  atomic.Bool
 }
 
 // streamVoice returns the session of the voice a stream names, with s.mu
@@ -93,33 +95,70 @@ func setAside(path string) (string, error) {
 	return aside, os.Rename(path, aside)
 }
 
-// saveVoice writes a named voice's file when VoiceDir is set and the
-// session has committed recordings since it was last written or read,
-// with s.mu held.
-func (s *Stages) saveVoice(name string, v *namedVoice) error {
-	if s.p.VoiceDir == "" || v.session.Recordings() == v.saved {
-		return nil
+// saveVoice asks for a named voice's file to be written (by s.files, from
+// a copy of the session) when VoiceDir is set and the session has
+// committed recordings since it was last written or read, or the last
+// write failed, with s.mu held. It reports whether a write was asked for;
+// then, when not nil, is called with the write's outcome on the writer's
+// goroutine. An error before any write is returned.
+func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, error) {
+	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load()) {
+		return false, nil
 	}
 	path, err := s.voiceFile(name)
-	if err == nil {
-		err = rfstream.SaveVoiceSession(path, v.session)
-	}
 	if err != nil {
-		return fmt.Errorf("voice %q: %w", name, err)
+		return false, fmt.Errorf("voice %q: %w", name, err)
 	}
 	v.saved = v.session.Recordings()
-	return nil
+	v.failed.Store(false)
+	s.files.write(name, path, v.session.Clone(), func(err error) {
+		if err != nil {
+			v.failed.Store(true) // the next save writes again
+		}
+		if then != nil {
+			then(err)
+		}
+	})
+	return true, nil
 }
 
-// endVoiceStream writes the voice file of a stream whose words have all
-// joined its voice, before its end-of-stream marker goes out (so a client
-// that has the stream's last result finds the file written), with s.mu
-// held; a failure is reported to the stream.
-func (s *Stages) endVoiceStream(stream string, st *frontStream) {
-	if v := s.voices[st.voiceName]; st.voiceName != "" && v != nil && v.session == st.voice {
-		if err := s.saveVoice(st.voiceName, v); err != nil {
+// saveVoiceNow writes a named voice's file as saveVoice does and waits for
+// it, and for any write of the voice asked for before, with s.mu held: the
+// file holds the session when it returns.
+func (s *Stages) saveVoiceNow(name string, v *namedVoice) error {
+	var werr error
+	_, err := s.saveVoice(name, v, func(err error) { werr = err })
+	s.files.wait(name)
+	if err != nil {
+		return err
+	}
+	return werr
+}
+
+// finishStream sends a stream's end-of-stream marker once its words have
+// all joined its voice, with s.mu held. When the stream named a voice and
+// VoiceDir keeps it, the voice file is written first, off the lock, and
+// the marker follows the write, so a client that has the stream's last
+// result finds the file written; a failed write is reported to the stream
+// before the marker.
+func (s *Stages) finishStream(stream string, st *frontStream) {
+	end := s.endMessage(stream, st)
+	v := s.voices[st.voiceName]
+	if st.voiceName == "" || v == nil || v.session != st.voice {
+		s.nc.PublishMsg(end)
+		return
+	}
+	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
+		if err != nil {
 			s.errorResult(stream, "saving the voice: %v", err)
 		}
+		s.nc.PublishMsg(end)
+	})
+	if err != nil {
+		s.errorResult(stream, "saving the voice: %v", err)
+	}
+	if !asked {
+		s.nc.PublishMsg(end)
 	}
 }
 
@@ -143,7 +182,7 @@ func (s *Stages) evictVoice(stream string) bool {
 	if oldest == "" {
 		return false
 	}
-	if err := s.saveVoice(oldest, s.voices[oldest]); err != nil {
+	if err := s.saveVoiceNow(oldest, s.voices[oldest]); err != nil {
 		s.errorResult(stream, "saving voice %q before dropping it from memory: %v", oldest, err)
 	}
 	delete(s.voices, oldest)
@@ -200,6 +239,7 @@ func (s *Stages) forget(name string) (bool, error) {
 	if s.p.VoiceDir == "" || s.p.Words == nil {
 		return known, nil
 	}
+	s.files.wait(name) // a write of an ended stream's voice would bring the file back
 	path, err := s.voiceFile(name)
 	if err != nil {
 		return known, err

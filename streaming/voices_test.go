@@ -3,14 +3,18 @@ package streaming
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
@@ -386,5 +390,156 @@ func TestForgetVoice(t *testing.T) {
 	}
 	if _, err := forget("two words"); err == nil {
 		t.Fatal("a malformed voice name was accepted")
+	}
+}
+
+// blockVoiceWrites makes every voice file write wait, after saying which
+// file it is about to write on started, until release is called once for
+// it or the test has ended (so a failed test does not hang closing its
+// stages).
+func blockVoiceWrites(t *testing.T) (started chan string, release func()) {
+	started, gate := make(chan string, 16), make(chan struct{})
+	saveVoiceFile = func(path string, v *rfstream.VoiceSession) error {
+		started <- path
+		select {
+		case <-gate:
+		case <-t.Context().Done():
+		}
+		return rfstream.SaveVoiceSession(path, v)
+	}
+	t.Cleanup(func() { saveVoiceFile = rfstream.SaveVoiceSession })
+	return started, func() { gate <- struct{}{} }
+}
+
+// streamLater streams a in the background; the outcome comes on the
+// channel returned.
+func streamLater(nc *nats.Conn, stream string, a *frontend.Audio, o StreamOptions) chan streamOutcome {
+	out := make(chan streamOutcome, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var r streamOutcome
+		_, r.err = StreamAudio(ctx, nc, "toy", stream, a, o, func(res rfstream.Result) { r.results = append(r.results, res) })
+		out <- r
+	}()
+	return out
+}
+
+type streamOutcome struct {
+	results []rfstream.Result
+	err     error
+}
+
+// A voice file is written off the frontend stage's lock: while it is being
+// written, another stream is served to its end, and the stream whose end
+// asked for the file gets its end-of-stream result only once the file is
+// there. Forgetting the voice meanwhile waits for the write, so the file
+// does not come back after it.
+func TestVoiceFilesAreWrittenOffTheStage(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	alone, session := spot(nil)
+	second, _ := spot(session)
+	started, release := blockVoiceWrites(t)
+	dir := t.TempDir()
+	nc, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
+	path, err := words.VoicePath(dir, "hana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "hana"}
+
+	first := streamLater(nc, "hana0", a, o)
+	<-started // hana0's words have joined the voice; its file is being written
+	if got := streamAll(t, nc, "ivan", a, StreamOptions{ChunkMs: 100, Encoding: EncF32}); !sameResults(got, alone) {
+		t.Fatalf("a stream served while a voice file was being written:\n%+v\nwant\n%+v", got, alone)
+	}
+	select {
+	case r := <-first:
+		t.Fatalf("hana0 ended before its voice file was written: %+v", r)
+	default:
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the voice file exists before its write was let go (%v)", err)
+	}
+	release()
+	if r := <-first; r.err != nil || !sameResults(r.results, alone) {
+		t.Fatalf("hana0: %v\n%+v\nwant\n%+v", r.err, r.results, alone)
+	}
+	if b, err := os.ReadFile(path); err != nil {
+		t.Fatalf("hana0 ended without its voice file: %v", err)
+	} else if v, err := words.ReadVoiceSession(b); err != nil || v.Recordings() != 2 {
+		t.Fatalf("the voice file after hana0: %v", err)
+	}
+
+	next := streamLater(nc, "hana1", a, o)
+	<-started
+	forgot := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ok, err := ForgetVoice(ctx, nc, "toy", "hana")
+		if err == nil && !ok {
+			err = errors.New("nothing to forget")
+		}
+		forgot <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let the forget reach the stage
+	release()
+	if err := <-forgot; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-next; r.err != nil || !sameResults(r.results, second) {
+		t.Fatalf("hana1: %v\n%+v\nwant\n%+v", r.err, r.results, second)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the forgotten voice's file came back (%v)", err)
+	}
+	if len(started) != 0 {
+		t.Fatalf("%d more voice file writes than the two streams' ends", len(started))
+	}
+}
+
+// A voice's writes are made one at a time and in order; copies asked for
+// while one is being written are merged into the newest, and everything
+// that was to follow each of them follows it.
+func TestVoiceWritesMergeWhileOneRuns(t *testing.T) {
+	words, _, spot := voiceSpotting(t)
+	started, release := blockVoiceWrites(t)
+	path := filepath.Join(t.TempDir(), "v.rfv")
+	var sessions []*rfstream.VoiceSession
+	var s *rfstream.VoiceSession
+	for range 3 {
+		_, s = spot(s)
+		sessions = append(sessions, s.Clone())
+	}
+	var w voiceWriter
+	var mu sync.Mutex
+	var done []int
+	for i, v := range sessions {
+		w.write("v", path, v, func(err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			done = append(done, i)
+			mu.Unlock()
+		})
+		if i == 0 {
+			<-started // the first is being written while the others arrive
+		}
+	}
+	release()
+	<-started
+	release()
+	w.wait("v")
+	if !slices.Equal(done, []int{0, 1, 2}) || len(started) != 0 {
+		t.Fatalf("calls after the writes %v, %d writes more than two", done, len(started))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := words.ReadVoiceSession(b); err != nil || v.Recordings() != sessions[2].Recordings() {
+		t.Fatalf("the file is not the newest copy, of %d recordings (%v)", sessions[2].Recordings(), err)
 	}
 }
