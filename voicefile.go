@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -216,12 +218,58 @@ func (c *WordClassifier) VoicePath(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return filepath.Join(dir, model[:16], VoiceFileName(name)), nil
+}
+
+// VoiceFileName is the file a voice named name is kept in, in each model's
+// folder (VoicePath).
+func VoiceFileName(name string) string {
 	file := url.PathEscape(name) + ".rfv"
 	if len(file) > 200 {
 		sum := sha256.Sum256([]byte(name))
 		file = "sha256-" + hex.EncodeToString(sum[:]) + ".rfv"
 	}
-	return filepath.Join(dir, model[:16], file), nil
+	return file
+}
+
+// RemoveVoiceFiles deletes what is kept of the voice named name in one
+// model's folder of a voice directory: its voice file and the copies of
+// it set aside as unreadable (name.rfv.bad, name.rfv.bad.2, …, which hold
+// the voice's numbers too). It reports how many files it removed; a
+// folder that does not exist holds none.
+func RemoveVoiceFiles(folder, name string) (int, error) {
+	entries, err := os.ReadDir(folder)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	file, removed := VoiceFileName(name), 0
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), file)
+		if !ok || e.IsDir() || !(rest == "" || rest == ".bad" || isBadCopy(rest)) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(folder, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, err
+		}
+		removed++
+	}
+	return removed, nil
+}
+
+// isBadCopy reports whether suffix is ".bad.N" for a number N.
+func isBadCopy(suffix string) bool {
+	n, ok := strings.CutPrefix(suffix, ".bad.")
+	if !ok || n == "" {
+		return false
+	}
+	for _, r := range n {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadVoiceSession reads the voice session kept at path (ReadVoiceSession);

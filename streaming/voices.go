@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -228,8 +229,9 @@ func (s *Stages) onForget(m *nats.Msg) {
 	s.nc.Publish(Subject(s.p.Name, KindForgotten, name), b)
 }
 
-// forget drops a named voice from memory and deletes its file, with s.mu
-// held, and reports whether there was anything to forget.
+// forget drops a named voice from memory and deletes its file (and any
+// copies of it set aside as unreadable), with s.mu held, and reports
+// whether there was anything to forget.
 func (s *Stages) forget(name string) (bool, error) {
 	if s.liveVoices()[name] {
 		return false, fmt.Errorf("voice %q is in use by a live stream; forget it once its streams have ended", name)
@@ -244,12 +246,6 @@ func (s *Stages) forget(name string) (bool, error) {
 	if err != nil {
 		return known, err
 	}
-	switch err := os.Remove(path); {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return known, nil
-	default:
-		return known, err
-	}
+	removed, err := rfstream.RemoveVoiceFiles(filepath.Dir(path), name)
+	return known || removed > 0, err
 }

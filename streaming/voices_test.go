@@ -341,8 +341,8 @@ func TestUnusableVoiceDirIsRefusedAtStart(t *testing.T) {
 	}
 }
 
-// ForgetVoice drops a named voice from memory and deletes its file, so its
-// next stream starts afresh; it says whether there was anything to forget,
+// ForgetVoice drops a named voice from memory and deletes its file (and
+// the copies set aside as unreadable), so its next stream starts afresh; it says whether there was anything to forget,
 // and refuses while a live stream names the voice.
 func TestForgetVoice(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
@@ -363,11 +363,27 @@ func TestForgetVoice(t *testing.T) {
 		defer cancel()
 		return ForgetVoice(ctx, nc, "toy", voice)
 	}
+	// Copies set aside as unreadable hold the voice too; other voices'
+	// files, however alike their names, are kept.
+	others := []string{path + ".bad.x", filepath.Join(filepath.Dir(path), "gina2.rfv"), filepath.Join(filepath.Dir(path), "gina.rfv.rfv")}
+	for _, f := range append([]string{path + ".bad", path + ".bad.2"}, others...) {
+		os.WriteFile(f, []byte("x"), 0o600)
+	}
 	if ok, err := forget("gina"); !ok || err != nil {
 		t.Fatalf("forgetting gina: %v, %v", ok, err)
 	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) || len(voiceNames(st)) != 0 {
-		t.Fatalf("after forgetting: file %v, voices in memory %v", err, voiceNames(st))
+	for _, f := range []string{path, path + ".bad", path + ".bad.2"} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("after forgetting, %s: %v", f, err)
+		}
+	}
+	for _, f := range others {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("forgetting gina removed %s: %v", f, err)
+		}
+	}
+	if len(voiceNames(st)) != 0 {
+		t.Fatalf("after forgetting: voices in memory %v", voiceNames(st))
 	}
 	if got := streamAll(t, nc, "gina1", a, o); !sameResults(got, alone) {
 		t.Fatalf("a forgotten voice's next stream:\n%+v\nwant a fresh session's\n%+v", got, alone)
