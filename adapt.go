@@ -476,12 +476,8 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 		return nil
 	}
 	k := s.n + 1 // this recording's place in the session
-	mels := len(s.sum)
-	own := frontend.EstimateVoice([][]float32{raw}, mels, false).Mean
-	est := make([]float32, mels)
-	for i := range est {
-		est[i] = float32((s.Prior*float64(a.VoiceMean[i]) + s.sum[i] + float64(own[i])) / (s.Prior + float64(s.n+1)))
-	}
+	own := frontend.EstimateVoice([][]float32{raw}, len(s.sum), false).Mean
+	est := voiceEstimate(a.VoiceMean, s.Prior, s.sum, s.n, own)
 	if commit {
 		for i, v := range own {
 			s.sum[i] += float64(v)
@@ -511,6 +507,30 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 		}
 	}
 	return err
+}
+
+// voiceEstimate is a session's estimate of a voice's mean spectrum at a
+// recording whose own mean is own, after n committed recordings whose
+// means sum to sum: (prior·voiceMean + sum + own) / (prior + n + 1).
+func voiceEstimate(voiceMean []float32, prior float64, sum []float64, n int, own []float32) []float32 {
+	est := make([]float32, len(own))
+	for i := range est {
+		est[i] = float32((prior*float64(voiceMean[i]) + sum[i] + float64(own[i])) / (prior + float64(n+1)))
+	}
+	return est
+}
+
+// NormaliseAsFirst normalises raw (a word vector from RawVector), in
+// place, as a VoiceSession of a model whose Adaptation.VoiceMean is
+// voiceMean normalises a voice's first recording with the given prior
+// (VoiceSession.Prior): mostly with the training voices' average, a little
+// with the recording's own mean. Training rows normalised this way teach a
+// model what a voice it has not heard yet looks like (train digits
+// --alone-copies).
+func NormaliseAsFirst(raw, voiceMean []float32, prior float64) {
+	own := frontend.EstimateVoice([][]float32{raw}, len(voiceMean), false).Mean
+	est := voiceEstimate(voiceMean, prior, make([]float64, len(voiceMean)), 0, own)
+	frontend.VoiceStats{Mean: est}.Normalise(raw)
 }
 
 func isSessionCheckpoint(n int) bool {

@@ -861,6 +861,7 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN: none, or mean (each training voice's mean log-mel spectrum removed; a new voice's is removed too, estimated from one recording, or with recognize --adapt from all of a voice's recordings)")
 	selfTrain := fs.String("self-train", "", "make the model adaptable: rfstream recognize --adapt runs one self-training round per comma-separated fraction over a voice's recordings, as eval digits --self-train does (the model then carries its training rows)")
+	aloneCopies := fs.Bool("alone-copies", false, "with --speaker-norm mean: add a copy of every training row normalised as a voice's first recording is in a live session (mostly with the training voices' average spectrum), so the model also knows a voice it has not learnt yet; train only (eval digits has no such flag)")
 	wc := frontend.DefaultWordConfig()
 	registerWordFlags(fs, &wc)
 	if err := parseFlags(fs, args); err != nil {
@@ -868,6 +869,9 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := tv.validate(); err != nil {
 		return err
+	}
+	if *aloneCopies && *spkNorm != "mean" {
+		return errors.New("--alone-copies needs --speaker-norm mean")
 	}
 	rounds, err := parseSelfTrain(*selfTrain)
 	if err != nil {
@@ -882,7 +886,7 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	spec := wordGroup(wc, *cents, *tempo, false)
 	mf.group = &spec
 	model, err := trainWordModel(wordTrainOptions{fsdd: wf.fsdd, manifest: wf.trainManifest, exclude: wf.exclude, split: *split,
-		maps: &mf, wc: &wc, voices: &tv, voiceNorm: *spkNorm == "mean", rounds: rounds}, stderr)
+		maps: &mf, wc: &wc, voices: &tv, voiceNorm: *spkNorm == "mean", rounds: rounds, aloneCopies: *aloneCopies}, stderr)
 	if err != nil {
 		return err
 	}

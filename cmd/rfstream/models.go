@@ -6,12 +6,16 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
 )
 
@@ -177,6 +181,11 @@ type wordTrainOptions struct {
 	// rounds make the model adaptable (rfstream.Adaptation).
 	voiceNorm bool
 	rounds    []float64
+	// aloneCopies (with voiceNorm) adds a copy of every training row
+	// normalised as a voice's first recording is in a session
+	// (rfstream.NormaliseAsFirst), so the model also knows voices as it
+	// hears them before it has learnt them.
+	aloneCopies bool
 	// maps chooses the map (any kind, optionally --select); nil means
 	// maxout with m, q and seed.
 	maps *mapFlags
@@ -234,10 +243,27 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 		return nil, err
 	}
 	var voiceMean []float32
+	groups := rows.groups
 	if o.voiceNorm {
 		norm := newSpeakerNorm(x, rows.recs, wc.Audio.Mels, false)
 		voiceMean = norm.averageMean()
+		var copies blas32.General
+		if o.aloneCopies { // made from the rows before normalisation
+			copies = linalg.AppendRows32(blas32.General{Cols: x.Cols}, x, identity(x.Rows))
+			for i := range copies.Rows {
+				rfstream.NormaliseAsFirst(linalg.Row32(copies, i), voiceMean, rfstream.DefaultVoicePrior)
+			}
+		}
 		norm.apply(x, rows.recs)
+		if o.aloneCopies {
+			x = linalg.AppendRows32(x, copies, identity(copies.Rows))
+			y = append(slices.Clone(y), y...)
+			// A recording's copy is held out with it when λ is chosen.
+			if groups == nil {
+				groups = identity(copies.Rows)
+			}
+			groups = append(slices.Clone(groups), groups...)
+		}
 	}
 	mf := o.maps
 	if mf == nil {
@@ -263,7 +289,7 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	opt := rfstream.FitOptions{Seed: mf.seed, Progress: log}
 	// Copies of a recording (synthetic takes aside, every row is one
 	// recording unless the voices flags add copies) are held out together.
-	if opt.HeldOutRows, _, err = lambdaRows("random", rows.recs, rows.groups, x.Rows, x.Rows, mf.seed); err != nil {
+	if opt.HeldOutRows, _, err = lambdaRows("random", rows.recs, groups, x.Rows, x.Rows, mf.seed); err != nil {
 		return nil, err
 	}
 	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), opt)
@@ -277,6 +303,9 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	if o.exclude != "" {
 		model.Meta["excluded_speakers"] = o.exclude
 	}
+	if o.aloneCopies {
+		model.Meta["alone_copies"] = true
+	}
 	if sel != nil {
 		model.Meta["selection"] = sel
 	}
@@ -287,6 +316,15 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 		}
 	}
 	return model, nil
+}
+
+// identity is 0, 1, …, n-1.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 func firstNonEmpty(s ...string) string {

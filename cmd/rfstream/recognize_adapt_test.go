@@ -6,12 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -256,5 +258,70 @@ func TestRecognizeSessionKeepsAVoice(t *testing.T) {
 	}
 	if code := run([]string{"recognize", "--voice", "erin", files[0]}, &out, &errb); code == 0 {
 		t.Fatal("--voice without --session and --voices was accepted")
+	}
+}
+
+// train digits --alone-copies keeps the training rows the model has
+// without it and adds, after them, a copy of each normalised as a session
+// normalises a voice's first recording: on the trained model, a fresh
+// VoiceSession's normalisation of a training recording is its copy's row,
+// to the bit, with the same label.
+func TestAloneCopiesAreFirstRecordings(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	dir := t.TempDir()
+	train := func(name string, extra ...string) *rfstream.Model {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		var out, errb bytes.Buffer
+		args := append([]string{"train", "digits", "--fsdd", fsdd, "--split", "all", "--exclude-speakers", "cy", "--out", path}, adaptArgs...)
+		if code := run(append(args, extra...), &out, &errb); code != 0 {
+			t.Fatalf("train %v: exit %d: %s", extra, code, errb.String())
+		}
+		m, err := rfstream.LoadModel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	plain, copies := train("plain.rfm"), train("alone.rfm", "--alone-copies")
+	px, cx := plain.Blobs["adapt.rows"], copies.Blobs["adapt.rows"]
+	py, cy := plain.Blobs["adapt.labels"], copies.Blobs["adapt.labels"]
+	n := px.Rows
+	if cx.Rows != 2*n || cy.Rows != 2*n || !slices.Equal(cx.Data[:n*cx.Cols], px.Data) {
+		t.Fatalf("with copies %d rows (%d labels), without %d: want the same rows, then as many copies", cx.Rows, cy.Rows, n)
+	}
+	if !slices.Equal(cy.Data[:n], py.Data) || !slices.Equal(cy.Data[n:], py.Data) {
+		t.Fatal("the copies' labels are not their recordings'")
+	}
+	recs, err := datasets.FSDD(fsdd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, err = excludeSpeakers(recs, "cy"); err != nil || len(recs) != n {
+		t.Fatalf("%d training recordings for %d rows (%v)", len(recs), n, err)
+	}
+	words, err := rfstream.NewWordClassifier(copies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, n / 2, n - 1} {
+		a, err := readWAVFile(recs[i].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := words.RawVector(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := words.NewVoiceSession().Normalise(v, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := cx.Data[(n+i)*cx.Cols : (n+i+1)*cx.Cols]; !slices.Equal(got, v) {
+			t.Fatalf("row %d's copy is not %s as a voice's first recording", i, recs[i].Path)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"train", "digits", "--fsdd", fsdd, "--alone-copies", "--out", filepath.Join(dir, "x.rfm")}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--speaker-norm mean") {
+		t.Fatalf("--alone-copies without voice normalisation: exit %d, %q", code, errb.String())
 	}
 }
