@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
-	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -57,15 +55,7 @@ func TestForgetCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, wav := filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := frontend.EncodeWAVFloat32(&b, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(wav, b.Bytes(), 0o644)
+	model, wav := toyFiles(t, words.Model)
 	served := filepath.Join(dir, "served")
 	var log bytes.Buffer
 	sv, err := startServe([]string{"--port", "0", "--stages", "frontend,features,decoder", "--model", model, "--voices", served}, &log, &log)

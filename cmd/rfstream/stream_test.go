@@ -26,16 +26,7 @@ func TestStreamCommandJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	model, wav := filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := frontend.EncodeWAVFloat32(&b, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(wav, b.Bytes(), 0o644)
+	model, wav := toyFiles(t, words.Model)
 	for _, extra := range [][]string{nil, {"--durable"}} {
 		var out, errb bytes.Buffer
 		args := append([]string{"stream", "--fast", "--json", "--model", model, wav}, extra...)
@@ -69,16 +60,7 @@ func TestStreamCommandConnectedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	model, wav := filepath.Join(dir, "conn.rfm"), filepath.Join(dir, "updown.wav")
-	if err := rfstream.SaveModel(model, c.Model); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := frontend.EncodeWAVFloat32(&b, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(wav, b.Bytes(), 0o644)
+	model, wav := toyFiles(t, c.Model)
 	var out, errb bytes.Buffer
 	if code := run([]string{"stream", "--fast", "--json", "--model", model, wav}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -281,4 +263,24 @@ func TestServeKeepsVoices(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(voices, fp[:16], "dora.rfv")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// toyFiles saves m as DIR/toy.rfm and the toy up-down recording as
+// DIR/updown.wav (32-bit float) in a new temporary DIR, and returns the
+// two paths.
+func toyFiles(t *testing.T, m *rfstream.Model) (model, wav string) {
+	t.Helper()
+	dir := t.TempDir()
+	model, wav = filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav")
+	if err := rfstream.SaveModel(model, m); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := frontend.EncodeWAVFloat32(&b, &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wav, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model, wav
 }
