@@ -103,9 +103,10 @@ type Pipeline struct {
 	// memory is read from its file when a stream names it, and its file is
 	// written when one of its streams ends (off the frontend's lock, before
 	// the stream's end-of-stream marker goes on), when it is dropped from
-	// memory (MaxVoices, VoiceIdle) and when the stages close. A file that cannot be read (damaged, or another model's) is
-	// renamed aside with ".bad", reported to the stream, and the voice
-	// starts afresh. Empty: the sessions live in memory only.
+	// memory (MaxVoices, VoiceIdle) and when the stages close. A file that
+	// cannot be read (damaged, or another model's) is renamed aside with
+	// ".bad", reported to the stream, and the voice starts afresh. Empty:
+	// the sessions live in memory only.
 	VoiceDir string
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
