@@ -291,10 +291,6 @@ func (c *WordClassifier) LoadVoiceSession(path string) (*VoiceSession, error) {
 // It makes path's folder (mode 0700: a voice file is what a voice said, in
 // numbers) when it is missing.
 func SaveVoiceSession(path string, s *VoiceSession) error {
-	var b bytes.Buffer
-	if _, err := s.WriteTo(&b); err != nil {
-		return err
-	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -303,7 +299,7 @@ func SaveVoiceSession(path string, s *VoiceSession) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b.Bytes())
+	_, err = s.WriteTo(f) // one write of the encoded session
 	if e := f.Close(); err == nil {
 		err = e
 	}

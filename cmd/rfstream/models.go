@@ -248,19 +248,21 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 		norm := newSpeakerNorm(x, rows.recs, wc.Audio.Mels, false)
 		voiceMean = norm.averageMean()
 		var copies blas32.General
+		var all []int
 		if o.aloneCopies { // made from the rows before normalisation
-			copies = linalg.AppendRows32(blas32.General{Cols: x.Cols}, x, identity(x.Rows))
+			all = identity(x.Rows)
+			copies = linalg.AppendRows32(blas32.General{Cols: x.Cols}, x, all)
 			for i := range copies.Rows {
 				rfstream.NormaliseAsFirst(linalg.Row32(copies, i), voiceMean, rfstream.DefaultVoicePrior)
 			}
 		}
 		norm.apply(x, rows.recs)
 		if o.aloneCopies {
-			x = linalg.AppendRows32(x, copies, identity(copies.Rows))
+			x = linalg.AppendRows32(x, copies, all)
 			y = append(slices.Clone(y), y...)
 			// A recording's copy is held out with it when λ is chosen.
 			if groups == nil {
-				groups = identity(copies.Rows)
+				groups = all
 			}
 			groups = append(slices.Clone(groups), groups...)
 		}
