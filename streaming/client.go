@@ -194,7 +194,7 @@ func TagImages(ctx context.Context, nc *nats.Conn, pipeline, stream string, imag
 			return out, fmt.Errorf("streaming: %d of %d images tagged within %v", n, len(images), timeout)
 		case m := <-replies:
 			var t TagsMessage
-			if err := json.Unmarshal(m.Data, &t); err != nil {
+			if err := decodeTags(m.Data, &t); err != nil {
 				return out, fmt.Errorf("streaming: tags are not JSON: %w", err)
 			}
 			if t.Seq < 0 || t.Seq >= len(images) || got[t.Seq] {

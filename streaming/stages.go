@@ -288,7 +288,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			err = s.stateless(KindImage, QueueTagger, s.imageCh)
 			// Images have no real-time deadline: a backlog is tagged in
 			// GEMMs of up to 8 batches, which is where throughput comes from.
-			s.loop(s.imageCh, TaggerBatch(p), s.tagImages)
+			s.tagLoop(s.imageCh, TaggerBatch(p))
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}
@@ -346,21 +346,26 @@ func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
 			case <-s.stop:
 				return
 			case m := <-ch:
-				batch = append(batch[:0], m)
-			fill:
-				for len(batch) < limit {
-					select {
-					case m := <-ch:
-						batch = append(batch, m)
-					default:
-						break fill
-					}
-				}
+				batch = fill(append(batch[:0], m), ch, limit)
 				s.stats.batches.Add(1)
 				handle(batch)
 			}
 		}
 	}()
+}
+
+// fill appends to batch what is already waiting on ch, up to limit
+// messages in all.
+func fill(batch []work, ch chan work, limit int) []work {
+	for len(batch) < limit {
+		select {
+		case m := <-ch:
+			batch = append(batch, m)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 // Stats returns the counters.
@@ -1102,60 +1107,6 @@ type TagsMessage struct {
 	Seq   int            `json:"seq"`
 	Tags  []rfstream.Tag `json:"tags,omitempty"`
 	Error string         `json:"error,omitempty"`
-}
-
-// tagImages tags a batch of images from any streams with one GEMM.
-func (s *Stages) tagImages(batch []work) {
-	t := s.p.Images
-	dim := t.Map.InDim()
-	x := linalg.NewGeneral32(len(batch), dim)
-	replies := make([]TagsMessage, len(batch))
-	var ok []int
-	for i, w := range batch {
-		m := w.m
-		seq, err := headerInt(m, HdrSeq, -1)
-		replies[i].Seq = seq
-		if err != nil || seq < 0 {
-			replies[i].Error = fmt.Sprintf("image without a valid %s header", HdrSeq)
-			continue
-		}
-		if len(m.Data) > MaxImageBytes {
-			replies[i].Error = fmt.Sprintf("image of %d bytes exceeds the %d-byte limit", len(m.Data), MaxImageBytes)
-			continue
-		}
-		px, err := decodeImagePayload(m, t.Input.Height, t.Input.Width)
-		if err != nil {
-			replies[i].Error = err.Error()
-			continue
-		}
-		copy(linalg.Row32(x, len(ok)), px)
-		ok = append(ok, i)
-	}
-	if len(ok) > 0 {
-		tags, err := t.TagRows(linalg.Rows32(x, 0, len(ok)), s.p.TopK)
-		for j, i := range ok {
-			if err != nil {
-				replies[i].Error = err.Error()
-			} else {
-				replies[i].Tags = tags[j]
-			}
-		}
-	}
-	s.stats.messages.Add(int64(len(batch)))
-	if s.p.hold != nil {
-		s.p.hold()
-	}
-	for i, w := range batch {
-		if replies[i].Error != "" {
-			s.stats.errors.Add(1)
-		}
-		b, _ := json.Marshal(replies[i])
-		out := nats.NewMsg(Subject(s.p.Name, KindTags, StreamOf(w.m.Subject)))
-		out.Data = b
-		out.Header.Set(HdrSeq, strconv.Itoa(replies[i].Seq))
-		s.nc.PublishMsg(out)
-	}
-	ackAll(batch)
 }
 
 // sweep drops the state of streams that went quiet.
