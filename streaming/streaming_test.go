@@ -3,6 +3,7 @@ package streaming
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -475,6 +476,83 @@ func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
 	off, _ := pipelineWith(t, Pipeline{Words: words, NoSelfTrain: true})
 	if got := streamAll(t, off, "noadapt", a, StreamOptions{ChunkMs: 100, Encoding: EncF32}); !sameResults(got, plain) {
 		t.Fatalf("NoSelfTrain: NATS results\n%+v\nin-process without self-training\n%+v", got, plain)
+	}
+}
+
+// Many long streams reaching their sessions' checkpoints together queue
+// for the model's self-training, one at a time; each still gets exactly
+// the results it gets alone, and none is lost or mixed with another.
+func TestConcurrentSelfTrainingSessionsEqualInProcess(t *testing.T) {
+	words, err := toymodels.AdaptableWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const streams = 8
+	// Every session that has heard 10 words (its first self-training,
+	// queued or running from then) is held until all eight are,
+	// so the streams go on from there together.
+	var mu sync.Mutex
+	held := map[*rfstream.VoiceSession]bool{}
+	gate := make(chan struct{})
+	real := sessionBusy
+	sessionBusy = func(v *rfstream.VoiceSession) <-chan struct{} {
+		if b := real(v); b != nil {
+			return b
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(held) == streams || v.Recordings() < 10 {
+			return nil
+		}
+		if held[v] = true; len(held) == streams {
+			close(gate)
+			return nil
+		}
+		return gate
+	}
+	t.Cleanup(func() { sessionBusy = real })
+	nc, st := pipelineWith(t, Pipeline{Words: words})
+	var pcm []float32
+	for range 8 {
+		pcm = append(pcm, toymodels.UpDown()...)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: pcm}
+	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(sp.Push(a.Samples), sp.Flush()...)
+	var wg sync.WaitGroup
+	errs := make(chan string, streams)
+	for i := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var got []rfstream.Result
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			// Chunks of different sizes, so the streams' words arrive
+			// interleaved differently.
+			opts := StreamOptions{ChunkMs: float64(40 + 30*i), Encoding: EncF32}
+			if _, err := StreamAudio(ctx, nc, "toy", "many"+strconv.Itoa(i), a, opts, func(r rfstream.Result) { got = append(got, r) }); err != nil {
+				errs <- fmt.Sprintf("stream %d: %v", i, err)
+				return
+			}
+			if !sameResults(got, want) {
+				errs <- fmt.Sprintf("stream %d: NATS results\n%+v\nin-process\n%+v", i, got, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if s := st.Stats(); s.Lost != 0 || s.Errors != 0 {
+		t.Fatalf("stage counters: %+v", s)
+	}
+	if len(held) != streams {
+		t.Fatalf("%d sessions reached the meeting point, want %d", len(held), streams)
 	}
 }
 
