@@ -1136,9 +1136,11 @@ func (s *Stages) sweep() {
 				live := s.liveVoices()
 				for name, v := range s.voices {
 					if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
-						// An error has no stream to go to; the file keeps
-						// what was last written.
-						s.saveVoiceNow(name, v)
+						// Written off the lock (streamVoice waits for it
+						// before reading the file again). An error has no
+						// stream to go to; the file keeps what was last
+						// written.
+						s.saveVoice(name, v, nil)
 						delete(s.voices, name)
 					}
 				}

@@ -60,6 +60,10 @@ func (s *Stages) readVoice(stream, name string) *rfstream.VoiceSession {
 	if s.p.VoiceDir == "" {
 		return nil
 	}
+	// The voice may have just left memory (evictVoice, the idle sweep)
+	// with its file still being written. Waiting holds the stage's lock,
+	// but only for a voice named again within that write's milliseconds.
+	s.files.wait(name)
 	path, err := s.voiceFile(name)
 	var v *rfstream.VoiceSession
 	if err == nil {
@@ -123,19 +127,6 @@ func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, 
 	return true, nil
 }
 
-// saveVoiceNow writes a named voice's file as saveVoice does and waits for
-// it, and for any write of the voice asked for before, with s.mu held: the
-// file holds the session when it returns.
-func (s *Stages) saveVoiceNow(name string, v *namedVoice) error {
-	var werr error
-	_, err := s.saveVoice(name, v, func(err error) { werr = err })
-	s.files.wait(name)
-	if err != nil {
-		return err
-	}
-	return werr
-}
-
 // finishStream sends a stream's end-of-stream marker once its words have
 // all joined its voice, with s.mu held. When the stream named a voice and
 // VoiceDir keeps it, the voice file is written first, off the lock, and
@@ -170,8 +161,8 @@ func (s *Stages) newVoiceSession() *rfstream.VoiceSession {
 }
 
 // evictVoice drops the named voice heard least recently that no live
-// stream names from memory (writing its file first), with s.mu held, and
-// reports whether there was one.
+// stream names from memory (asking for its file to be written), with s.mu
+// held, and reports whether there was one.
 func (s *Stages) evictVoice(stream string) bool {
 	live := s.liveVoices()
 	oldest := ""
@@ -183,9 +174,16 @@ func (s *Stages) evictVoice(stream string) bool {
 	if oldest == "" {
 		return false
 	}
-	if err := s.saveVoiceNow(oldest, s.voices[oldest]); err != nil {
-		s.errorResult(stream, "saving voice %q before dropping it from memory: %v", oldest, err)
+	// The file is written off the lock, as at a stream's end: the stage
+	// goes on serving meanwhile, and a stream that names the voice again
+	// waits for the write before reading the file (readVoice).
+	report := func(err error) {
+		if err != nil {
+			s.errorResult(stream, "saving voice %q before dropping it from memory: %v", oldest, err)
+		}
 	}
+	_, err := s.saveVoice(oldest, s.voices[oldest], report)
+	report(err)
 	delete(s.voices, oldest)
 	return true
 }

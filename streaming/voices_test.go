@@ -515,6 +515,60 @@ func TestVoiceFilesAreWrittenOffTheStage(t *testing.T) {
 	}
 }
 
+// A voice dropped from memory for another (MaxVoices) has its file written
+// off the stage's lock too: the other voice's stream is served to its end
+// while the first voice's write is held. Naming the first voice again
+// waits for that write and goes on from the file.
+func TestEvictedVoiceIsWrittenOffTheStage(t *testing.T) {
+	words, a, spot := voiceSpotting(t)
+	alone, session := spot(nil)
+	second, _ := spot(session)
+	started, release := blockVoiceWrites(t)
+	dir := t.TempDir()
+	nc, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir, MaxVoices: 1})
+	o := StreamOptions{ChunkMs: 100, Encoding: EncF32}
+	wrote := func(voice string) {
+		t.Helper()
+		path, err := words.VoicePath(dir, voice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case p := <-started:
+			if p != path {
+				t.Fatalf("wrote %s, want voice %q's file", p, voice)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("voice %q's file was never written: the stage is stuck", voice)
+		}
+	}
+	o.Voice = "ada"
+	ada0 := streamLater(nc, "ada0", a, o)
+	wrote("ada") // held
+	o.Voice = "bo"
+	bo := streamLater(nc, "bo0", a, o) // drops ada from memory
+	wrote("bo")                        // so bo0 was served while ada's write was held
+	o.Voice = "ada"
+	ada1 := streamLater(nc, "ada1", a, o) // drops bo; must read ada's file once written
+	time.Sleep(100 * time.Millisecond)    // let ada1 reach the stage
+	release()
+	release()
+	wrote("ada") // ada1's end
+	release()
+	for _, c := range []struct {
+		name string
+		out  chan streamOutcome
+		want []rfstream.Result
+	}{{"ada0", ada0, alone}, {"bo0", bo, alone}, {"ada1", ada1, second}} {
+		if r := <-c.out; r.err != nil || !sameResults(r.results, c.want) {
+			t.Fatalf("%s: %v\n%+v\nwant\n%+v", c.name, r.err, r.results, c.want)
+		}
+	}
+	if len(started) != 0 {
+		t.Fatalf("%d more voice file writes than the three streams' ends", len(started))
+	}
+}
+
 // A voice's writes are made one at a time and in order; copies asked for
 // while one is being written are merged into the newest, and everything
 // that was to follow each of them follows it.
