@@ -25,10 +25,12 @@ type StreamOptions struct {
 	// stored (a durable pipeline must be serving); the message id
 	// <stream>/<seq> lets the server drop a retried copy.
 	Durable bool
-	// Voice names the voice speaking (HdrVoice): the pipeline's streams
-	// that name the same voice share one voice session, so with an
-	// adaptable word model each recording learns from the ones before it
-	// (rfstream.VoiceSession). Empty: the stream is a voice of its own.
+	// Voice names the voice speaking: the pipeline's streams that name the
+	// same voice share one voice session, so with an adaptable word model
+	// each recording learns from the ones before it
+	// (rfstream.VoiceSession). The audio goes to the voice's subject
+	// (VoiceSubject), which NATS permissions can restrict. Empty: the
+	// stream is a voice of its own.
 	Voice string
 	// OnEOS, when set, is called right after the end-of-stream message is
 	// published (the benchmark's latency clock).
@@ -110,13 +112,13 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			return last, err
 		}
 		m := nats.NewMsg(Subject(pipeline, KindPCM, stream))
+		if o.Voice != "" {
+			m.Subject = VoiceSubject(pipeline, o.Voice, stream)
+		}
 		m.Data = payload
 		m.Header.Set(HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
 		m.Header.Set(HdrEncoding, o.Encoding)
-		if o.Voice != "" {
-			m.Header.Set(HdrVoice, o.Voice)
-		}
 		if end == len(a.Samples) {
 			m.Header.Set(HdrEOS, "1")
 		}

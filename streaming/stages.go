@@ -86,6 +86,12 @@ type Pipeline struct {
 	// (set aside; other streams go on): with many long streams, turn it
 	// off.
 	NoSelfTrain bool
+	// VoicesBySubject lets a stream name its voice only by its subject
+	// (VoiceSubject): a KindPCM message with HdrVoice is refused. NATS
+	// permissions on rfs.v1.<pipeline>.voice.<voice>.* (and on
+	// rfs.v1.<pipeline>.forget.<voice>) then decide who may speak as, and
+	// forget, which voice.
+	VoicesBySubject bool
 	// MaxVoices bounds how many named voices (HdrVoice) the frontend
 	// stage keeps sessions for (default 64). A session holds up to
 	// rfstream.LastSessionCheckpoint word vectors (about 6.5 MB for the
@@ -254,6 +260,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			switch n {
 			case StageFrontend:
 				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
+				if err == nil {
+					err = s.sub(VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
+				}
 				if err == nil {
 					err = s.sub(Wildcard(p.Name, KindForget), "", s.onForget)
 				}
@@ -504,10 +513,14 @@ type frontStream struct {
 	reorder
 	seg   *rfstream.Segmenter
 	voice *rfstream.VoiceSession // isolated words: the stream's voice
-	// voiceName is the voice the stream named (HdrVoice), whose session
-	// it shares with the voice's other streams; "" for a session of its
-	// own.
+	// voiceName is the voice the stream named (HdrVoice, or its subject),
+	// whose session it shares with the voice's other streams; "" for a
+	// session of its own.
 	voiceName string
+	// subjectVoice is the voice in the subject of the stream's first
+	// message (VoiceSubject), "" for KindPCM; every later message must
+	// come by the same subject.
+	subjectVoice string
 	rate      int
 	segments  int
 	last      time.Time
@@ -536,10 +549,17 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
 		return
 	}
+	subjectVoice := voiceOf(s.p.Name, m.Subject)
 	st := s.front[stream]
 	if st == nil {
-		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}}
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: subjectVoice}
 		s.front[stream] = st
+	} else if subjectVoice != st.subjectVoice {
+		// Checked before the message takes a place in the stream's order,
+		// so a client allowed on another subject cannot crowd out, or
+		// pose as, the stream's own messages.
+		s.errorResult(stream, "message %d came on %s, not on the subject of the stream's first message; dropped", seq, m.Subject)
+		return
 	}
 	st.last = time.Now()
 	if !st.add(seq, m) {
@@ -613,9 +633,19 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		return fail("%v", err)
 	}
 	voice := m.Header.Get(HdrVoice)
+	switch {
+	case st.subjectVoice != "":
+		if voice != "" && voice != st.subjectVoice {
+			return fail("%s header %q differs from the voice %q of the subject; message dropped", HdrVoice, voice, st.subjectVoice)
+		}
+		voice = st.subjectVoice
+	case voice != "" && s.p.VoicesBySubject:
+		return fail("this pipeline takes a voice's name from the subject (%s), not from the %s header; message dropped",
+			VoiceSubject(s.p.Name, "<voice>", stream), HdrVoice)
+	}
 	if voice != "" && voice != st.voiceName { // checked once, not on every message
 		if err := CheckName("voice", voice); err != nil {
-			return fail("%s header: %v; message dropped", HdrVoice, err)
+			return fail("voice: %v; message dropped", err)
 		}
 	}
 	if st.seg == nil {

@@ -24,6 +24,10 @@ const (
 	KindResult = "result"
 	KindImage  = "image"
 	KindTags   = "tags"
+	// KindVoice carries a named voice's PCM, with the voice in the subject
+	// (VoiceSubject) instead of HdrVoice, so that NATS subject permissions
+	// can decide which client may speak as which voice.
+	KindVoice = "voice"
 	// KindForget asks the frontend stage to forget the named voice in the
 	// subject's last token (ForgetVoice); it answers on KindForgotten.
 	KindForget    = "forget"
@@ -53,6 +57,23 @@ const (
 // Subject returns rfs.v1.<pipeline>.<kind>.<stream>.
 func Subject(pipeline, kind, stream string) string {
 	return "rfs." + Version + "." + pipeline + "." + kind + "." + stream
+}
+
+// VoiceSubject returns rfs.v1.<pipeline>.voice.<voice>.<stream>, where a
+// client publishes the PCM of a stream that the named voice speaks.
+func VoiceSubject(pipeline, voice, stream string) string {
+	return Subject(pipeline, KindVoice, voice+"."+stream)
+}
+
+// voiceOf returns the voice of a subject built by VoiceSubject, and "" for
+// any other subject.
+func voiceOf(pipeline, subject string) string {
+	rest, ok := strings.CutPrefix(subject, Subject(pipeline, KindVoice, ""))
+	if !ok {
+		return ""
+	}
+	voice, _, _ := strings.Cut(rest, ".")
+	return voice
 }
 
 // Wildcard subscribes to one kind for every stream of a pipeline.

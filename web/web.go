@@ -151,7 +151,7 @@ func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
 // chunks at ?rate=, the text message "end" closes the stream, and every
 // result of the stream goes back as one JSON text message. The socket
 // closes after the end-of-stream result. ?voice= names the voice speaking
-// (streaming.HdrVoice).
+// (its audio goes to streaming.VoiceSubject).
 func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
 	if err != nil || rate < 1000 || rate > 768000 {
@@ -195,13 +195,13 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	seq, ended := 0, false
 	publish := func(pcm []byte, eos bool) error {
 		m := nats.NewMsg(streaming.Subject(s.cfg.Pipeline, streaming.KindPCM, stream))
+		if voice != "" {
+			m.Subject = streaming.VoiceSubject(s.cfg.Pipeline, voice, stream)
+		}
 		m.Data = pcm
 		m.Header.Set(streaming.HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(streaming.HdrRate, strconv.Itoa(rate))
 		m.Header.Set(streaming.HdrEncoding, streaming.EncS16)
-		if voice != "" {
-			m.Header.Set(streaming.HdrVoice, voice)
-		}
 		if eos {
 			m.Header.Set(streaming.HdrEOS, "1")
 		}

@@ -133,7 +133,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  each recording its own stream:          %6.2f%%\n", 100*float64(ok)/float64(len(recs)))
 
 	// The same streams one after another in the session's order, each
-	// naming the voice (Rfs-Voice, as the web page does for a browser):
+	// naming the voice (on its subject, as the web page does for a browser):
 	// they share one session, which learns the voice across them.
 	start = time.Now()
 	ok = 0

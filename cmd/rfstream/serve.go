@@ -47,14 +47,15 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")
 	selfTrain := fs.Bool("session-self-train", true, "with an adaptable word model, each stream's voice session self-trains at 10, 20, 40, … words (each checkpoint costs a few seconds of CPU, and a stream's words wait for its rounds where they need them: turn it off for many long streams)")
-	voices := fs.String("voices", "", "keep the sessions of named voices (Rfs-Voice: the web page's browsers, stream --voice) in this directory, so they outlive the process (default: in memory only)")
+	voices := fs.String("voices", "", "keep the sessions of named voices (the web page's browsers, stream --voice) in this directory, so they outlive the process (default: in memory only)")
+	bySubject := fs.Bool("voices-by-subject", false, "a stream names its voice only by publishing on rfs.v1.<pipeline>.voice.<voice>.<stream>, never by the Rfs-Voice header, so NATS permissions on those subjects decide who may speak as which voice (docs/streaming.md)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	names := strings.Split(*stages, ",")
-	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices}
+	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject}
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:

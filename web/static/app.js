@@ -7,7 +7,7 @@ fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidd
 
 // The voice this browser speaks with. Every recording names it, so the
 // server treats them as one voice's and, with a model that adapts, learns
-// the voice across them (Rfs-Voice in docs/streaming.md). The name is
+// the voice across them (voice.<voice> in docs/streaming.md). The name is
 // random and kept in this browser only; "Forget this voice" drops it on the
 // server and starts another.
 function voiceName(renew) {
