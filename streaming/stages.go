@@ -521,9 +521,9 @@ type frontStream struct {
 	// message (VoiceSubject), "" for KindPCM; every later message must
 	// come by the same subject.
 	subjectVoice string
-	rate      int
-	segments  int
-	last      time.Time
+	rate         int
+	segments     int
+	last         time.Time
 	// held are segments set aside, in order, until the voice session's
 	// self-training they need has finished (release); heldEnd: the
 	// stream's end-of-stream marker follows them.
