@@ -447,3 +447,38 @@ func FuzzWordMessage(f *testing.F) {
 		}
 	})
 }
+
+// A stream whose every message is refused still ends with one
+// end-of-stream result when its last message says so: a client waiting
+// for it must not wait for ever.
+func TestRefusedOnlyMessageStillEndsTheStream(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{})
+	cases := []struct {
+		stream, why, end string
+		hdr              map[string]string
+		data             []byte
+	}{
+		{"norate", "needs an " + HdrRate, "never started", map[string]string{HdrEOS: "1"}, []byte{0, 0}},
+		{"big", "exceeds", "never started", map[string]string{HdrRate: "8000", HdrEOS: "1"}, make([]byte, MaxChunkBytes+2)},
+		// Its rate started the stream before its payload was refused.
+		{"enc", "unknown PCM encoding", "", map[string]string{HdrRate: "8000", HdrEncoding: "mp3", HdrEOS: "1"}, []byte{0, 0}},
+		{"rate", "rate", "never started", map[string]string{HdrRate: "12", HdrEOS: "1"}, []byte{0, 0}},
+		{"voice", "voice", "never started", map[string]string{HdrRate: "8000", HdrVoice: "a b", HdrEOS: "1"}, []byte{0, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.stream, func(t *testing.T) {
+			ch := resultsOf(t, nc, c.stream)
+			publish(t, nc, c.stream, 0, c.data, c.hdr)
+			expectResults(t, collect(t, ch, 5*time.Second), c.why, c.end)
+		})
+	}
+	// Refused first, then started by a good message: one ordinary end.
+	ch := resultsOf(t, nc, "late")
+	publish(t, nc, "late", 0, []byte{0, 0}, nil)
+	b, _ := EncodePCM(toymodels.UpDown(), EncF32)
+	publish(t, nc, "late", 1, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"})
+	got := collect(t, ch, 5*time.Second)
+	if len(got) < 2 || !strings.Contains(got[0].Error, HdrRate) || got[len(got)-1].Text != "up down" {
+		t.Fatalf("stream started by its second message: %+v", got)
+	}
+}

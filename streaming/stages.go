@@ -607,11 +607,16 @@ func (s *Stages) endIdle(stream string, st *frontStream) {
 		return
 	}
 	if st.seg == nil {
-		s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
-			Error: fmt.Sprintf("stream never started: no message from %d on with an %s header arrived", st.next, HdrRate)})
+		s.endUnstarted(stream, fmt.Sprintf("no message from %d on with an %s header arrived", st.next, HdrRate))
 		return
 	}
 	s.endSegments(stream, st)
+}
+
+// endUnstarted gives a stream that ends before any message started it its
+// one end-of-stream result, which its client waits for.
+func (s *Stages) endUnstarted(stream, why string) {
+	s.publishResult(stream, rfstream.Result{EOS: true, Final: true, Error: "stream never started: " + why})
 }
 
 // frontMessage handles one in-order PCM message with s.mu held and
@@ -620,8 +625,12 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	eos := headerBool(m, HdrEOS)
 	fail := func(format string, args ...any) bool {
 		s.errorResult(stream, format, args...)
-		if eos && st.seg != nil {
+		switch {
+		case !eos:
+		case st.seg != nil:
 			s.endSegments(stream, st)
+		default:
+			s.endUnstarted(stream, "its last message was refused, and no earlier one was accepted")
 		}
 		return eos
 	}
