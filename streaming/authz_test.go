@@ -15,11 +15,12 @@ import (
 )
 
 // With VoicesBySubject a real nats-server's permissions decide who speaks
-// as which voice: alice may publish only on her voice's subjects, bob only
-// on his and on plain pcm. Bob cannot join alice's session (her subject is
-// denied to him, the header is refused), cannot forget her voice, and
-// cannot slip a message into her live stream; her streams go on as if he
-// had never tried.
+// as which voice and who reads its results: alice may publish only on her
+// voice's subjects and read only her voice's results, bob likewise with
+// his, plus plain pcm. Bob cannot join alice's session (her subject is
+// denied to him, the header is refused), cannot forget her voice, cannot
+// read her results, and his stream of the same name as hers is a stream of
+// his own; her streams go on as if he had never tried.
 func TestVoicesAuthorisedBySubject(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
 	alone, s1 := spot(nil)
@@ -34,10 +35,10 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 			{Username: "stages", Password: "st"},
 			{Username: "alice", Password: "al", Permissions: allow(
 				[]string{"rfs.v1.toy.voice.alice.*", "rfs.v1.toy.forget.alice"},
-				[]string{"rfs.v1.toy.result.*", "rfs.v1.toy.forgotten.alice"})},
+				[]string{"rfs.v1.toy.result.alice.>", "rfs.v1.toy.forgotten.alice"})},
 			{Username: "bob", Password: "bo", Permissions: allow(
 				[]string{"rfs.v1.toy.voice.bob.*", "rfs.v1.toy.pcm.*", "rfs.v1.toy.forget.bob"},
-				[]string{"rfs.v1.toy.result.*", "rfs.v1.toy.forgotten.*"})},
+				[]string{"rfs.v1.toy.result.bob.>", "rfs.v1.toy.result.*", "rfs.v1.toy.forgotten.*"})},
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +48,15 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("server not ready")
 	}
+	denied := make(chan error, 16) // the server's permission errors, any client
 	connect := func(user, pass string) *nats.Conn {
 		t.Helper()
-		nc, err := nats.Connect(srv.ClientURL(), nats.UserInfo(user, pass), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+		nc, err := nats.Connect(srv.ClientURL(), nats.UserInfo(user, pass), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case denied <- err:
+			default:
+			}
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,10 +101,29 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 		t.Fatalf("bob forgot alice's voice (known: %v)", ok)
 	}
 
-	// Bob's message for alice's live stream, on a subject he may use, is
-	// refused before it takes a place in her stream.
+	// Bob listening for alice's results: the server refuses the
+	// subscription, and nothing of hers reaches him.
+	drain(denied)
+	overheard := make(chan *nats.Msg, 64)
+	spy, err := bob.ChanSubscribe(ResultSubject("toy", "alice", "*"), overheard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Unsubscribe()
+	bob.Flush()
+	select {
+	case err := <-denied:
+		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+			t.Fatalf("bob subscribing to alice's results: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not refuse bob's subscription to alice's results")
+	}
+
+	// Alice's second stream, and bob's stream of the same name, sent
+	// while hers is open: his is his own, hers is undisturbed.
 	results = make(chan *nats.Msg, 16)
-	sub2, err := alice.ChanSubscribe(Subject("toy", KindResult, "a1"), results)
+	sub2, err := alice.ChanSubscribe(ResultSubject("toy", "alice", "a1"), results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,21 +136,16 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 	send(t, alice, mine, 0, first, map[string]string{HdrRate: "8000", HdrEncoding: EncF32})
 	alice.Flush()
 	time.Sleep(50 * time.Millisecond) // alice's first message has started the stream
-	send(t, bob, Subject("toy", KindPCM, "a1"), 1, make([]byte, 400), map[string]string{HdrEncoding: EncF32, HdrEOS: "1"})
-	bob.Flush()
+	if got := streamAll(t, bob, "a1", a, StreamOptions{ChunkMs: 100, Encoding: EncF32}); !sameResults(got, alone) {
+		t.Fatalf("bob's stream a1 beside alice's:\n%+v\nwant\n%+v", got, alone)
+	}
 	send(t, alice, mine, 1, rest, map[string]string{HdrEncoding: EncF32, HdrEOS: "1"})
 	var got []rfstream.Result
-	refused := 0
 	for len(got) == 0 || !got[len(got)-1].EOS {
-		r := nextResult(t, results)
-		if strings.Contains(r.Error, "not on the subject of the stream's first message") {
-			refused++
-			continue
-		}
-		got = append(got, r)
+		got = append(got, nextResult(t, results))
 	}
-	if refused != 1 || !sameResults(got, second) {
-		t.Fatalf("alice's second stream, with %d refusals of bob's message:\n%+v\nwant one and\n%+v", refused, got, second)
+	if !sameResults(got, second) {
+		t.Fatalf("alice's second stream:\n%+v\nwant\n%+v", got, second)
 	}
 
 	// Alice's voice went on untouched by all of it.
@@ -135,6 +156,21 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 	defer cancel2()
 	if ok, err := ForgetVoice(ctx2, alice, "toy", "alice"); err != nil || !ok {
 		t.Fatalf("alice forgetting her own voice: %v, %v", ok, err)
+	}
+	bob.Flush()
+	if n := len(overheard); n != 0 {
+		t.Fatalf("bob received %d of alice's results", n)
+	}
+}
+
+// drain empties ch without waiting.
+func drain(ch chan error) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
 	}
 }
 
@@ -179,11 +215,24 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 			t.Fatalf("voiceOf(%q) = %q, want none", s, v)
 		}
 	}
+	// A voice's stream is named under the voice in every later subject.
+	for _, c := range [][2]string{
+		{StreamOf(VoiceSubject("toy", "ada", "s1")), "ada.s1"},
+		{VoiceStream("ada", "s1"), "ada.s1"},
+		{StreamOf(Subject("toy", KindPCM, "s1")), "s1"},
+		{VoiceStream("", "s1"), "s1"},
+		{ResultSubject("toy", "ada", "s1"), "rfs.v1.toy.result.ada.s1"},
+		{ResultSubject("toy", "", "s1"), "rfs.v1.toy.result.s1"},
+	} {
+		if c[0] != c[1] {
+			t.Fatalf("got %q, want %q", c[0], c[1])
+		}
+	}
 	words, a, spot := voiceSpotting(t)
 	alone, _ := spot(nil)
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	results := make(chan *nats.Msg, 16)
-	sub, err := nc.ChanSubscribe(Subject("toy", KindResult, "mixed"), results)
+	sub, err := nc.ChanSubscribe(ResultSubject("toy", "ada", "mixed"), results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +247,7 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 		got := make([]rfstream.Result, 0)
 		stream := "agree" + strconv.Itoa(i)
 		ch := make(chan *nats.Msg, 16)
-		s, err := nc.ChanSubscribe(Subject("toy", KindResult, stream), ch)
+		s, err := nc.ChanSubscribe(ResultSubject("toy", "ada"+strconv.Itoa(i), stream), ch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,6 +256,9 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 		if hdr != "" {
 			h[HdrVoice] = hdr
 		}
+		// A plain pcm subject of two tokens is no way into a voice's
+		// stream: nothing takes this message.
+		send(t, nc, Subject("toy", KindPCM, VoiceStream("ada"+strconv.Itoa(i), stream)), 0, pcm[:400], map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"})
 		send(t, nc, VoiceSubject("toy", "ada"+strconv.Itoa(i), stream), 0, pcm, h)
 		for len(got) == 0 || !got[len(got)-1].EOS {
 			got = append(got, nextResult(t, ch))

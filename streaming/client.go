@@ -23,14 +23,16 @@ type StreamOptions struct {
 	Timeout  time.Duration
 	// Durable publishes through JetStream and waits for each message to be
 	// stored (a durable pipeline must be serving); the message id
-	// <stream>/<seq> lets the server drop a retried copy.
+	// VoiceStream(Voice, stream)/<seq> lets the server drop a retried
+	// copy.
 	Durable bool
 	// Voice names the voice speaking: the pipeline's streams that name the
 	// same voice share one voice session, so with an adaptable word model
 	// each recording learns from the ones before it
 	// (rfstream.VoiceSession). The audio goes to the voice's subject
-	// (VoiceSubject), which NATS permissions can restrict. Empty: the
-	// stream is a voice of its own.
+	// (VoiceSubject) and its results come from the voice's
+	// (ResultSubject), both of which NATS permissions can restrict.
+	// Empty: the stream is a voice of its own.
 	Voice string
 	// OnEOS, when set, is called right after the end-of-stream message is
 	// published (the benchmark's latency clock).
@@ -66,7 +68,7 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		}
 	}
 	results := make(chan *nats.Msg, 256)
-	sub, err := nc.ChanSubscribe(Subject(pipeline, KindResult, stream), results)
+	sub, err := nc.ChanSubscribe(ResultSubject(pipeline, o.Voice, stream), results)
 	if err != nil {
 		return rfstream.Result{}, err
 	}
@@ -124,7 +126,7 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		}
 		if js != nil {
 			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, err = js.PublishMsg(pctx, m, jetstream.WithMsgID(stream+"/"+strconv.Itoa(seq)))
+			_, err = js.PublishMsg(pctx, m, jetstream.WithMsgID(VoiceStream(o.Voice, stream)+"/"+strconv.Itoa(seq)))
 			cancel()
 			if err != nil {
 				return last, fmt.Errorf("streaming: durable publish of message %d (is a --durable pipeline %q serving?): %w", seq, pipeline, err)

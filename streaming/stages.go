@@ -259,12 +259,14 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			toFeatures, toDecoder := p.audioKinds()
 			switch n {
 			case StageFrontend:
-				err = s.sub(Wildcard(p.Name, KindPCM), "", s.onPCM)
+				// One token after pcm and forget, two after voice: a plain
+				// stream's name can never be a voice's stream's.
+				err = s.sub(Subject(p.Name, KindPCM, "*"), "", s.onPCM)
 				if err == nil {
 					err = s.sub(VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
 				}
 				if err == nil {
-					err = s.sub(Wildcard(p.Name, KindForget), "", s.onForget)
+					err = s.sub(Subject(p.Name, KindForget, "*"), "", s.onForget)
 				}
 				if p.Words != nil && !p.NoSelfTrain {
 					// The sessions' first self-training need not pay for
@@ -517,9 +519,9 @@ type frontStream struct {
 	// whose session it shares with the voice's other streams; "" for a
 	// session of its own.
 	voiceName string
-	// subjectVoice is the voice in the subject of the stream's first
-	// message (VoiceSubject), "" for KindPCM; every later message must
-	// come by the same subject.
+	// subjectVoice is the voice in the stream's subject (VoiceSubject),
+	// "" for KindPCM; it is part of the stream's name (VoiceStream), so
+	// every message of the stream comes by the same subject.
 	subjectVoice string
 	rate         int
 	segments     int
@@ -549,17 +551,10 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
 		return
 	}
-	subjectVoice := voiceOf(s.p.Name, m.Subject)
 	st := s.front[stream]
 	if st == nil {
-		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: subjectVoice}
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject)}
 		s.front[stream] = st
-	} else if subjectVoice != st.subjectVoice {
-		// Checked before the message takes a place in the stream's order,
-		// so a client allowed on another subject cannot crowd out, or
-		// pose as, the stream's own messages.
-		s.errorResult(stream, "message %d came on %s, not on the subject of the stream's first message; dropped", seq, m.Subject)
-		return
 	}
 	st.last = time.Now()
 	if !st.add(seq, m) {

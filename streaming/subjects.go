@@ -65,6 +65,26 @@ func VoiceSubject(pipeline, voice, stream string) string {
 	return Subject(pipeline, KindVoice, voice+"."+stream)
 }
 
+// VoiceStream returns the name under which the stages know a client's
+// stream: the stream's own name, or <voice>.<stream> for a stream that a
+// named voice speaks (VoiceSubject). The voice's streams thus live under
+// the voice in every later subject, their results included
+// (ResultSubject), where NATS permissions can keep them to the voice's
+// speaker, and two voices' streams of one name are two streams.
+func VoiceStream(voice, stream string) string {
+	if voice == "" {
+		return stream
+	}
+	return voice + "." + stream
+}
+
+// ResultSubject returns where a stream's results go:
+// rfs.v1.<pipeline>.result.<stream>, or …result.<voice>.<stream> for a
+// stream the named voice speaks.
+func ResultSubject(pipeline, voice, stream string) string {
+	return Subject(pipeline, KindResult, VoiceStream(voice, stream))
+}
+
 // voiceOf returns the voice of a subject built by VoiceSubject, and "" for
 // any other subject.
 func voiceOf(pipeline, subject string) string {
@@ -76,12 +96,19 @@ func voiceOf(pipeline, subject string) string {
 	return voice
 }
 
-// Wildcard subscribes to one kind for every stream of a pipeline.
-func Wildcard(pipeline, kind string) string { return Subject(pipeline, kind, "*") }
+// Wildcard matches one kind's subjects for every stream of a pipeline,
+// named voices' streams (two tokens, VoiceStream) included.
+func Wildcard(pipeline, kind string) string { return Subject(pipeline, kind, ">") }
 
-// StreamOf returns the stream token of a subject built by Subject.
+// StreamOf returns the stream of a subject built by Subject or
+// VoiceSubject: everything after rfs.v1.<pipeline>.<kind>., which for a
+// voice's stream is VoiceStream(voice, stream).
 func StreamOf(subject string) string {
-	return subject[strings.LastIndexByte(subject, '.')+1:]
+	rest := subject
+	for range 4 {
+		_, rest, _ = strings.Cut(rest, ".")
+	}
+	return rest
 }
 
 // CheckName rejects pipeline and stream names that are not one NATS token.

@@ -178,7 +178,7 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stream := streamName("web-")
 	results := make(chan *nats.Msg, 256)
-	sub, err := s.nc.ChanSubscribe(streaming.Subject(s.cfg.Pipeline, streaming.KindResult, stream), results)
+	sub, err := s.nc.ChanSubscribe(streaming.ResultSubject(s.cfg.Pipeline, voice, stream), results)
 	if err != nil {
 		c.Close(websocket.StatusInternalError, "pipeline unavailable")
 		return
