@@ -522,18 +522,30 @@ func identityOrder(n int) []int {
 }
 
 // streamRows applies m to the rows of x listed in idx, block by block, and
-// hands each block of features with its labels to sink.
+// hands each block of features with its labels to sink. The labels may be
+// a slice of labels itself: sink must not change them.
 func streamRows(m features.Map, x blas32.General, labels []int, idx []int, block int, bar *progress.Bar, sink func(blas32.General, []int) error) error {
-	in := linalg.NewGeneral32(min(block, len(idx)), x.Cols)
+	var in blas32.General
 	out := linalg.NewGeneral32(min(block, len(idx)), m.OutDim())
-	lb := make([]int, 0, block)
+	gathered := make([]int, 0, block)
 	for b0 := 0; b0 < len(idx); b0 += block {
 		rows := idx[b0:min(b0+block, len(idx))]
-		xi := linalg.Rows32(in, 0, len(rows))
-		lb = lb[:0]
-		for i, r := range rows {
-			copy(linalg.Row32(xi, i), linalg.Row32(x, r))
-			lb = append(lb, labels[r])
+		var xi blas32.General
+		var lb []int
+		if first, last := rows[0], rows[len(rows)-1]; last-first == len(rows)-1 && contiguous(rows) {
+			// Rows in order are mapped where they lie.
+			xi, lb = linalg.Rows32(x, first, last+1), labels[first:last+1]
+		} else {
+			if in.Data == nil {
+				in = linalg.NewGeneral32(min(block, len(idx)), x.Cols)
+			}
+			xi = linalg.Rows32(in, 0, len(rows))
+			gathered = gathered[:0]
+			for i, r := range rows {
+				copy(linalg.Row32(xi, i), linalg.Row32(x, r))
+				gathered = append(gathered, labels[r])
+			}
+			lb = gathered
 		}
 		z := linalg.Rows32(out, 0, len(rows))
 		m.Apply(z, xi)
@@ -545,6 +557,16 @@ func streamRows(m features.Map, x blas32.General, labels []int, idx []int, block
 		}
 	}
 	return nil
+}
+
+// contiguous reports whether rows counts up by one.
+func contiguous(rows []int) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i] != rows[i-1]+1 {
+			return false
+		}
+	}
+	return true
 }
 
 // Features applies m to all rows of x in blocks and returns the features.

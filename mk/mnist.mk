@@ -33,6 +33,11 @@ bench-maps:
 bench-sklearn: build data
 	$(PY) bench/sklearn_mnist.py $(BIN) $(RFSTREAM_DATA)/mnist 4000
 
+# Maxout m = 1000, q = 4 + ridge on MNIST, trained end to end, against the brief's tuned NumPy recipe at the same λ.
+.PHONY: bench-numpy
+bench-numpy: build data
+	$(PY) bench/numpy_maxout.py $(BIN) $(RFSTREAM_DATA)/mnist 1000 4 5
+
 # The same two tables in CPU time with one thread on each side (BENCH_CLOCK=cpu, see bench/gobench.py):
 # on a machine shared with other jobs this still compares the work each side does.
 .PHONY: bench-maps-cpu bench-rls-cpu
