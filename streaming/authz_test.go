@@ -82,13 +82,7 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 		t.Fatalf("bob streamed as alice on her subject: %+v", r)
 	}
 	// Bob naming alice in the header of a plain pcm message: refused.
-	results := make(chan *nats.Msg, 16)
-	sub, err := bob.ChanSubscribe(Subject("toy", KindResult, "b-header"), results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	bob.Flush()
+	results := resultsOf(t, bob, "b-header")
 	pcm, _ := EncodePCM(a.Samples, EncF32)
 	send(t, bob, Subject("toy", KindPCM, "b-header"), 0, pcm, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: "alice", HdrEOS: "1"})
 	if r := nextResult(t, results); !strings.Contains(r.Error, "not from the "+HdrVoice+" header") {
@@ -104,13 +98,7 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 	// Bob listening for alice's results: the server refuses the
 	// subscription, and nothing of hers reaches him.
 	drain(denied)
-	overheard := make(chan *nats.Msg, 64)
-	spy, err := bob.ChanSubscribe(ResultSubject("toy", "alice", "*"), overheard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spy.Unsubscribe()
-	bob.Flush()
+	overheard := subscribe(t, bob, ResultSubject("toy", "alice", "*"))
 	select {
 	case err := <-denied:
 		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
@@ -122,13 +110,7 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 
 	// Alice's second stream, and bob's stream of the same name, sent
 	// while hers is open: his is his own, hers is undisturbed.
-	results = make(chan *nats.Msg, 16)
-	sub2, err := alice.ChanSubscribe(ResultSubject("toy", "alice", "a1"), results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub2.Unsubscribe()
-	alice.Flush()
+	results = subscribe(t, alice, ResultSubject("toy", "alice", "a1"))
 	half := len(a.Samples) / 2
 	first, _ := EncodePCM(a.Samples[:half], EncF32)
 	rest, _ := EncodePCM(a.Samples[half:], EncF32)
@@ -231,13 +213,7 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
 	alone, _ := spot(nil)
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
-	results := make(chan *nats.Msg, 16)
-	sub, err := nc.ChanSubscribe(ResultSubject("toy", "ada", "mixed"), results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	nc.Flush()
+	results := subscribe(t, nc, ResultSubject("toy", "ada", "mixed"))
 	pcm, _ := EncodePCM(a.Samples, EncF32)
 	send(t, nc, VoiceSubject("toy", "ada", "mixed"), 0, pcm, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrVoice: "bo", HdrEOS: "1"})
 	if r := nextResult(t, results); !strings.Contains(r.Error, `header "bo" differs from the voice "ada"`) {
@@ -246,24 +222,19 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 	for i, hdr := range []string{"ada0", ""} {
 		got := make([]rfstream.Result, 0)
 		stream := "agree" + strconv.Itoa(i)
-		ch := make(chan *nats.Msg, 16)
-		s, err := nc.ChanSubscribe(ResultSubject("toy", "ada"+strconv.Itoa(i), stream), ch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nc.Flush()
+		voice := "ada" + strconv.Itoa(i)
+		ch := subscribe(t, nc, ResultSubject("toy", voice, stream))
 		h := map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"}
 		if hdr != "" {
 			h[HdrVoice] = hdr
 		}
 		// A plain pcm subject of two tokens is no way into a voice's
 		// stream: nothing takes this message.
-		send(t, nc, Subject("toy", KindPCM, VoiceStream("ada"+strconv.Itoa(i), stream)), 0, pcm[:400], map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"})
-		send(t, nc, VoiceSubject("toy", "ada"+strconv.Itoa(i), stream), 0, pcm, h)
+		send(t, nc, Subject("toy", KindPCM, VoiceStream(voice, stream)), 0, pcm[:400], map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"})
+		send(t, nc, VoiceSubject("toy", voice, stream), 0, pcm, h)
 		for len(got) == 0 || !got[len(got)-1].EOS {
 			got = append(got, nextResult(t, ch))
 		}
-		s.Unsubscribe()
 		if !sameResults(got, alone) {
 			t.Fatalf("header %q on the voice's subject:\n%+v\nwant\n%+v", hdr, got, alone)
 		}

@@ -51,13 +51,22 @@ func pipelineWith(t *testing.T, p Pipeline) (*nats.Conn, *Stages) {
 
 func resultsOf(t *testing.T, nc *nats.Conn, stream string) chan *nats.Msg {
 	t.Helper()
+	return subscribe(t, nc, Subject("toy", KindResult, stream))
+}
+
+// subscribe receives subject's messages on the channel it returns until the
+// test ends; the server has the subscription when it returns.
+func subscribe(t *testing.T, nc *nats.Conn, subject string) chan *nats.Msg {
+	t.Helper()
 	ch := make(chan *nats.Msg, 256)
-	sub, err := nc.ChanSubscribe(Subject("toy", KindResult, stream), ch)
+	sub, err := nc.ChanSubscribe(subject, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sub.Unsubscribe() })
-	nc.Flush()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	return ch
 }
 
@@ -82,10 +91,7 @@ func expectResults(t *testing.T, got []rfstream.Result, want ...string) {
 func TestImageFaultsGetErrorTagsAndGoodImagesAreTagged(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{TopK: 2})
 	raw, want := barImages(t, 4)
-	ch := make(chan *nats.Msg, 64)
-	sub, _ := nc.ChanSubscribe(Subject("toy", KindTags, "mixed"), ch)
-	defer sub.Unsubscribe()
-	nc.Flush()
+	ch := subscribe(t, nc, Subject("toy", KindTags, "mixed"))
 	send := func(seq int, data []byte, enc string) {
 		m := nats.NewMsg(Subject("toy", KindImage, "mixed"))
 		m.Data = data

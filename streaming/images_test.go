@@ -125,13 +125,7 @@ func TestTaggerAnswersEveryBatchInOrderEvenWhenClosed(t *testing.T) {
 	const n = 60 // Batch 1: the tagger takes at most 8 images at a time
 	nc, st := pipelineWith(t, Pipeline{TopK: 2, Batch: 1, hold: func() { time.Sleep(20 * time.Millisecond) }})
 	raw, want := barImages(t, n)
-	ch := make(chan *nats.Msg, n)
-	sub, err := nc.ChanSubscribe(Subject("toy", KindTags, "burst"), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	nc.Flush()
+	ch := subscribe(t, nc, Subject("toy", KindTags, "burst"))
 	for i, b := range raw {
 		m := nats.NewMsg(Subject("toy", KindImage, "burst"))
 		m.Data = b
@@ -174,13 +168,7 @@ func TestTaggerAnswersEveryBatchInOrderEvenWhenClosed(t *testing.T) {
 // empty message.
 func TestNonFiniteScoreIsAnErrorReply(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{})
-	ch := make(chan *nats.Msg, 1)
-	sub, err := nc.ChanSubscribe(Subject("toy", KindTags, "nan"), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	nc.Flush()
+	ch := subscribe(t, nc, Subject("toy", KindTags, "nan"))
 	st.answerImages(&imageBatch{
 		work:    []work{{m: &nats.Msg{Subject: Subject("toy", KindImage, "nan")}}},
 		replies: []TagsMessage{{Seq: 4, Tags: []rfstream.Tag{{Label: "a", Score: 0.5}, {Label: "b", Score: math.NaN()}}}},

@@ -72,11 +72,26 @@ func pipeline(t *testing.T, listen bool) (*Embedded, *nats.Conn, *Stages) {
 func inProcess(t *testing.T, a *frontend.Audio) []rfstream.Result {
 	t.Helper()
 	words, _ := toys(t)
+	return spotAlone(t, words, a)
+}
+
+// spotAlone runs a through a fresh in-process WordSpotter of words.
+func spotAlone(t *testing.T, words *rfstream.WordClassifier, a *frontend.Audio) []rfstream.Result {
+	t.Helper()
 	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return append(sp.Push(a.Samples), sp.Flush()...)
+}
+
+// upDowns is the toy recording k times over, as one stream.
+func upDowns(k int) *frontend.Audio {
+	var pcm []float32
+	for range k {
+		pcm = append(pcm, toymodels.UpDown()...)
+	}
+	return &frontend.Audio{Rate: 8000, Samples: pcm}
 }
 
 // sameResults compares result sequences: texts, words, times and flags
@@ -216,10 +231,7 @@ func TestOutOfOrderAndDuplicateMessagesGiveTheSameResult(t *testing.T) {
 		b, _ := EncodePCM(a.Samples[off:min(off+800, len(a.Samples))], EncF32)
 		chunks = append(chunks, b)
 	}
-	ch := make(chan *nats.Msg, 64)
-	sub, _ := nc.ChanSubscribe(Subject("toy", KindResult, "shuffled"), ch)
-	defer sub.Unsubscribe()
-	nc.Flush()
+	ch := resultsOf(t, nc, "shuffled")
 	// Publish in pairs swapped, every message twice.
 	order := []int{}
 	for i := 0; i < len(chunks); i += 2 {
@@ -313,9 +325,7 @@ func TestLostMessagesAreReportedAndSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ch := make(chan *nats.Msg, 64)
-	sub, _ := nc.ChanSubscribe(Subject("toy", KindResult, "gap"), ch)
-	defer sub.Unsubscribe()
+	ch := resultsOf(t, nc, "gap")
 	zero := make([]byte, 160)
 	publish(t, nc, "gap", 0, zero, map[string]string{HdrRate: "8000"})
 	for seq := 2; seq <= 7; seq++ { // message 1 never comes
@@ -440,11 +450,7 @@ func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
-	var pcm []float32
-	for range 8 {
-		pcm = append(pcm, toymodels.UpDown()...)
-	}
-	a := &frontend.Audio{Rate: 8000, Samples: pcm}
+	a := upDowns(8)
 	spot := func(selfTrain bool) []rfstream.Result {
 		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
 		if err != nil {
@@ -512,16 +518,8 @@ func TestConcurrentSelfTrainingSessionsEqualInProcess(t *testing.T) {
 	}
 	t.Cleanup(func() { sessionBusy = real })
 	nc, st := pipelineWith(t, Pipeline{Words: words})
-	var pcm []float32
-	for range 8 {
-		pcm = append(pcm, toymodels.UpDown()...)
-	}
-	a := &frontend.Audio{Rate: 8000, Samples: pcm}
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := append(sp.Push(a.Samples), sp.Flush()...)
+	a := upDowns(8)
+	want := spotAlone(t, words, a)
 	var wg sync.WaitGroup
 	errs := make(chan string, streams)
 	for i := range streams {
@@ -582,16 +580,8 @@ func TestBusySessionHoldsOnlyItsOwnStream(t *testing.T) {
 	}
 	t.Cleanup(func() { sessionBusy = real })
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
-	var pcm []float32
-	for range 3 {
-		pcm = append(pcm, toymodels.UpDown()...)
-	}
-	long := &frontend.Audio{Rate: 8000, Samples: pcm}
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), long.Rate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := append(sp.Push(long.Samples), sp.Flush()...)
+	long := upDowns(3)
+	want := spotAlone(t, words, long)
 	done := make(chan []rfstream.Result)
 	go func() {
 		var got []rfstream.Result
