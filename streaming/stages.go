@@ -114,6 +114,16 @@ type Pipeline struct {
 	// ".bad", reported to the stream, and the voice starts afresh. Empty:
 	// the sessions live in memory only.
 	VoiceDir string
+	// Shards splits a pipeline's streams between this many processes that
+	// run the frontend and decoder stages (default 1: one of each per
+	// pipeline, which sees every stream); Shard, from 0 to Shards-1, is
+	// this process's share: the streams ShardOf gives it. The others'
+	// messages are left alone, unanswered, so every frontend and decoder
+	// of a pipeline must be given the same Shards and each share must run
+	// somewhere. A voice's streams share a shard, which needs the voice in
+	// the subject (VoiceSubject): with Shards > 1 the HdrVoice header on
+	// KindPCM is refused, as with VoicesBySubject.
+	Shard, Shards int
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
@@ -147,6 +157,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.AckWait <= 0 {
 		p.AckWait = DefaultAckWait
+	}
+	if p.Shards <= 0 {
+		p.Shards = 1
 	}
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
@@ -221,6 +234,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		return nil, err
 	}
 	p.defaults()
+	if p.Shard < 0 || p.Shard >= p.Shards {
+		return nil, fmt.Errorf("streaming: shard %d of %d (want 0 to %d)", p.Shard, p.Shards, p.Shards-1)
+	}
 	if len(names) == 0 {
 		names = AllStages
 	}
@@ -533,8 +549,15 @@ type frontStream struct {
 	heldEnd bool
 }
 
+// owns reports whether this process's frontend and decoder take stream
+// (Pipeline.Shards).
+func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
+
 func (s *Stages) onPCM(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return // another shard's stream: it answers, even to refuse
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
@@ -646,6 +669,10 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	case voice != "" && s.p.VoicesBySubject:
 		return fail("this pipeline takes a voice's name from the subject (%s), not from the %s header; message dropped",
 			VoiceSubject(s.p.Name, "<voice>", stream), HdrVoice)
+	case voice != "" && s.p.Shards > 1:
+		// The header's voice could be another shard's.
+		return fail("this pipeline's streams are split between %d frontends, which find a voice by its subject (%s), not by the %s header; message dropped",
+			s.p.Shards, VoiceSubject(s.p.Name, "<voice>", stream), HdrVoice)
 	}
 	if voice != "" && voice != st.voiceName { // checked once, not on every message
 		if err := CheckName("voice", voice); err != nil {
@@ -1054,6 +1081,9 @@ func (st *decStream) end() rfstream.Result {
 
 func (s *Stages) onScores(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return
+	}
 	s.decMu.Lock()
 	defer s.decMu.Unlock()
 	if _, done := s.decEnded[stream]; done {

@@ -6,6 +6,7 @@ package streaming
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 )
 
@@ -117,4 +118,21 @@ func CheckName(what, name string) error {
 		return fmt.Errorf("streaming: %s name %q must be 1-128 characters without '.', '*', '>' or spaces", what, name)
 	}
 	return nil
+}
+
+// ShardOf returns which of shards frontend and decoder processes owns a
+// stream, given its name as the stages know it (StreamOf). A named
+// voice's streams (<voice>.<stream>) go by the voice alone, so one process
+// holds the voice's session and every stream that adds to it; a plain
+// stream goes by its name. The rule is FNV-1a (32 bits) of that token,
+// modulo shards; docs/streaming.md states it for stages in other
+// languages.
+func ShardOf(stream string, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	key, _, _ := strings.Cut(stream, ".")
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % uint32(shards))
 }

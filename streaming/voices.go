@@ -213,6 +213,9 @@ type ForgetAnswer struct {
 // stream names the voice.
 func (s *Stages) onForget(m *nats.Msg) {
 	name := StreamOf(m.Subject)
+	if !s.owns(name) {
+		return // the voice's shard answers
+	}
 	answer := ForgetAnswer{Voice: name}
 	var err error
 	if err = CheckName("voice", name); err == nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -50,12 +51,19 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	voices := fs.String("voices", "", "keep the sessions of named voices (the web page's browsers, stream --voice) in this directory, so they outlive the process (default: in memory only)")
 	bySubject := fs.Bool("voices-by-subject", false, "a stream names its voice only by publishing on rfs.v1.<pipeline>.voice.<voice>.<stream>, never by the Rfs-Voice header, so NATS permissions on those subjects decide who may speak as which voice (docs/streaming.md)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
+	shard := fs.String("shard", "", "K/N: this process's frontend and decoder take the K-th (from 0) of N shares of the streams, by stream name or a voice's name (docs/streaming.md); run one such process for every K, all with the same N")
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	names := strings.Split(*stages, ",")
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject}
+	if *shard != "" {
+		var err error
+		if p.Shard, p.Shards, err = parseShard(*shard); err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range names {
 		switch n {
 		case streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder:
@@ -119,4 +127,15 @@ func (sv *serving) Close(stdout io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// parseShard reads --shard K/N.
+func parseShard(v string) (k, n int, err error) {
+	ks, ns, ok := strings.Cut(v, "/")
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want K/N with 0 ≤ K < N, e.g. 0/2", v)
+	}
+	return k, n, nil
 }

@@ -284,3 +284,80 @@ func toyFiles(t *testing.T, m *rfstream.Model) (model, wav string) {
 	}
 	return model, wav
 }
+
+// TestServeShards: two `serve --shard K/2` on one server share the
+// streams: every stream, whichever shard takes it, ends with the words a
+// single serve gives, and both shards take some. Malformed shares are
+// refused before anything starts.
+func TestServeShards(t *testing.T) {
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, wav := toyFiles(t, words.Model)
+	var log bytes.Buffer
+	first, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend,features,decoder", "--shard", "0/2"}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close(io.Discard)
+	url := first.sess.embedded.ClientURL()
+	second, err := startServe([]string{"--nats", url, "--model", model, "--stages", "frontend,decoder", "--shard", "1/2"}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(io.Discard)
+	var out, errb bytes.Buffer
+	if code := run([]string{"stream", "--fast", "--json", "--model", model, wav}, &out, &errb); code != 0 {
+		t.Fatalf("stream alone: exit %d: %s", code, errb.String())
+	}
+	// Partial results depend on how the features stage batches them (it
+	// sheds stale partials); closed words do not.
+	finals := func(out string) string {
+		var keep []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"final":true`) {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	want := finals(out.String())
+	for i := range 8 {
+		out.Reset()
+		if code := run([]string{"stream", "--fast", "--json", "--nats", url, wav}, &out, &errb); code != 0 {
+			t.Fatalf("stream %d: exit %d: %s", i, code, errb.String())
+		}
+		if got := finals(out.String()); got != want {
+			t.Fatalf("stream %d through two shards:\n%s\nalone:\n%s", i, got, want)
+		}
+	}
+	// A named voice's streams go to the voice's shard: one voice on each
+	// makes sure both shards serve.
+	var alone rfstream.Result
+	json.Unmarshal([]byte(lastLine(want)), &alone)
+	for k := range 2 {
+		voice := "v0"
+		for i := 1; streaming.ShardOf(voice, 2) != k; i++ {
+			voice = "v" + strconv.Itoa(i)
+		}
+		out.Reset()
+		if code := run([]string{"stream", "--fast", "--json", "--nats", url, "--voice", voice, wav}, &out, &errb); code != 0 {
+			t.Fatalf("voice %s: exit %d: %s", voice, code, errb.String())
+		}
+		var got rfstream.Result
+		if err := json.Unmarshal([]byte(lastLine(out.String())), &got); err != nil || got.Text != alone.Text || got.Error != "" {
+			t.Fatalf("voice %s through two shards: %s (%v), alone: %s", voice, lastLine(out.String()), err, want)
+		}
+	}
+	for k, sv := range []*serving{first, second} {
+		if sv.stages.Stats().Messages == 0 {
+			t.Errorf("shard %d/2 took no message", k)
+		}
+	}
+	for _, bad := range []string{"2/2", "-1/2", "0/0", "1", "a/b"} {
+		if _, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend", "--shard", bad}, &log, &log); err == nil || !strings.Contains(err.Error(), "--shard") {
+			t.Errorf("--shard %s: %v, want a refusal", bad, err)
+		}
+	}
+}
