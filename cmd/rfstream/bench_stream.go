@@ -57,6 +57,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 8, "throughput rounds, each on the next chunk of images (best of)")
 	shed := fs.Bool("shed-partials", true, "run the pipeline as serve does by default, shedding stale partial words under a backlog")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	shards := fs.Int("shards", 1, "split the frontend and decoder stages into this many shards (serve --shard), each on its own connection")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,13 +92,32 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	}
 
 	const pipe = "bench"
-	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed}
+	if *shards < 1 {
+		return fmt.Errorf("--shards %d: want at least 1", *shards)
+	}
+	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed, Shards: *shards}
 	srv, err := startLocalPipeline(pl)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	st := srv.Stages
+	all := []*streaming.Stages{srv.Stages}
+	for k := 1; k < *shards; k++ {
+		nc, err := srv.Connect(fmt.Sprintf("bench shard %d", k))
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		p := pl
+		p.Shard = k
+		st, err := streaming.Start(nc, p, streaming.StageFrontend, streaming.StageDecoder)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		all = append(all, st)
+	}
+	st := sumStats(all)
 	clients := make([]*nats.Conn, 4)
 	for i := range clients {
 		if clients[i], err = srv.Connect(fmt.Sprintf("bench client %d", i)); err != nil {
@@ -146,10 +166,10 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "| in-process, a whole round in one call | %.0f |\n", inAll)
 	fmt.Fprintf(stdout, "| NATS: client → embedded server → tagger stage → client | %.0f |\n", viaNATS)
 	fmt.Fprintf(stdout, "NATS tags that differ from in-process: %d; error replies: %d\n", wrong, tagErrs)
-	fmt.Fprintf(stdout, "stateless stages over the whole run: %d batches, %.1f messages per batch; %d partial words shed\n", st.Stats().Batches,
-		float64(st.Stats().Vectors+int64(*rounds*min(*chunk, len(payloads))))/float64(max(1, st.Stats().Batches)), st.Stats().Shed)
+	s := st()
+	fmt.Fprintf(stdout, "stateless stages over the whole run: %d batches, %.1f messages per batch; %d partial words shed\n", s.Batches,
+		float64(s.Vectors+int64(*rounds*min(*chunk, len(payloads))))/float64(max(1, s.Batches)), s.Shed)
 
-	s := st.Stats()
 	fmt.Fprintf(stdout, "\nsummary (load average after: %s):\n", loadAverage())
 	fmt.Fprintf(stdout, "  concurrent real-time audio streams held: %d (target ≥ 50 with p99 ≤ %.0f ms)\n", best, *p99Target)
 	fmt.Fprintf(stdout, "  image throughput NATS / in-process (same batch): %.2f× (target ≥ 0.8×); / whole-round call: %.2f×\n", viaNATS/inBatch, viaNATS/inAll)
@@ -229,8 +249,8 @@ func benchImageData(n int, stderr io.Writer) (*rfstream.ImageTagger, [][]byte, s
 }
 
 // benchAudioLevel runs n concurrent real-time streams for dur.
-func benchAudioLevel(clients []*nats.Conn, pipe string, utts []benchUtterance, n, level int, dur time.Duration, st *streaming.Stages) benchLevel {
-	before := st.Stats()
+func benchAudioLevel(clients []*nats.Conn, pipe string, utts []benchUtterance, n, level int, dur time.Duration, stats func() streaming.Stats) benchLevel {
+	before := stats()
 	var mu sync.Mutex
 	var lat []float64
 	l := benchLevel{streams: n}
@@ -271,7 +291,7 @@ func benchAudioLevel(clients []*nats.Conn, pipe string, utts []benchUtterance, n
 		}(i)
 	}
 	wg.Wait()
-	after := st.Stats()
+	after := stats()
 	l.utterances = len(lat)
 	l.errors = after.Errors - before.Errors
 	// Every published PCM message must have reached the frontend, and
@@ -282,6 +302,26 @@ func benchAudioLevel(clients []*nats.Conn, pipe string, utts []benchUtterance, n
 		l.p50, l.p99, l.worst = quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1]
 	}
 	return l
+}
+
+// sumStats returns the counters of every stage set added up: shards'
+// frontends each count their own streams' messages.
+func sumStats(all []*streaming.Stages) func() streaming.Stats {
+	return func() streaming.Stats {
+		var t streaming.Stats
+		for _, st := range all {
+			s := st.Stats()
+			t.Messages += s.Messages
+			t.Duplicates += s.Duplicates
+			t.Errors += s.Errors
+			t.Lost += s.Lost
+			t.Vectors += s.Vectors
+			t.Batches += s.Batches
+			t.Shed += s.Shed
+			t.Voices += s.Voices
+		}
+		return t
+	}
 }
 
 // quantile of sorted values, by the nearest rank.

@@ -170,3 +170,20 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	}
 	return &session{nc: nc, embedded: e, tmpStore: tmp}, nil
 }
+
+// another opens one more connection to the session's server: the embedded
+// one, or --nats with the same credentials.
+func (f *natsFlags) another(sess *session, name string) (*nats.Conn, error) {
+	if sess.embedded != nil {
+		return sess.embedded.Connect(name)
+	}
+	opts, err := f.options(name)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(f.url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", f.url, err)
+	}
+	return nc, nil
+}

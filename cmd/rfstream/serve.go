@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -34,7 +36,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 type serving struct {
 	sess   *session
 	stages *streaming.Stages
-	page   *webPage // nil without --http
+	// more are the frontend and decoder shards past the first
+	// (--frontends), each on a connection of its own.
+	more      []*streaming.Stages
+	moreConns []*nats.Conn
+	page      *webPage // nil without --http
 }
 
 // startServe parses serve's flags and starts everything; runServe waits
@@ -52,17 +58,25 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	bySubject := fs.Bool("voices-by-subject", false, "a stream names its voice only by publishing on rfs.v1.<pipeline>.voice.<voice>.<stream>, never by the Rfs-Voice header, so NATS permissions on those subjects decide who may speak as which voice (docs/streaming.md)")
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	shard := fs.String("shard", "", "K/N: this process's frontend and decoder take the K-th (from 0) of N shares of the streams, by stream name or a voice's name (docs/streaming.md); run one such process for every K, all with the same N")
+	frontends := fs.Int("frontends", 1, "run the frontend and decoder as this many shards in this process, each on its own connection, so streams are cut and decoded on that many cores at once (the Rfs-Voice header is then refused: voices are named by subject)")
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	names := strings.Split(*stages, ",")
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject}
-	if *shard != "" {
+	switch {
+	case *frontends < 1:
+		return nil, fmt.Errorf("--frontends %d: want at least 1", *frontends)
+	case *frontends > 1 && *shard != "":
+		return nil, errors.New("--frontends and --shard split the same stages: give one (--shard K/N for a share of several processes)")
+	case *shard != "":
 		var err error
 		if p.Shard, p.Shards, err = parseShard(*shard); err != nil {
 			return nil, err
 		}
+	default:
+		p.Shards = *frontends
 	}
 	for _, n := range names {
 		switch n {
@@ -94,6 +108,12 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		return nil, err
 	}
 	sv := &serving{sess: sess, stages: st}
+	if *frontends > 1 {
+		if err := sv.startShards(&nf, p, names); err != nil {
+			sv.Close(io.Discard)
+			return nil, err
+		}
+	}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
 	if *httpAddr != "" {
 		rate := 0
@@ -118,8 +138,13 @@ func (sv *serving) Close(stdout io.Writer) error {
 	if sv.page != nil {
 		sv.page.Close()
 	}
-	err := sv.stages.Close()
-	s := sv.stages.Stats()
+	var err error
+	for i, st := range sv.more {
+		err = errors.Join(err, st.Close())
+		sv.moreConns[i].Close()
+	}
+	err = errors.Join(err, sv.stages.Close())
+	s := sumStats(append([]*streaming.Stages{sv.stages}, sv.more...))()
 	fmt.Fprintf(stdout, "handled %d audio and image messages and %d word vectors (%d partials shed): %d errors, %d duplicates, %d lost\n",
 		s.Messages, s.Vectors, s.Shed, s.Errors, s.Duplicates, s.Lost)
 	sv.sess.Close()
@@ -138,4 +163,32 @@ func parseShard(v string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("--shard %q: want K/N with 0 ≤ K < N, e.g. 0/2", v)
 	}
 	return k, n, nil
+}
+
+// startShards starts shards 1 … Shards-1 of the frontend and decoder
+// (--frontends) beside the stages already running as shard 0.
+func (sv *serving) startShards(nf *natsFlags, p streaming.Pipeline, names []string) error {
+	var stateful []string
+	for _, n := range names {
+		if n == streaming.StageFrontend || n == streaming.StageDecoder {
+			stateful = append(stateful, n)
+		}
+	}
+	if len(stateful) == 0 {
+		return nil
+	}
+	for k := 1; k < p.Shards; k++ {
+		nc, err := nf.another(sv.sess, fmt.Sprintf("rfstream serve shard %d", k))
+		if err != nil {
+			return err
+		}
+		p.Shard = k
+		st, err := streaming.Start(nc, p, stateful...)
+		if err != nil {
+			nc.Close()
+			return err
+		}
+		sv.more, sv.moreConns = append(sv.more, st), append(sv.moreConns, nc)
+	}
+	return nil
 }

@@ -285,28 +285,16 @@ func toyFiles(t *testing.T, m *rfstream.Model) (model, wav string) {
 	return model, wav
 }
 
-// TestServeShards: two `serve --shard K/2` on one server share the
-// streams: every stream, whichever shard takes it, ends with the words a
-// single serve gives, and both shards take some. Malformed shares are
-// refused before anything starts.
+// TestServeShards: two `serve --shard K/2` on one server, and one `serve
+// --frontends 2`, share the streams: every stream, whichever shard takes
+// it, ends with the closed words a single serve gives, once each, and both
+// shards take some. Malformed shares are refused before anything starts.
 func TestServeShards(t *testing.T) {
 	words, err := toymodels.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
 	model, wav := toyFiles(t, words.Model)
-	var log bytes.Buffer
-	first, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend,features,decoder", "--shard", "0/2"}, &log, &log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close(io.Discard)
-	url := first.sess.embedded.ClientURL()
-	second, err := startServe([]string{"--nats", url, "--model", model, "--stages", "frontend,decoder", "--shard", "1/2"}, &log, &log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close(io.Discard)
 	var out, errb bytes.Buffer
 	if code := run([]string{"stream", "--fast", "--json", "--model", model, wav}, &out, &errb); code != 0 {
 		t.Fatalf("stream alone: exit %d: %s", code, errb.String())
@@ -323,41 +311,72 @@ func TestServeShards(t *testing.T) {
 		return strings.Join(keep, "\n")
 	}
 	want := finals(out.String())
-	for i := range 8 {
-		out.Reset()
-		if code := run([]string{"stream", "--fast", "--json", "--nats", url, wav}, &out, &errb); code != 0 {
-			t.Fatalf("stream %d: exit %d: %s", i, code, errb.String())
-		}
-		if got := finals(out.String()); got != want {
-			t.Fatalf("stream %d through two shards:\n%s\nalone:\n%s", i, got, want)
-		}
-	}
-	// A named voice's streams go to the voice's shard: one voice on each
-	// makes sure both shards serve.
 	var alone rfstream.Result
 	json.Unmarshal([]byte(lastLine(want)), &alone)
-	for k := range 2 {
-		voice := "v0"
-		for i := 1; streaming.ShardOf(voice, 2) != k; i++ {
-			voice = "v" + strconv.Itoa(i)
+	check := func(what, url string, shards []*streaming.Stages) {
+		t.Helper()
+		for i := range 8 {
+			out.Reset()
+			if code := run([]string{"stream", "--fast", "--json", "--nats", url, wav}, &out, &errb); code != 0 {
+				t.Fatalf("%s, stream %d: exit %d: %s", what, i, code, errb.String())
+			}
+			if got := finals(out.String()); got != want {
+				t.Fatalf("%s, stream %d:\n%s\nalone:\n%s", what, i, got, want)
+			}
 		}
-		out.Reset()
-		if code := run([]string{"stream", "--fast", "--json", "--nats", url, "--voice", voice, wav}, &out, &errb); code != 0 {
-			t.Fatalf("voice %s: exit %d: %s", voice, code, errb.String())
+		// A named voice's streams go to the voice's shard: one voice on
+		// each makes sure both shards serve.
+		for k := range 2 {
+			voice := "v0"
+			for i := 1; streaming.ShardOf(voice, 2) != k; i++ {
+				voice = "v" + strconv.Itoa(i)
+			}
+			out.Reset()
+			if code := run([]string{"stream", "--fast", "--json", "--nats", url, "--voice", voice, wav}, &out, &errb); code != 0 {
+				t.Fatalf("%s, voice %s: exit %d: %s", what, voice, code, errb.String())
+			}
+			var got rfstream.Result
+			if err := json.Unmarshal([]byte(lastLine(out.String())), &got); err != nil || got.Text != alone.Text || got.Error != "" {
+				t.Fatalf("%s, voice %s: %s (%v), alone: %s", what, voice, lastLine(out.String()), err, want)
+			}
 		}
-		var got rfstream.Result
-		if err := json.Unmarshal([]byte(lastLine(out.String())), &got); err != nil || got.Text != alone.Text || got.Error != "" {
-			t.Fatalf("voice %s through two shards: %s (%v), alone: %s", voice, lastLine(out.String()), err, want)
+		for k, st := range shards {
+			if st.Stats().Messages == 0 {
+				t.Errorf("%s: shard %d/2 took no message", what, k)
+			}
 		}
 	}
-	for k, sv := range []*serving{first, second} {
-		if sv.stages.Stats().Messages == 0 {
-			t.Errorf("shard %d/2 took no message", k)
-		}
+
+	var log bytes.Buffer
+	first, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend,features,decoder", "--shard", "0/2"}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"2/2", "-1/2", "0/0", "1", "a/b"} {
-		if _, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend", "--shard", bad}, &log, &log); err == nil || !strings.Contains(err.Error(), "--shard") {
-			t.Errorf("--shard %s: %v, want a refusal", bad, err)
+	defer first.Close(io.Discard)
+	url := first.sess.embedded.ClientURL()
+	second, err := startServe([]string{"--nats", url, "--model", model, "--stages", "frontend,decoder", "--shard", "1/2"}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(io.Discard)
+	check("two serve --shard K/2", url, []*streaming.Stages{first.stages, second.stages})
+
+	both, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend,features,decoder", "--frontends", "2"}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer both.Close(io.Discard)
+	if len(both.more) != 1 {
+		t.Fatalf("serve --frontends 2 runs %d more shards, want 1", len(both.more))
+	}
+	check("serve --frontends 2", both.sess.embedded.ClientURL(), []*streaming.Stages{both.stages, both.more[0]})
+
+	for _, bad := range [][]string{
+		{"--shard", "2/2"}, {"--shard", "-1/2"}, {"--shard", "0/0"}, {"--shard", "1"}, {"--shard", "a/b"},
+		{"--frontends", "0"}, {"--frontends", "2", "--shard", "0/2"},
+	} {
+		if _, err := startServe(append([]string{"--port", "0", "--model", model, "--stages", "frontend"}, bad...), &log, &log); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("serve %v: %v, want a refusal", bad, err)
 		}
 	}
 }
