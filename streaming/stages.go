@@ -114,10 +114,11 @@ type Pipeline struct {
 	// ".bad", reported to the stream, and the voice starts afresh. Empty:
 	// the sessions live in memory only.
 	VoiceDir string
-	// Shards splits a pipeline's streams between this many processes that
-	// run the frontend and decoder stages (default 1: one of each per
-	// pipeline, which sees every stream); Shard, from 0 to Shards-1, is
-	// this process's share: the streams ShardOf gives it. The others'
+	// Shards splits a pipeline's streams between this many Stages that run
+	// the frontend and decoder (default 1: one of each per pipeline, which
+	// sees every stream), in as many processes or on as many connections
+	// of one; Shard, from 0 to Shards-1, is this one's share: the streams
+	// ShardOf gives it. The others'
 	// messages are left alone, unanswered, so every frontend and decoder
 	// of a pipeline must be given the same Shards and each share must run
 	// somewhere. A voice's streams share a shard, which needs the voice in

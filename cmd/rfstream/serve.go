@@ -115,6 +115,12 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		}
 	}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
+	switch {
+	case len(sv.more) > 0:
+		fmt.Fprintf(stdout, "frontend and decoder as %d shards in this process\n", p.Shards)
+	case p.Shards > 1:
+		fmt.Fprintf(stdout, "frontend and decoder: shard %d of %d (streams and voices by streaming.ShardOf)\n", p.Shard, p.Shards)
+	}
 	if *httpAddr != "" {
 		rate := 0
 		switch {
