@@ -131,7 +131,7 @@ type Segmenter struct {
 func NewSegmenter(wc frontend.WordConfig, cfg SpotterConfig, rate int) (*Segmenter, error) {
 	ac := wc.Audio
 	ac.Deltas, ac.Splice, ac.CMVN, ac.Ceps = 0, 0, "none", 0
-	ext, err := frontend.NewExtractor(ac)
+	ext, err := frontend.NewEnergyMeter(ac) // the segmenter reads energies only
 	if err != nil {
 		return nil, err
 	}

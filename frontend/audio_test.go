@@ -366,3 +366,48 @@ func TestShortSignalGivesOneFrame(t *testing.T) {
 		t.Fatalf("empty signal gave %d frames", f.Rows)
 	}
 }
+
+// An energy meter gives every frame's log energy bit for bit as the full
+// extractor does, pushed in any chunks, with no frames; a signal shorter
+// than a frame still gets its one padded frame.
+func TestEnergyMeterMatchesTheExtractor(t *testing.T) {
+	for _, n := range []int{10400, 150, 0} {
+		x := chirpish(8000, float64(n)/8000)
+		full, err := NewExtractor(fullConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		full.Push(x)
+		full.Flush()
+		frames := full.Pop()
+		want := full.PopEnergy()
+		if len(want) != frames.Rows {
+			t.Fatalf("%d samples: extractor gives %d frames, %d energies", n, frames.Rows, len(want))
+		}
+		for _, chunk := range []int{1, 160, 4096} {
+			m, err := NewEnergyMeter(fullConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []float64
+			for i := 0; i < len(x); i += chunk {
+				m.Push(x[i:min(i+chunk, len(x))])
+				if g := m.Pop(); g.Rows != 0 {
+					t.Fatalf("energy meter popped %d frames", g.Rows)
+				}
+				got = append(got, m.PopEnergy()...)
+			}
+			m.Flush()
+			m.Pop()
+			got = append(got, m.PopEnergy()...)
+			if len(got) != len(want) {
+				t.Fatalf("%d samples, chunk %d: %d energies, the extractor %d", n, chunk, len(got), len(want))
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%d samples, chunk %d: frame %d energy %v, the extractor %v", n, chunk, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -93,16 +93,16 @@ func (c AudioConfig) JSON() json.RawMessage {
 // analyser computes one frame's static features (log-mel or MFCC) and log
 // energy from FrameLen samples. Not safe for concurrent use.
 type analyser struct {
-	cfg    AudioConfig
-	nfft   int
-	window []float64
-	fft    *fourier.FFT
-	in     []float64
-	coef   []complex128
-	power  []float64
-	mel    [][]melWeight // per band: the FFT bins it covers
-	logmel []float64
-	dct    [][]float64 // Ceps × Mels
+	cfg     AudioConfig
+	nfft    int
+	hamming []float64
+	fft     *fourier.FFT
+	in      []float64
+	coef    []complex128
+	power   []float64
+	mel     [][]melWeight // per band: the FFT bins it covers
+	logmel  []float64
+	dct     [][]float64 // Ceps × Mels
 }
 
 type melWeight struct {
@@ -119,10 +119,10 @@ func newAnalyser(c AudioConfig) *analyser {
 	for nfft < n {
 		nfft *= 2
 	}
-	a := &analyser{cfg: c, nfft: nfft, window: make([]float64, n), fft: fourier.NewFFT(nfft),
+	a := &analyser{cfg: c, nfft: nfft, hamming: make([]float64, n), fft: fourier.NewFFT(nfft),
 		in: make([]float64, nfft), power: make([]float64, nfft/2+1), logmel: make([]float64, c.Mels)}
-	for i := range a.window {
-		a.window[i] = 0.54 - 0.46*math.Cos(2*math.Pi*float64(i)/float64(n-1)) // Hamming
+	for i := range a.hamming {
+		a.hamming[i] = 0.54 - 0.46*math.Cos(2*math.Pi*float64(i)/float64(n-1)) // Hamming
 	}
 	// Triangular filters equally spaced on the mel scale.
 	lo, hi := hzToMel(c.LowHz), hzToMel(c.highHz())
@@ -174,12 +174,7 @@ const melFloor = 1e-10
 // frame fills out (StaticDim) from the pre-emphasised samples x and
 // returns the frame's log energy.
 func (a *analyser) frame(out []float32, x []float32) float64 {
-	var energy float64
-	for i, v := range x {
-		s := float64(v) * a.window[i]
-		a.in[i] = s
-		energy += s * s
-	}
+	energy := a.window(x)
 	for i := len(x); i < a.nfft; i++ {
 		a.in[i] = 0
 	}
@@ -207,8 +202,22 @@ func (a *analyser) frame(out []float32, x []float32) float64 {
 			out[i] = float32(s)
 		}
 	}
-	return math.Log(math.Max(energy, melFloor))
+	return logEnergy(energy)
 }
+
+// window puts the windowed frame x into a.in and returns its energy, the
+// sum of its squares.
+func (a *analyser) window(x []float32) float64 {
+	var energy float64
+	for i, v := range x {
+		s := float64(v) * a.hamming[i]
+		a.in[i] = s
+		energy += s * s
+	}
+	return energy
+}
+
+func logEnergy(energy float64) float64 { return math.Log(math.Max(energy, melFloor)) }
 
 // LogMel computes log-mel frames of a whole signal without deltas, CMVN or
 // splicing (used for whole-word patches), and each frame's log energy.

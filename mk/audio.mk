@@ -2,9 +2,11 @@
 .PHONY: bench-frontend eval-digits eval-digits-loso eval-digits-loso-recorded eval-digits-loso-balanced eval-digits-adapt
 
 # Real-time factor of the audio frontend (cpu-s/audio-s: CPU seconds per second of audio, target ≤ 0.005)
-# and the FFT backends on 512-point frames (cpu-ns/op).
+# and the FFT backends on 512-point frames (cpu-ns/op); then the live word segmenter the frontend stage runs on
+# every PCM message (cpu-rtf).
 bench-frontend:
 	$(GO) test -run '^$$' -bench 'FrontendRTF|FFT512' -benchtime 2s ./frontend
+	$(GO) test -run '^$$' -bench 'SegmenterRTF' -benchtime 2s .
 
 # FSDD spoken digits: the official split over 5 seeds, leave-one-speaker-out (per held-out speaker) without
 # and with speaker-level CMVN, and the mismatch table (accuracy lost under pitch ±400 cents and tempo
