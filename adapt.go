@@ -167,6 +167,9 @@ func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.word != nil {
+		return s.word.VectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
+	}
 	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
 }
 

@@ -97,6 +97,9 @@ type Segment struct {
 	// by it (docs/audio.md, "The bounded detector again").
 	BackgroundDB  float64
 	HasBackground bool
+	// word is shared by the segments of one word, partial and final, so
+	// each frame of the word is analysed once (frontend.WordFrames).
+	word *frontend.WordFrames
 }
 
 // Segmenter finds isolated words in a live stream by their energy: push
@@ -122,6 +125,7 @@ type Segmenter struct {
 	open       bool
 	wordStart  int64   // frame where the open word began
 	wordFloor  float64 // the noise floor (dB) when it was opened
+	wordFrames *frontend.WordFrames
 	lastPart   int64
 	seq        int
 }
@@ -237,6 +241,7 @@ func (s *Segmenter) scan(ending bool) []Segment {
 				s.open, s.silenceRun = true, 0
 				s.wordStart = f - int64(s.speechRun) + 1
 				s.wordFloor = floor
+				s.wordFrames = new(frontend.WordFrames)
 				s.lastPart = f
 			}
 		case !s.open:
@@ -277,7 +282,7 @@ func (s *Segmenter) segment(from, to int64, final bool) Segment {
 	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
 	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
 		Audio:        &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)},
-		BackgroundDB: s.wordFloor, HasBackground: true}
+		BackgroundDB: s.wordFloor, HasBackground: true, word: s.wordFrames}
 	s.seq++
 	return seg
 }
@@ -290,7 +295,9 @@ func (s *Segmenter) partial(to int64) Segment { return s.segment(s.wordStart, to
 
 func (s *Segmenter) close(end int64) Segment {
 	s.open, s.speechRun, s.silenceRun = false, 0, 0
-	return s.segment(s.wordStart, end, true)
+	seg := s.segment(s.wordStart, end, true)
+	s.wordFrames = nil // the final segment is the word's last
+	return seg
 }
 
 // trim drops audio no future word can reach: a stream holds at most the

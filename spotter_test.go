@@ -316,3 +316,42 @@ func TestSegmentVectorBoundsTheDetectorByTheBackground(t *testing.T) {
 		t.Errorf("a segment without a background estimate: %v, want the recording's own vector", err)
 	}
 }
+
+// The segments of one word share the analysis of its frames: every
+// segment of a stream, partial or final, and in the order they come, has
+// the vector WordVectorOverBackground computes from its samples alone.
+func TestSegmentVectorsOfAGrowingWordAreTheWholeOnes(t *testing.T) {
+	c := toyWordClassifier(t)
+	seg, err := NewSegmenter(c.Config, DefaultSpotterConfig(), 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := toymodels.UpDown()
+	var segs []Segment
+	for i := 0; i < len(x); i += 160 {
+		segs = append(segs, seg.Push(x[i:min(i+160, len(x))])...)
+	}
+	segs = append(segs, seg.Flush()...)
+	partials, finals := 0, 0
+	for _, s := range segs {
+		got, err := c.SegmentVector(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := frontend.WordVectorOverBackground(c.Config, s.Audio.Samples, s.BackgroundDB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("segment %d (final %v, %.2f–%.2f s): the shared analysis gives another vector", s.Seq, s.Final, s.Start, s.End)
+		}
+		if s.Final {
+			finals++
+		} else {
+			partials++
+		}
+	}
+	if finals != 2 || partials < 2*finals {
+		t.Fatalf("%d partial and %d final segments: too few for the test to mean anything", partials, finals)
+	}
+}

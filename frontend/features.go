@@ -222,12 +222,74 @@ func logEnergy(energy float64) float64 { return math.Log(math.Max(energy, melFlo
 // LogMel computes log-mel frames of a whole signal without deltas, CMVN or
 // splicing (used for whole-word patches), and each frame's log energy.
 func LogMel(c AudioConfig, samples []float32) (blas32.General, []float64) {
-	c.Deltas, c.Splice, c.CMVN, c.Ceps = 0, 0, "none", 0
-	e, err := NewExtractor(c)
+	e, err := NewExtractor(logMelConfig(c))
 	if err != nil {
 		panic(err)
 	}
 	e.Push(samples)
 	e.Flush()
 	return e.Pop(), e.PopEnergy()
+}
+
+func logMelConfig(c AudioConfig) AudioConfig {
+	c.Deltas, c.Splice, c.CMVN, c.Ceps = 0, 0, "none", 0
+	return c
+}
+
+// WordFrames computes LogMel for the successive segments of one word in a
+// stream: partial words, each the one before it with more samples after,
+// then the closed word, which may end sooner. Each call analyses only the
+// frames past those it has, so a word costs its frames once instead of
+// once a partial. The frames and energies equal LogMel's bit for bit;
+// samples that neither extend nor begin the ones seen start afresh. The zero value is ready; it is
+// not safe for concurrent use.
+type WordFrames struct {
+	cfg    AudioConfig
+	ext    *Extractor
+	fed    []float32 // the samples pushed so far
+	frames []float32
+	energy []float64
+}
+
+// LogMel returns LogMel(c, samples).
+func (f *WordFrames) LogMel(c AudioConfig, samples []float32) (blas32.General, []float64) {
+	c = logMelConfig(c)
+	n := min(len(samples), len(f.fed))
+	if f.ext == nil || c != f.cfg || !sameBits(samples[:n], f.fed[:n]) {
+		e, err := NewExtractor(c)
+		if err != nil {
+			panic(err)
+		}
+		// Fresh slices: frames returned before may still be read.
+		*f = WordFrames{cfg: c, ext: e}
+	}
+	if len(samples) > len(f.fed) {
+		f.ext.Push(samples[len(f.fed):])
+		f.fed = append(f.fed, samples[len(f.fed):]...)
+		g := f.ext.Pop()
+		f.frames = append(f.frames, g.Data...)
+		f.energy = append(f.energy, f.ext.PopEnergy()...)
+	}
+	// The frames that lie wholly within samples, which may end before the
+	// samples seen (a closed word ends where its trailing silence began,
+	// before the last partial's end).
+	flen, hop := c.FrameLen(), c.Hop()
+	if len(samples) < flen {
+		// Shorter than a frame: LogMel pads it at Flush, which would end
+		// the stream this one continues.
+		return LogMel(c, samples)
+	}
+	rows := min((len(samples)-flen)/hop+1, len(f.energy))
+	d := c.Dim()
+	return blas32.General{Rows: rows, Cols: d, Stride: d, Data: f.frames[: rows*d : rows*d]}, f.energy[:rows:rows]
+}
+
+// sameBits reports whether a and b, of one length, hold the same bits.
+func sameBits(a, b []float32) bool {
+	for i, v := range b {
+		if math.Float32bits(a[i]) != math.Float32bits(v) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // WordConfig describes the fixed-size representation of an isolated word:
@@ -255,25 +257,36 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 // segment's detector cannot tell the decay from the background and ends
 // the word early (docs/audio.md, "Where the segments' words end").
 func WordVectorTrimmed(w WordConfig, samples []float32, onsetMs, offsetMs float64) ([]float32, error) {
-	return wordVector(w, samples, onsetMs, offsetMs, w.SpeechRegion)
+	return wordVector(w, samples, onsetMs, offsetMs, w.SpeechRegion, LogMel)
 }
 
 // WordVectorOverBackground is WordVector for a segment cut from a stream
 // whose background energy (dB) the segmenter estimated: see
 // SpeechRegionOverBackground.
 func WordVectorOverBackground(w WordConfig, samples []float32, backgroundDB float64) ([]float32, error) {
+	return w.vectorOverBackground(samples, backgroundDB, LogMel)
+}
+
+// VectorOverBackground is WordVectorOverBackground for one of the
+// segments of a word that f follows (partial words, then the closed one):
+// the same vector, with only the frames f has not seen analysed.
+func (f *WordFrames) VectorOverBackground(w WordConfig, samples []float32, backgroundDB float64) ([]float32, error) {
+	return w.vectorOverBackground(samples, backgroundDB, f.LogMel)
+}
+
+func (w WordConfig) vectorOverBackground(samples []float32, backgroundDB float64, logMel func(AudioConfig, []float32) (blas32.General, []float64)) ([]float32, error) {
 	if math.IsNaN(backgroundDB) || math.IsInf(backgroundDB, 0) {
 		return nil, fmt.Errorf("frontend: background of %g dB", backgroundDB)
 	}
 	return wordVector(w, samples, 0, 0, func(energy []float64) (int, int) {
 		return w.SpeechRegionOverBackground(energy, backgroundDB)
-	})
+	}, logMel)
 }
 
 // wordVector computes the word vector over the speech region that region
 // finds in the frame energies, its start moved trimMs later and its end
 // endTrimMs earlier.
-func wordVector(w WordConfig, samples []float32, trimMs, endTrimMs float64, region func(logEnergy []float64) (int, int)) ([]float32, error) {
+func wordVector(w WordConfig, samples []float32, trimMs, endTrimMs float64, region func(logEnergy []float64) (int, int), logMel func(AudioConfig, []float32) (blas32.General, []float64)) ([]float32, error) {
 	if w.Frames < 2 {
 		return nil, fmt.Errorf("frontend: word of %d frames", w.Frames)
 	}
@@ -289,7 +302,7 @@ func wordVector(w WordConfig, samples []float32, trimMs, endTrimMs float64, regi
 	if w.LevelLiftDB < 0 || math.IsNaN(w.LevelLiftDB) || math.IsInf(w.LevelLiftDB, 0) {
 		return nil, fmt.Errorf("frontend: level lift of %g dB", w.LevelLiftDB)
 	}
-	frames, energy := LogMel(w.Audio, samples)
+	frames, energy := logMel(w.Audio, samples)
 	if frames.Rows == 0 {
 		return nil, fmt.Errorf("frontend: empty recording")
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -456,5 +457,54 @@ func TestWordVectorOverBackgroundLeavesPaddingOut(t *testing.T) {
 	}
 	if _, err := WordVectorOverBackground(wc, seg, math.NaN()); err == nil {
 		t.Fatal("a NaN background was accepted")
+	}
+}
+
+// WordFrames gives LogMel's frames and energies bit for bit for a word
+// that grows call by call, for samples that start elsewhere (a new word),
+// and for a word still shorter than one frame.
+func TestWordFramesEqualLogMel(t *testing.T) {
+	x := chirpish(8000, 1.0)
+	c := DefaultAudioConfig()
+	var f WordFrames
+	check := func(what string, s []float32) {
+		t.Helper()
+		got, gotE := f.LogMel(c, s)
+		want, wantE := LogMel(c, s)
+		if got.Rows != want.Rows || len(gotE) != len(wantE) || got.Cols != want.Cols {
+			t.Fatalf("%s: %d×%d frames, %d energies; LogMel %d×%d, %d", what, got.Rows, got.Cols, len(gotE), want.Rows, want.Cols, len(wantE))
+		}
+		for i := range want.Data[:want.Rows*want.Cols] {
+			if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+				t.Fatalf("%s: value %d is %v, LogMel %v", what, i, got.Data[i], want.Data[i])
+			}
+		}
+		for i := range wantE {
+			if math.Float64bits(gotE[i]) != math.Float64bits(wantE[i]) {
+				t.Fatalf("%s: energy %d is %v, LogMel %v", what, i, gotE[i], wantE[i])
+			}
+		}
+	}
+	check("shorter than a frame", x[:120])
+	ext := f.ext
+	for _, n := range []int{1600, 1601, 3200, 3203, 8000} {
+		check("grown to "+strconv.Itoa(n), x[:n])
+	}
+	check("a shorter one, within the frames seen", x[:5000])
+	check("shorter than a frame again", x[:150])
+	// One analysis of the word: every frame once.
+	if f.ext != ext || f.ext.Frames() != (8000-200)/80+1 {
+		t.Fatalf("the word was analysed afresh (%d frames in its extractor, want 98)", f.ext.Frames())
+	}
+	check("another word", x[400:2000])
+	if f.ext == ext {
+		t.Fatal("another word's samples were taken for the same word's")
+	}
+	check("the same again", x[400:2000])
+	y := append([]float32(nil), x[400:3000]...)
+	y[10] = -y[10]
+	check("a changed sample inside the frames seen", y)
+	if f.ext == nil || len(f.fed) != len(y) {
+		t.Fatalf("WordFrames holds %d samples, want the last call's %d", len(f.fed), len(y))
 	}
 }
