@@ -57,3 +57,22 @@ func TestRows32View(t *testing.T) {
 		t.Fatalf("view rows [1,3) wrong: %+v", v)
 	}
 }
+
+func TestSetThreads(t *testing.T) {
+	before := Threads()
+	if before < 1 {
+		t.Fatalf("the BLAS says it uses %d threads", before)
+	}
+	SetThreads(1)
+	if got := Threads(); got != 1 {
+		t.Errorf("after SetThreads(1) the BLAS uses %d threads", got)
+	}
+	SetThreads(0) // not a count: ignored
+	if got := Threads(); got != 1 {
+		t.Errorf("SetThreads(0) changed the thread count to %d", got)
+	}
+	SetThreads(before)
+	if got := Threads(); got != before && Backend == "openblas" {
+		t.Errorf("restoring %d threads gave %d", before, got)
+	}
+}
