@@ -49,7 +49,7 @@ func (l benchLevel) held(p99Target float64) bool {
 
 func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench-stream", "[flags]", stderr)
-	levelsFlag := fs.String("streams", "25,50,75,100,150,200,300", "numbers of concurrent real-time streams to try, in order; stops at the first level not held")
+	levelsFlag := fs.String("streams", "25,50,100,200,300,400,500,600,800", "numbers of concurrent real-time streams to try, in order; stops at the first level not held")
 	seconds := fs.Float64("seconds", 12, "wall time per level")
 	p99Target := fs.Float64("p99-ms", 150, "a level is held when p99 end-of-speech → final latency is at most this, with nothing lost or wrong")
 	nImages := fs.Int("images", 10000, "MNIST test images to tag")
