@@ -69,11 +69,11 @@ func ParseIDX(r io.Reader, name string) (*IDX, error) {
 		}
 		total *= int64(d)
 	}
-	// The buffer grows with the bytes that actually arrive (from at most
-	// 64 MiB, more than MNIST's largest file), so an eight-byte file whose
-	// header claims a gigabyte costs eight bytes, not a gigabyte.
+	// The buffer grows with the bytes that actually arrive, from at most
+	// 1 MiB, so a ten-byte file whose header claims a gigabyte costs a
+	// megabyte, not a gigabyte (from 64 MiB, as it once did, it cost 64).
 	var buf bytes.Buffer
-	buf.Grow(int(min(total, 1<<26)))
+	buf.Grow(int(min(total, 1<<20)))
 	if _, err := buf.ReadFrom(io.LimitReader(br, total+1)); err != nil {
 		return nil, fmt.Errorf("%s: reading data: %w", name, err)
 	}
