@@ -8,7 +8,7 @@ export RFSTREAM_DATA
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
 
-.PHONY: all build test test-purego vet lint fuzz data demo bench eval clean
+.PHONY: all build test test-race test-purego vet lint fuzz data demo bench eval clean
 
 all: build
 
@@ -33,6 +33,10 @@ lint:
 test: vet
 	$(GO) test -count=1 -timeout 9m ./...
 	$(MAKE) test-purego
+
+# make test-race: the whole suite under the race detector (about 4 min on 2 cores); CI runs it after make test.
+test-race:
+	$(GO) test -race -count=1 -timeout 15m ./...
 
 test-purego:
 	$(GO) test -count=1 -tags purego -timeout 5m ./linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... .
