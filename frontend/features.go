@@ -241,8 +241,8 @@ func logMelConfig(c AudioConfig) AudioConfig {
 // then the closed word, which may end sooner. Each call analyses only the
 // frames past those it has, so a word costs its frames once instead of
 // once a partial. The frames and energies equal LogMel's bit for bit;
-// samples that neither extend nor begin the ones seen start afresh. The zero value is ready; it is
-// not safe for concurrent use.
+// samples that neither extend nor begin the ones seen start afresh. The
+// zero value is ready; it is not safe for concurrent use.
 type WordFrames struct {
 	cfg    AudioConfig
 	ext    *Extractor
