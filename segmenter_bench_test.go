@@ -3,10 +3,8 @@
 package rfstream
 
 import (
-	"math/rand/v2"
 	"testing"
 
-	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -15,13 +13,7 @@ import (
 // 5 s of seven tone words in noise, pushed in 100 ms chunks as a stream's
 // messages come, and reports seconds of compute per second of audio.
 func BenchmarkSegmenterRTF(b *testing.B) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	var s []float32
-	for _, w := range []string{"lo", "hi", "lo", "hi", "lo", "hi", "lo"} {
-		s = append(s, datasets.Silence(2400, toneFloor, rng)...)
-		s = append(s, toneWord(w, 0.4, 0.2, 8000)...)
-	}
-	s = append(s, datasets.Silence(40000-len(s), toneFloor, rng)...)
+	s := benchToneWords()
 	words := 0
 	cpu0 := cpuTime()
 	for b.Loop() {
