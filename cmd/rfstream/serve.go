@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,13 +61,17 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	stages := fs.String("stages", strings.Join(streaming.AllStages, ","), "stages to run here: "+strings.Join(streaming.AllStages, ","))
 	shard := fs.String("shard", "", "K/N: this process's frontend and decoder take the K-th (from 0) of N shares of the streams, by stream name or a voice's name (docs/streaming.md); run one such process for every K, all with the same N")
 	frontends := fs.Int("frontends", 1, "run the frontend and decoder as this many shards in this process, each on its own connection, so streams are cut and decoded on that many cores at once (the Rfs-Voice header is then refused: voices are named by subject)")
-	blasThreads := fs.Int("blas-threads", 1, blasThreadsUsage)
+	blasThreads := fs.Int("blas-threads", 0, blasThreadsUsage+"; 0: one when this process runs an audio stage, else the BLAS's own count (OPENBLAS_NUM_THREADS, or one a core)")
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	names := strings.Split(*stages, ",")
-	if err := setLiveBLASThreads(*blasThreads); err != nil {
+	threads := *blasThreads
+	if threads == 0 && !slices.Equal(names, []string{streaming.StageTagger}) {
+		threads = 1
+	}
+	if err := setLiveBLASThreads(threads); err != nil {
 		return nil, err
 	}
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject}
@@ -208,10 +213,10 @@ func (sv *serving) startShards(nf *natsFlags, p streaming.Pipeline, names []stri
 const blasThreadsUsage = "threads per BLAS call, whatever OPENBLAS_NUM_THREADS says: the stages already run side by side and a live stream's products are small, so on the 2-core project machine a second thread per call mostly spun on a core the other stages needed (at 300 streams p50 latency halved with one); more help the tagger's throughput (docs/streaming.md)"
 
 // setLiveBLASThreads sets the BLAS threads of a process that runs live
-// stages.
+// stages; 0 leaves them as they are.
 func setLiveBLASThreads(n int) error {
-	if n < 1 {
-		return fmt.Errorf("--blas-threads %d: want 1 or more", n)
+	if n < 0 {
+		return fmt.Errorf("--blas-threads %d: want 1 or more (0: the default)", n)
 	}
 	linalg.SetThreads(n)
 	return nil

@@ -396,7 +396,7 @@ func TestServeShards(t *testing.T) {
 
 	for _, bad := range [][]string{
 		{"--shard", "2/2"}, {"--shard", "-1/2"}, {"--shard", "0/0"}, {"--shard", "1"}, {"--shard", "a/b"},
-		{"--frontends", "0"}, {"--frontends", "2", "--shard", "0/2"}, {"--blas-threads", "0"},
+		{"--frontends", "0"}, {"--frontends", "2", "--shard", "0/2"}, {"--blas-threads", "-1"},
 	} {
 		if _, err := startServe(append([]string{"--port", "0", "--model", model, "--stages", "frontend"}, bad...), &log, &log); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("serve %v: %v, want a refusal", bad, err)
