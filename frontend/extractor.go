@@ -42,10 +42,8 @@ type frameStage interface {
 
 // NewExtractor returns a frontend for cfg.
 func NewExtractor(cfg AudioConfig) (*Extractor, error) {
-	if cfg.CMVN == "" {
-		cfg.CMVN = "none"
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
 		return nil, err
 	}
 	e := &Extractor{cfg: cfg, an: newAnalyser(cfg), flen: cfg.FrameLen(), hop: cfg.Hop()}
@@ -68,18 +66,29 @@ func NewExtractor(cfg AudioConfig) (*Extractor, error) {
 	return e, nil
 }
 
+// withDefaults fills in what an empty field of cfg means and checks it.
+func withDefaults(cfg AudioConfig) (AudioConfig, error) {
+	if cfg.CMVN == "" {
+		cfg.CMVN = "none"
+	}
+	return cfg, cfg.Validate()
+}
+
 // NewEnergyMeter returns an Extractor that frames the signal as one for
 // cfg does and computes each frame's log energy, the same values to the
 // bit, but no spectra: Pop returns no frames, and PopEnergy the energies
 // of every frame since the last Pop. Speech detection needs nothing else,
 // and skips the FFT and filterbank that cost most of a frame.
 func NewEnergyMeter(cfg AudioConfig) (*Extractor, error) {
-	e, err := NewExtractor(cfg)
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return nil, err
 	}
-	e.energyOnly, e.stages = true, nil
-	return e, nil
+	// Only the window: no FFT plan or filterbank is built for a meter
+	// (one per live stream).
+	n := cfg.FrameLen()
+	an := &analyser{cfg: cfg, hamming: hammingWindow(n), in: make([]float64, n)}
+	return &Extractor{cfg: cfg, an: an, flen: n, hop: cfg.Hop(), energyOnly: true}, nil
 }
 
 // Config returns the extractor's configuration.

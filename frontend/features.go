@@ -119,11 +119,8 @@ func newAnalyser(c AudioConfig) *analyser {
 	for nfft < n {
 		nfft *= 2
 	}
-	a := &analyser{cfg: c, nfft: nfft, hamming: make([]float64, n), fft: fourier.NewFFT(nfft),
+	a := &analyser{cfg: c, nfft: nfft, hamming: hammingWindow(n), fft: fourier.NewFFT(nfft),
 		in: make([]float64, nfft), power: make([]float64, nfft/2+1), logmel: make([]float64, c.Mels)}
-	for i := range a.hamming {
-		a.hamming[i] = 0.54 - 0.46*math.Cos(2*math.Pi*float64(i)/float64(n-1)) // Hamming
-	}
 	// Triangular filters equally spaced on the mel scale.
 	lo, hi := hzToMel(c.LowHz), hzToMel(c.highHz())
 	edges := make([]float64, c.Mels+2)
@@ -166,6 +163,14 @@ func newAnalyser(c AudioConfig) *analyser {
 		}
 	}
 	return a
+}
+
+func hammingWindow(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.54 - 0.46*math.Cos(2*math.Pi*float64(i)/float64(n-1))
+	}
+	return w
 }
 
 // melFloor keeps the logarithm finite on digital silence.

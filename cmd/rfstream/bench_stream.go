@@ -105,23 +105,17 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	all := []*streaming.Stages{srv.Stages}
-	for k := 1; k < *shards; k++ {
-		nc, err := srv.Connect(fmt.Sprintf("bench shard %d", k))
-		if err != nil {
-			return err
+	more, conns, err := startMoreShards(pl, streaming.AllStages, func(name string) (*nats.Conn, error) { return srv.Connect(name) })
+	defer func() {
+		for i, st := range more {
+			st.Close()
+			conns[i].Close()
 		}
-		defer nc.Close()
-		p := pl
-		p.Shard = k
-		st, err := streaming.Start(nc, p, streaming.StageFrontend, streaming.StageDecoder)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		all = append(all, st)
+	}()
+	if err != nil {
+		return err
 	}
-	st := sumStats(all)
+	st := sumStats(append([]*streaming.Stages{srv.Stages}, more...))
 	clients := make([]*nats.Conn, 4)
 	for i := range clients {
 		if clients[i], err = srv.Connect(fmt.Sprintf("bench client %d", i)); err != nil {

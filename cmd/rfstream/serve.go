@@ -185,29 +185,38 @@ func parseShard(v string) (k, n int, err error) {
 // startShards starts shards 1 … Shards-1 of the frontend and decoder
 // (--frontends) beside the stages already running as shard 0.
 func (sv *serving) startShards(nf *natsFlags, p streaming.Pipeline, names []string) error {
+	var err error
+	sv.more, sv.moreConns, err = startMoreShards(p, names, func(name string) (*nats.Conn, error) { return nf.another(sv.sess, name) })
+	return err
+}
+
+// startMoreShards starts shards 1 … p.Shards-1 of whichever of the
+// frontend and decoder names lists, each on a connection of its own from
+// connect, and returns them with their connections (those that started,
+// when it fails).
+func startMoreShards(p streaming.Pipeline, names []string, connect func(name string) (*nats.Conn, error)) ([]*streaming.Stages, []*nats.Conn, error) {
 	var stateful []string
 	for _, n := range names {
 		if n == streaming.StageFrontend || n == streaming.StageDecoder {
 			stateful = append(stateful, n)
 		}
 	}
-	if len(stateful) == 0 {
-		return nil
-	}
-	for k := 1; k < p.Shards; k++ {
-		nc, err := nf.another(sv.sess, fmt.Sprintf("rfstream serve shard %d", k))
+	var all []*streaming.Stages
+	var conns []*nats.Conn
+	for k := 1; k < p.Shards && len(stateful) > 0; k++ {
+		nc, err := connect(fmt.Sprintf("rfstream shard %d", k))
 		if err != nil {
-			return err
+			return all, conns, err
 		}
 		p.Shard = k
 		st, err := streaming.Start(nc, p, stateful...)
 		if err != nil {
 			nc.Close()
-			return err
+			return all, conns, err
 		}
-		sv.more, sv.moreConns = append(sv.more, st), append(sv.moreConns, nc)
+		all, conns = append(all, st), append(conns, nc)
 	}
-	return nil
+	return all, conns, nil
 }
 
 const blasThreadsUsage = "threads per BLAS call, whatever OPENBLAS_NUM_THREADS says: the stages already run side by side and a live stream's products are small, so on the 2-core project machine a second thread per call mostly spun on a core the other stages needed (at 300 streams p50 latency halved with one); more help the tagger's throughput (docs/streaming.md)"
