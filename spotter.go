@@ -128,6 +128,14 @@ type Segmenter struct {
 	wordFrames *frontend.WordFrames
 	lastPart   int64
 	seq        int
+	// floorWindow holds the energies of the frames around the one being
+	// decided, in order, as the window slides; shortWindow is the same
+	// for a stream shorter than the window, padded with EdgeFloorDB.
+	floorWindow sortedWindow
+	shortWindow []float64
+	// sortEveryFrame rebuilds floorWindow for every frame (tests compare
+	// the sliding window against it).
+	sortEveryFrame bool
 }
 
 // NewSegmenter starts a segmenter for input at rate Hz that cuts words for
@@ -196,14 +204,13 @@ func (s *Segmenter) scan(ending bool) []Segment {
 	// span is the floor window's length: win frames back, look ahead.
 	span := win + look + 1
 	var out []Segment
-	var window []float64
+	var window []float64 // sorted energies of the frames around f
 	// Until span frames have arrived nothing is decided (unless the stream
 	// ends first): the first words wait for a whole window of the stream's
 	// own background instead of measuring it against an assumed one.
 	for s.decided < s.analysed && (ending || s.decided+look < s.analysed && s.analysed >= span) {
 		f := s.decided
 		s.decided++
-		window = window[:0]
 		if s.analysed >= span {
 			// The span frames of the stream nearest f: at its start the
 			// first span, at its end the last span.
@@ -213,21 +220,25 @@ func (s *Segmenter) scan(ending bool) []Segment {
 			}
 			lo := hi - span
 			s.horizon = hi
-			window = append(window, s.energy[lo-s.energyBase:hi-s.energyBase]...)
+			if s.sortEveryFrame {
+				s.floorWindow = sortedWindow{}
+			}
+			window = s.floorWindow.slide(s.energy, s.energyBase, lo, hi)
 		} else {
 			// A stream shorter than the window (one clipped recording,
 			// all speech): the floor is assumed before its first frame
 			// and after its last, so the word stands out from something.
 			s.horizon = min(f+look+1, s.analysed)
-			window = append(window, s.energy[max(f-win, 0)-s.energyBase:s.horizon-s.energyBase]...)
+			window = append(s.shortWindow[:0], s.energy[max(f-win, 0)-s.energyBase:s.horizon-s.energyBase]...)
 			for k := f - win; k < 0; k++ {
 				window = append(window, s.cfg.EdgeFloorDB)
 			}
 			for k := s.horizon; k < f+look+1; k++ {
 				window = append(window, s.cfg.EdgeFloorDB)
 			}
+			sort.Float64s(window)
+			s.shortWindow = window
 		}
-		sort.Float64s(window)
 		floor := window[len(window)/10]
 		threshold := s.cfg.ThresholdDB
 		if s.cfg.MinThresholdDB > 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	. "github.com/rfstream/rfstream"
@@ -353,5 +354,63 @@ func TestSegmentVectorsOfAGrowingWordAreTheWholeOnes(t *testing.T) {
 	}
 	if finals != 2 || partials < 2*finals {
 		t.Fatalf("%d partial and %d final segments: too few for the test to mean anything", partials, finals)
+	}
+}
+
+// The segmenter keeps its floor window sorted as it slides; every segment,
+// partial or final, with its times, background level and samples, equals
+// the one cut with the window sorted afresh for every frame. Streams: words
+// at several levels over a background that changes level, digital silence
+// (whose frames all clamp to one energy), and a stream shorter than the
+// window; pushed in chunks of 1, 160 and 4096 samples.
+func TestSegmenterSlidingFloorEqualsSortingEveryFrame(t *testing.T) {
+	const rate = 8000
+	words := tonesInNoise(rate, 9, [][2]float64{{1.8, 2.3}, {3, 3.4}, {4.6, 6.1}, {7, 7.2}}, -40, 0.2, 20)
+	for i := range words[5*rate : 6*rate] {
+		words[5*rate+i] *= 4 // the background rises for a second
+	}
+	silence := tonesInNoise(rate, 6, [][2]float64{{2.5, 3}}, -40, 0.1, 10)
+	clear(silence[:2*rate])
+	clear(silence[4*rate:])
+	short := tonesInNoise(rate, 0.9, [][2]float64{{0.3, 0.6}}, -45, 0.1, 10)
+	cut := func(sg *Segmenter, x []float32, chunk int) []Segment {
+		var out []Segment
+		for i := 0; i < len(x); i += chunk {
+			out = append(out, sg.Push(x[i:min(i+chunk, len(x))])...)
+		}
+		return append(out, sg.Flush()...)
+	}
+	for name, x := range map[string][]float32{"words": words, "digital silence": silence, "short": short} {
+		for _, chunk := range []int{1, 160, 4096} {
+			sliding, err := NewSegmenter(frontend.DefaultWordConfig(), DefaultSpotterConfig(), rate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sorting, err := NewSegmenterSortingEveryFrame(frontend.DefaultWordConfig(), DefaultSpotterConfig(), rate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := cut(sliding, x, chunk), cut(sorting, x, chunk)
+			finals := 0
+			for _, s := range want {
+				if s.Final {
+					finals++
+				}
+			}
+			if name != "short" && finals < 1 {
+				t.Fatalf("%s: the reference cut no word, so the test compares nothing", name)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s, chunk %d: %d segments, want %d", name, chunk, len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				if g.Seq != w.Seq || g.Start != w.Start || g.End != w.End || g.Final != w.Final ||
+					g.BackgroundDB != w.BackgroundDB || !slices.Equal(g.Audio.Samples, w.Audio.Samples) {
+					t.Fatalf("%s, chunk %d: segment %d is [%.2f, %.2f] final %v background %.3f dB, want [%.2f, %.2f] final %v background %.3f dB",
+						name, chunk, i, g.Start, g.End, g.Final, g.BackgroundDB, w.Start, w.End, w.Final, w.BackgroundDB)
+				}
+			}
+		}
 	}
 }
