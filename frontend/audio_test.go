@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -408,6 +409,47 @@ func TestEnergyMeterMatchesTheExtractor(t *testing.T) {
 					t.Fatalf("%d samples, chunk %d: frame %d energy %v, the extractor %v", n, chunk, i, got[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// Analysers of one configuration share its filterbank, window and DCT
+// (the live pipeline starts one per stream and per word); a configuration
+// that differs in anything those depend on gets its own, equal to a fresh
+// build.
+func TestAnalysersShareTheTablesOfTheirConfiguration(t *testing.T) {
+	base := DefaultAudioConfig()
+	base.Ceps = 13
+	a, b := newAnalyser(base), newAnalyser(base)
+	if &a.mel[0][0] != &b.mel[0][0] || &a.hamming[0] != &b.hamming[0] || &a.dct[0][0] != &b.dct[0][0] {
+		t.Fatal("two analysers of one configuration built their tables twice")
+	}
+	if a.fft == b.fft || &a.in[0] == &b.in[0] {
+		t.Fatal("two analysers share an FFT plan or its buffers, which are written per frame")
+	}
+	variants := map[string]func(*AudioConfig){
+		"sample rate": func(c *AudioConfig) { c.SampleRate = 16000 },
+		"frame":       func(c *AudioConfig) { c.FrameMs = 20 },
+		"mels":        func(c *AudioConfig) { c.Mels = 23 },
+		"low edge":    func(c *AudioConfig) { c.LowHz = 100 },
+		"high edge":   func(c *AudioConfig) { c.HighHz = 3000 },
+		"cepstra":     func(c *AudioConfig) { c.Ceps = 12 },
+	}
+	for name, change := range variants {
+		c := base
+		change(&c)
+		v := newAnalyser(c)
+		if &v.mel[0][0] == &a.mel[0][0] {
+			t.Errorf("%s: a changed configuration reuses the default's filterbank", name)
+		}
+		n := c.FrameLen()
+		nfft := 1
+		for nfft < n {
+			nfft *= 2
+		}
+		fresh := buildTables(tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps})
+		if !reflect.DeepEqual(v.mel, fresh.mel) || !reflect.DeepEqual(v.hamming, fresh.hamming) || !reflect.DeepEqual(v.dct, fresh.dct) {
+			t.Errorf("%s: the cached tables differ from a fresh build", name)
 		}
 	}
 }

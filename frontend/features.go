@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -119,20 +120,54 @@ func newAnalyser(c AudioConfig) *analyser {
 	for nfft < n {
 		nfft *= 2
 	}
-	a := &analyser{cfg: c, nfft: nfft, hamming: hammingWindow(n), fft: fourier.NewFFT(nfft),
+	t := tablesFor(tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps})
+	return &analyser{cfg: c, nfft: nfft, hamming: t.hamming, mel: t.mel, dct: t.dct, fft: fourier.NewFFT(nfft),
 		in: make([]float64, nfft), power: make([]float64, nfft/2+1), logmel: make([]float64, c.Mels)}
-	// Triangular filters equally spaced on the mel scale.
-	lo, hi := hzToMel(c.LowHz), hzToMel(c.highHz())
-	edges := make([]float64, c.Mels+2)
-	for i := range edges {
-		edges[i] = melToHz(lo + (hi-lo)*float64(i)/float64(c.Mels+1))
+}
+
+// analyserTables are the parts of an analyser that depend on its
+// configuration alone and are only read: the live pipeline starts an
+// analyser for every stream and every word, and building the filterbank
+// cost more than the FFT plan and buffers together.
+type analyserTables struct {
+	hamming []float64
+	mel     [][]melWeight
+	dct     [][]float64
+}
+
+// tableKey is what analyserTables depend on.
+type tableKey struct {
+	frameLen, nfft, rate, mels int
+	lowHz, highHz              float64
+	ceps                       int
+}
+
+// tables caches analyserTables by tableKey. A process sees a handful of
+// configurations, so entries are never evicted.
+var tables sync.Map
+
+func tablesFor(k tableKey) *analyserTables {
+	if t, ok := tables.Load(k); ok {
+		return t.(*analyserTables)
 	}
-	binHz := float64(c.SampleRate) / float64(nfft)
-	a.mel = make([][]melWeight, c.Mels)
-	for b := 0; b < c.Mels; b++ {
+	t, _ := tables.LoadOrStore(k, buildTables(k))
+	return t.(*analyserTables)
+}
+
+func buildTables(k tableKey) *analyserTables {
+	t := &analyserTables{hamming: hammingWindow(k.frameLen)}
+	// Triangular filters equally spaced on the mel scale.
+	lo, hi := hzToMel(k.lowHz), hzToMel(k.highHz)
+	edges := make([]float64, k.mels+2)
+	for i := range edges {
+		edges[i] = melToHz(lo + (hi-lo)*float64(i)/float64(k.mels+1))
+	}
+	binHz := float64(k.rate) / float64(k.nfft)
+	t.mel = make([][]melWeight, k.mels)
+	for b := 0; b < k.mels; b++ {
 		l, m, r := edges[b], edges[b+1], edges[b+2]
-		for k := 0; k <= nfft/2; k++ {
-			f := float64(k) * binHz
+		for i := 0; i <= k.nfft/2; i++ {
+			f := float64(i) * binHz
 			var w float64
 			switch {
 			case f > l && f <= m:
@@ -141,28 +176,28 @@ func newAnalyser(c AudioConfig) *analyser {
 				w = (r - f) / (r - m)
 			}
 			if w > 0 {
-				a.mel[b] = append(a.mel[b], melWeight{k, w})
+				t.mel[b] = append(t.mel[b], melWeight{i, w})
 			}
 		}
-		if len(a.mel[b]) == 0 {
+		if len(t.mel[b]) == 0 {
 			// A band narrower than a bin takes the nearest bin.
-			a.mel[b] = []melWeight{{int(math.Round(m / binHz)), 1}}
+			t.mel[b] = []melWeight{{int(math.Round(m / binHz)), 1}}
 		}
 	}
-	if c.Ceps > 0 {
-		a.dct = make([][]float64, c.Ceps)
-		for i := range a.dct {
-			a.dct[i] = make([]float64, c.Mels)
-			s := math.Sqrt(2 / float64(c.Mels))
+	if k.ceps > 0 {
+		t.dct = make([][]float64, k.ceps)
+		for i := range t.dct {
+			t.dct[i] = make([]float64, k.mels)
+			s := math.Sqrt(2 / float64(k.mels))
 			if i == 0 {
-				s = math.Sqrt(1 / float64(c.Mels))
+				s = math.Sqrt(1 / float64(k.mels))
 			}
-			for j := range a.dct[i] {
-				a.dct[i][j] = s * math.Cos(math.Pi*float64(i)*(float64(j)+0.5)/float64(c.Mels))
+			for j := range t.dct[i] {
+				t.dct[i][j] = s * math.Cos(math.Pi*float64(i)*(float64(j)+0.5)/float64(k.mels))
 			}
 		}
 	}
-	return a
+	return t
 }
 
 func hammingWindow(n int) []float64 {
