@@ -55,6 +55,12 @@ type Map struct {
 	scale float32
 
 	scratch sync.Pool
+
+	// wt is w block by block transposed (in × q·bs per block of bs
+	// units), the layout the sparse product reads; built on first use.
+	wt       []float32
+	wtOnce   sync.Once
+	sparsePl sync.Pool
 }
 
 const (
@@ -205,23 +211,50 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 	width := q * min(unitBlock, m)
 	buf := mp.getScratch(rowChunk * width)
 	defer mp.putScratch(buf)
+	var sp *sparseChunk
 	for r0 := 0; r0 < x.Rows; r0 += rowChunk {
 		rows := min(rowChunk, x.Rows-r0)
 		xc := linalg.Rows32(x, r0, r0+rows)
+		// Rows mostly of zeros (images) are multiplied by their nonzeros
+		// alone, the others by one GEMM; order[k] is the row of xc whose
+		// products are the k-th row of a block's product.
+		var order []int
+		if sp == nil && hasSparseRow(xc) {
+			sp = mp.getSparse()
+			defer mp.putSparse(sp)
+		}
+		if sp != nil {
+			if order, xc = sp.split(xc); xc.Rows == rows {
+				order = nil // no sparse row in this chunk
+			}
+		}
+		ns := len(order) - xc.Rows // sparse rows, first in the block's product
 		for b0 := 0; b0 < m; b0 += unitBlock {
 			bs := min(unitBlock, m-b0)
 			wb := linalg.Rows32(mp.w, b0*q, (b0+bs)*q)
 			prod := blas32.General{Rows: rows, Cols: q * bs, Stride: q * bs, Data: buf[:rows*q*bs]}
-			linalg.MulABt32(prod, xc, wb)
-			for i := 0; i < rows; i++ {
-				p := prod.Data[i*q*bs : (i+1)*q*bs]
-				out := dst.Data[(r0+i)*dst.Stride+b0 : (r0+i)*dst.Stride+b0+bs]
-				if codes != nil {
-					maxCodes(out, codes[(r0+i)*m+b0:(r0+i)*m+b0+bs], p, q, bs, scale)
-				} else {
-					vecmath.MaxScale(out, p, q, scale)
-				}
+			if order == nil {
+				linalg.MulABt32(prod, xc, wb)
+			} else {
+				wt := mp.transposed()[b0*q*mp.in : (b0+bs)*q*mp.in]
+				linalg.ParallelRows(ns, 16, func(k0, k1 int) { sp.csr.MulRows(k0, k1, prod.Data, q*bs, wt, q*bs, q*bs) })
+				linalg.MulABt32(linalg.Rows32(prod, ns, rows), xc, wb)
 			}
+			linalg.ParallelRows(rows, 64, func(k0, k1 int) {
+				for k := k0; k < k1; k++ {
+					i := k
+					if order != nil {
+						i = order[k]
+					}
+					p := prod.Data[k*q*bs : (k+1)*q*bs]
+					out := dst.Data[(r0+i)*dst.Stride+b0 : (r0+i)*dst.Stride+b0+bs]
+					if codes != nil {
+						maxCodes(out, codes[(r0+i)*m+b0:(r0+i)*m+b0+bs], p, q, bs, scale)
+					} else {
+						vecmath.MaxScale(out, p, q, scale)
+					}
+				}
+			})
 		}
 	}
 }

@@ -3,10 +3,13 @@ package maxout
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/flopmeter"
 	"github.com/rfstream/rfstream/linalg"
 )
@@ -61,5 +64,53 @@ func BenchmarkApply(b *testing.B) {
 			}
 			flopmeter.Report(b, mapFlops(n, d, m, q), cpu)
 		})
+	}
+}
+
+// mnistRows returns the first n MNIST training images (scaled to [0, 1]),
+// or skips the benchmark when the data cache has none.
+func mnistRows(b *testing.B, n int) blas32.General {
+	dir := os.Getenv("RFSTREAM_DATA")
+	if dir == "" {
+		dir = "../data"
+	}
+	im, err := frontend.ReadIDXImages(filepath.Join(dir, "mnist", "train-images-idx3-ubyte"))
+	if err != nil {
+		b.Skipf("no MNIST in the data cache (make data): %v", err)
+	}
+	return linalg.Rows32(im.X, 0, n)
+}
+
+// BenchmarkApplyMNIST times the map on real MNIST images, whose rows are
+// about four-fifths zeros, through the sparse product (the default) and
+// through the GEMM alone. GFLOP/s counts the dense GEMM's flops either
+// way, so the two compare as speeds of the same job.
+func BenchmarkApplyMNIST(b *testing.B) {
+	const n = 8192
+	x := mnistRows(b, n)
+	for _, sh := range benchMapShapes {
+		d, m, q := sh[1], sh[2], sh[3]
+		mp, err := New(d, Params{M: m, Q: q}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, path := range []struct {
+			name  string
+			share float64
+		}{{"sparse", sparseShare}, {"gemm", -1}} {
+			b.Run(fmt.Sprintf("%s/n=%d/m=%d/q=%d", path.name, n, m, q), func(b *testing.B) {
+				saved := sparseShare
+				sparseShare = path.share
+				defer func() { sparseShare = saved }()
+				dst := linalg.NewGeneral32(n, m)
+				mp.Apply(dst, x)
+				b.ResetTimer()
+				cpu := flopmeter.Start()
+				for i := 0; i < b.N; i++ {
+					mp.Apply(dst, x)
+				}
+				flopmeter.Report(b, mapFlops(n, d, m, q), cpu)
+			})
+		}
 	}
 }

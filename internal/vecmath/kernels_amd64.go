@@ -18,3 +18,9 @@ func maxScaleAVX(out, p *float32, n, stride, q int, scale float32)
 //
 //go:noescape
 func cosAffineAVX(v, b *float32, n int, scale float64)
+
+// sparseRowDotsAVX is sparseRowDots for the first n columns (n a multiple
+// of 8) and nnz ≥ 1 nonzeros.
+//
+//go:noescape
+func sparseRowDotsAVX(out, w *float32, stride int, idx *int32, val *float32, nnz, n int)

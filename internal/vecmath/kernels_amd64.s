@@ -224,3 +224,97 @@ DATA signBit<>+8(SB)/8, $0x8000000000000000
 DATA signBit<>+16(SB)/8, $0x8000000000000000
 DATA signBit<>+24(SB)/8, $0x8000000000000000
 GLOBL signBit<>(SB), RODATA|NOPTR, $32
+
+// func sparseRowDotsAVX(out, w *float32, stride int, idx *int32, val *float32, nnz, n int)
+//
+// For 64 columns at a time (then 8), eight accumulators start at zero and
+// every nonzero adds its value times the 64 floats of its row of w: a
+// product (VMULPS) rounded, then a sum (VADDPS), as the Go loop does; no
+// fused multiply-add, which would round once and differ from it.
+TEXT ·sparseRowDotsAVX(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ idx+24(FP), R8
+	MOVQ val+32(FP), R9
+	MOVQ nnz+40(FP), R10
+	MOVQ n+48(FP), CX
+	SHLQ $2, DX                // stride in bytes
+	SHLQ $2, CX                // n in bytes
+	XORQ AX, AX                // byte offset of the current columns
+
+cols64:
+	LEAQ   256(AX), R11
+	CMPQ   R11, CX
+	JGT    cols8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   BX, BX              // nonzero index
+
+nz64:
+	MOVLQSX      (R8)(BX*4), R12
+	IMULQ        DX, R12
+	ADDQ         SI, R12
+	ADDQ         AX, R12       // &w[idx[k]*stride + c]
+	VBROADCASTSS (R9)(BX*4), Y15
+	VMULPS       0(R12), Y15, Y8
+	VMULPS       32(R12), Y15, Y9
+	VMULPS       64(R12), Y15, Y10
+	VMULPS       96(R12), Y15, Y11
+	VADDPS       Y8, Y0, Y0
+	VADDPS       Y9, Y1, Y1
+	VADDPS       Y10, Y2, Y2
+	VADDPS       Y11, Y3, Y3
+	VMULPS       128(R12), Y15, Y12
+	VMULPS       160(R12), Y15, Y13
+	VMULPS       192(R12), Y15, Y14
+	VMULPS       224(R12), Y15, Y8
+	VADDPS       Y12, Y4, Y4
+	VADDPS       Y13, Y5, Y5
+	VADDPS       Y14, Y6, Y6
+	VADDPS       Y8, Y7, Y7
+	INCQ         BX
+	CMPQ         BX, R10
+	JLT          nz64
+	VMOVUPS      Y0, 0(DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	VMOVUPS      Y2, 64(DI)(AX*1)
+	VMOVUPS      Y3, 96(DI)(AX*1)
+	VMOVUPS      Y4, 128(DI)(AX*1)
+	VMOVUPS      Y5, 160(DI)(AX*1)
+	VMOVUPS      Y6, 192(DI)(AX*1)
+	VMOVUPS      Y7, 224(DI)(AX*1)
+	MOVQ         R11, AX
+	JMP          cols64
+
+cols8:
+	LEAQ   32(AX), R11
+	CMPQ   R11, CX
+	JGT    done
+	VXORPS Y0, Y0, Y0
+	XORQ   BX, BX
+
+nz8:
+	MOVLQSX      (R8)(BX*4), R12
+	IMULQ        DX, R12
+	ADDQ         SI, R12
+	ADDQ         AX, R12
+	VBROADCASTSS (R9)(BX*4), Y15
+	VMULPS       0(R12), Y15, Y8
+	VADDPS       Y8, Y0, Y0
+	INCQ         BX
+	CMPQ         BX, R10
+	JLT          nz8
+	VMOVUPS      Y0, 0(DI)(AX*1)
+	MOVQ         R11, AX
+	JMP          cols8
+
+done:
+	VZEROUPPER
+	RET
