@@ -1,8 +1,11 @@
 package rfstream
 
 import (
+	"errors"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -66,5 +69,39 @@ func TestStreamRowsInOrderAndGathered(t *testing.T) {
 		if l != i%3 {
 			t.Fatalf("label of row %d changed to %d", i, l)
 		}
+	}
+}
+
+// A sink's error ends the stream: streamRows returns it, hands on no
+// further block, and its mapping goroutine has stopped when it returns.
+func TestStreamRowsStopsAtTheSinksError(t *testing.T) {
+	const n, in = 40, 3
+	x := linalg.NewGeneral32(n, in)
+	labels := make([]int, n)
+	m, err := maxout.New(in, maxout.Params{M: 4, Q: 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	stop := errors.New("enough")
+	calls := 0
+	err = streamRows(m, x, labels, identityOrder(n), 4, nil, func(blas32.General, []int) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || calls != 2 {
+		t.Fatalf("streamRows returned %v after %d blocks, want the sink's error after 2", err, calls)
+	}
+	// The goroutine has closed its channel when streamRows returns; it
+	// may take a moment more to be gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 5 s after streamRows returned, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -522,39 +522,85 @@ func identityOrder(n int) []int {
 }
 
 // streamRows applies m to the rows of x listed in idx, block by block, and
-// hands each block of features with its labels to sink. The labels may be
-// a slice of labels itself: sink must not change them.
+// hands each block of features with its labels to sink, in order. The
+// labels may be a slice of labels itself: sink must not change them, nor
+// keep the block after it returns.
+//
+// The next block is mapped while sink takes the last one: a fit's sink
+// is a BLAS call (the Gram update) and the map, for sparse rows, Go code,
+// so the two overlap instead of each leaving cores idle — or, worse,
+// leaving the BLAS's threads spinning for work on the cores the map
+// needs.
 func streamRows(m features.Map, x blas32.General, labels []int, idx []int, block int, bar *progress.Bar, sink func(blas32.General, []int) error) error {
-	var in blas32.General
-	out := linalg.NewGeneral32(min(block, len(idx)), m.OutDim())
-	gathered := make([]int, 0, block)
-	for b0 := 0; b0 < len(idx); b0 += block {
-		rows := idx[b0:min(b0+block, len(idx))]
-		var xi blas32.General
-		var lb []int
-		if first, last := rows[0], rows[len(rows)-1]; last-first == len(rows)-1 && contiguous(rows) {
-			// Rows in order are mapped where they lie.
-			xi, lb = linalg.Rows32(x, first, last+1), labels[first:last+1]
-		} else {
-			if in.Data == nil {
-				in = linalg.NewGeneral32(min(block, len(idx)), x.Cols)
+	type mapped struct {
+		z  blas32.General
+		lb []int
+		// slot is the buffer the block lies in, handed back once sunk.
+		slot int
+	}
+	type buffers struct {
+		in, out  blas32.General
+		gathered []int
+	}
+	var bufs [2]buffers
+	free := make(chan int, 2)
+	free <- 0
+	free <- 1
+	ready := make(chan mapped)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ready)
+		for b0 := 0; b0 < len(idx); b0 += block {
+			var slot int
+			select {
+			case slot = <-free:
+			case <-stop:
+				return
 			}
-			xi = linalg.Rows32(in, 0, len(rows))
-			gathered = gathered[:0]
-			for i, r := range rows {
-				copy(linalg.Row32(xi, i), linalg.Row32(x, r))
-				gathered = append(gathered, labels[r])
+			buf := &bufs[slot]
+			if buf.out.Data == nil {
+				buf.out = linalg.NewGeneral32(min(block, len(idx)), m.OutDim())
 			}
-			lb = gathered
+			rows := idx[b0:min(b0+block, len(idx))]
+			var xi blas32.General
+			var lb []int
+			if first, last := rows[0], rows[len(rows)-1]; last-first == len(rows)-1 && contiguous(rows) {
+				// Rows in order are mapped where they lie.
+				xi, lb = linalg.Rows32(x, first, last+1), labels[first:last+1]
+			} else {
+				if buf.in.Data == nil {
+					buf.in = linalg.NewGeneral32(min(block, len(idx)), x.Cols)
+				}
+				xi = linalg.Rows32(buf.in, 0, len(rows))
+				buf.gathered = buf.gathered[:0]
+				for i, r := range rows {
+					copy(linalg.Row32(xi, i), linalg.Row32(x, r))
+					buf.gathered = append(buf.gathered, labels[r])
+				}
+				lb = buf.gathered
+			}
+			z := linalg.Rows32(buf.out, 0, len(rows))
+			m.Apply(z, xi)
+			select {
+			case ready <- mapped{z, lb, slot}:
+			case <-stop:
+				return
+			}
 		}
-		z := linalg.Rows32(out, 0, len(rows))
-		m.Apply(z, xi)
-		if err := sink(z, lb); err != nil {
+	}()
+	defer func() {
+		close(stop)
+		for range ready { // the producer has stopped once ready is closed
+		}
+	}()
+	for b := range ready {
+		if err := sink(b.z, b.lb); err != nil {
 			return err
 		}
 		if bar != nil {
-			bar.Add(int64(len(rows)))
+			bar.Add(int64(b.z.Rows))
 		}
+		free <- b.slot
 	}
 	return nil
 }
