@@ -105,3 +105,18 @@ func (mp *Map) transposed() []float32 {
 	})
 	return mp.wt
 }
+
+// MostlySparse reports whether most rows of x (of its first thousand) are
+// sparse enough for the map to multiply them by their nonzeros alone
+// rather than in the GEMM, so that the map's time goes to Go code, not to
+// the BLAS.
+func MostlySparse(x blas32.General) bool {
+	n := min(x.Rows, 1000)
+	sparse := 0
+	for i := 0; i < n; i++ {
+		if isSparse(linalg.Row32(x, i)) {
+			sparse++
+		}
+	}
+	return n > 0 && 2*sparse > n
+}

@@ -86,3 +86,22 @@ func TestSparseRowsMatchNaive(t *testing.T) {
 		}
 	}
 }
+
+// MostlySparse asks for more than half of the rows sparse.
+func TestMostlySparse(t *testing.T) {
+	rows := func(sparse, n int) blas32.General {
+		x := randomRows(n, 30, 5)
+		for i := 0; i < sparse; i++ {
+			clear(linalg.Row32(x, i)[3:])
+		}
+		return x
+	}
+	for _, c := range []struct {
+		sparse, n int
+		want      bool
+	}{{4, 6, true}, {3, 6, false}, {0, 6, false}, {6, 6, true}, {0, 0, false}} {
+		if got := MostlySparse(rows(c.sparse, c.n)); got != c.want {
+			t.Errorf("%d sparse rows of %d: MostlySparse %v", c.sparse, c.n, got)
+		}
+	}
+}

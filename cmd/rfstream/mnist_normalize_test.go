@@ -7,7 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/maxout"
 )
 
 // --normalize none trains on pixels in [0, 1] as they are and says so in
@@ -56,5 +61,30 @@ func TestImageFlagsZeroValueIsUnitRows(t *testing.T) {
 	var zero imageFlags
 	if got, want := zero.input(28, 28), parsed.input(28, 28); got != want || got.Normalize != "unit" {
 		t.Errorf("zero-value flags give %+v, parsed defaults %+v", got, want)
+	}
+}
+
+// A fit of maxout features on images mostly of zeros runs the BLAS on one
+// thread unless --blas-threads says otherwise; other maps and dense rows
+// leave the BLAS as it is.
+func TestFitThreads(t *testing.T) {
+	sparse := linalg.NewGeneral32(10, 20)
+	dense := linalg.NewGeneral32(10, 20)
+	for i := range dense.Data {
+		dense.Data[i] = 1
+	}
+	for i := 0; i < 10; i++ {
+		sparse.Data[i*20] = 1
+	}
+	maxoutRecipe, fourier := features.Recipe{Kind: maxout.Kind}, features.Recipe{Kind: "fourier"}
+	for _, c := range []struct {
+		flag   int
+		recipe features.Recipe
+		x      blas32.General
+		want   int
+	}{{0, maxoutRecipe, sparse, 1}, {0, maxoutRecipe, dense, 0}, {0, fourier, sparse, 0}, {3, maxoutRecipe, sparse, 3}, {2, fourier, dense, 2}} {
+		if got := fitThreads(c.flag, c.recipe, c.x); got != c.want {
+			t.Errorf("--blas-threads %d, %s map: %d threads, want %d", c.flag, c.recipe.Kind, got, c.want)
+		}
 	}
 }
