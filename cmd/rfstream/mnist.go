@@ -35,8 +35,8 @@ type imageFlags struct {
 	// blasThreads, when positive, is the BLAS threads per call during a
 	// fit (registerThreads); 0 chooses (fitThreads).
 	blasThreads int
-	perClass                                         int
-	subsetSeed                                       uint64
+	perClass    int
+	subsetSeed  uint64
 	// degrees and shift bound the local group the invariant map transforms
 	// its templates by: rotations within ±degrees, shifts within ±shift px.
 	degrees, shift float64
