@@ -3,6 +3,7 @@ package features
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -28,6 +29,9 @@ type Fourier struct {
 	p    FourierParams
 	w    blas32.General // m × in, already divided by σ
 	b    []float32
+	// proj multiplies sparse inputs (images) by their nonzeros alone.
+	proj   *linalg.Projections
+	splits sync.Pool // *linalg.SplitRows
 }
 
 func init() {
@@ -55,6 +59,7 @@ func NewFourier(in int, p FourierParams, seed uint64) (*Fourier, error) {
 	for i := range f.b {
 		f.b[i] = float32(2 * math.Pi * Uniform(r))
 	}
+	f.proj = linalg.NewProjections(f.w)
 	return f, nil
 }
 
@@ -65,7 +70,8 @@ func (f *Fourier) Recipe() Recipe {
 	return Recipe{Kind: FourierKind, In: f.in, Seed: f.seed, Params: MarshalParams(f.p)}
 }
 
-// Apply computes the features: one GEMM, then the cosine in float64 (the
+// Apply computes the features: one GEMM (rows mostly of zeros by their
+// nonzeros alone, linalg.Projections), then the cosine in float64 (the
 // phase can be large, and float32 cosines of large arguments lose digits),
 // vectorised by vecmath.
 func (f *Fourier) Apply(dst, x blas32.General) {
@@ -73,7 +79,14 @@ func (f *Fourier) Apply(dst, x blas32.General) {
 	if x.Rows == 0 {
 		return
 	}
-	linalg.MulABt32(dst, x, f.w)
+	split, ok := f.splits.Get().(*linalg.SplitRows)
+	if !ok {
+		split = new(linalg.SplitRows)
+	}
+	split.Split(x)
+	f.proj.MulABt(dst, split)
+	split.Clear()
+	f.splits.Put(split)
 	// The cosines cost as much as the product (which OpenBLAS already
 	// spreads over the cores), so they are spread over the cores too.
 	scale := math.Sqrt(2 / float64(f.p.M))

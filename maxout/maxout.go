@@ -56,11 +56,10 @@ type Map struct {
 
 	scratch sync.Pool
 
-	// wt is w block by block transposed (in × q·bs per block of bs
-	// units), the layout the sparse product reads; built on first use.
-	wt       []float32
-	wtOnce   sync.Once
-	sparsePl sync.Pool
+	// blocks are w's blocks of unitBlock units, for products that take
+	// sparse rows by their nonzeros.
+	blocks []*linalg.Projections
+	splits sync.Pool // *linalg.SplitRows
 }
 
 const (
@@ -119,6 +118,7 @@ func (mp *Map) layOut(canon []float32) {
 				copy(mp.w.Data[dst:dst+d], canon[(l*q+j)*d:(l*q+j+1)*d])
 			}
 		}
+		mp.blocks = append(mp.blocks, linalg.NewProjections(linalg.Rows32(mp.w, b0*q, (b0+bs)*q)))
 	}
 }
 
@@ -211,42 +211,20 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 	width := q * min(unitBlock, m)
 	buf := mp.getScratch(rowChunk * width)
 	defer mp.putScratch(buf)
-	var sp *sparseChunk
+	split := mp.getSplit()
+	defer func() { split.Clear(); mp.splits.Put(split) }()
 	for r0 := 0; r0 < x.Rows; r0 += rowChunk {
 		rows := min(rowChunk, x.Rows-r0)
-		xc := linalg.Rows32(x, r0, r0+rows)
-		// Rows mostly of zeros (images) are multiplied by their nonzeros
-		// alone, the others by one GEMM; order[k] is the row of xc whose
-		// products are the k-th row of a block's product.
-		var order []int
-		if sp == nil && hasSparseRow(xc) {
-			sp = mp.getSparse()
-			defer mp.putSparse(sp)
-		}
-		if sp != nil {
-			if order, xc = sp.split(xc); xc.Rows == rows {
-				order = nil // no sparse row in this chunk
-			}
-		}
-		ns := len(order) - xc.Rows // sparse rows, first in the block's product
-		for b0 := 0; b0 < m; b0 += unitBlock {
+		// Split once, the chunk's rows meet every block of units: rows
+		// mostly of zeros (images) by their nonzeros, the others in a GEMM.
+		split.Split(linalg.Rows32(x, r0, r0+rows))
+		for b0, blk := 0, 0; b0 < m; b0, blk = b0+unitBlock, blk+1 {
 			bs := min(unitBlock, m-b0)
-			wb := linalg.Rows32(mp.w, b0*q, (b0+bs)*q)
 			prod := blas32.General{Rows: rows, Cols: q * bs, Stride: q * bs, Data: buf[:rows*q*bs]}
-			if order == nil {
-				linalg.MulABt32(prod, xc, wb)
-			} else {
-				wt := mp.transposed()[b0*q*mp.in : (b0+bs)*q*mp.in]
-				linalg.ParallelRows(ns, 16, func(k0, k1 int) { sp.csr.MulRows(k0, k1, prod.Data, q*bs, wt, q*bs, q*bs) })
-				linalg.MulABt32(linalg.Rows32(prod, ns, rows), xc, wb)
-			}
-			linalg.ParallelRows(rows, 64, func(k0, k1 int) {
-				for k := k0; k < k1; k++ {
-					i := k
-					if order != nil {
-						i = order[k]
-					}
-					p := prod.Data[k*q*bs : (k+1)*q*bs]
+			mp.blocks[blk].MulABt(prod, split)
+			linalg.ParallelRows(rows, 64, func(i0, i1 int) {
+				for i := i0; i < i1; i++ {
+					p := prod.Data[i*q*bs : (i+1)*q*bs]
 					out := dst.Data[(r0+i)*dst.Stride+b0 : (r0+i)*dst.Stride+b0+bs]
 					if codes != nil {
 						maxCodes(out, codes[(r0+i)*m+b0:(r0+i)*m+b0+bs], p, q, bs, scale)
@@ -257,6 +235,13 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 			})
 		}
 	}
+}
+
+func (mp *Map) getSplit() *linalg.SplitRows {
+	if s, ok := mp.splits.Get().(*linalg.SplitRows); ok {
+		return s
+	}
+	return new(linalg.SplitRows)
 }
 
 func maxCodes(out []float32, code []uint8, p []float32, q, bs int, scale float32) {

@@ -97,11 +97,9 @@ func BenchmarkApplyMNIST(b *testing.B) {
 		for _, path := range []struct {
 			name  string
 			share float64
-		}{{"sparse", sparseShare}, {"gemm", -1}} {
+		}{{"sparse", 1.0 / 3}, {"gemm", -1}} {
 			b.Run(fmt.Sprintf("%s/n=%d/m=%d/q=%d", path.name, n, m, q), func(b *testing.B) {
-				saved := sparseShare
-				sparseShare = path.share
-				defer func() { sparseShare = saved }()
+				defer linalg.SetSparseShare(linalg.SetSparseShare(path.share))
 				dst := linalg.NewGeneral32(n, m)
 				mp.Apply(dst, x)
 				b.ResetTimer()

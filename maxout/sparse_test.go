@@ -18,7 +18,7 @@ func mixedRows(n, d int, seed uint64) blas32.General {
 	rng := features.NewRand(seed, 10)
 	for i := 0; i < n; i++ {
 		row := linalg.Row32(x, i)
-		keep := []float64{0.1, 1, 0, sparseShare, sparseShare + 0.05, 0.2}[i%6]
+		keep := []float64{0.1, 1, 0, 1.0 / 3, 1.0/3 + 0.05, 0.2}[i%6]
 		for j := range row {
 			if rng.Float64() >= keep {
 				row[j] = 0
@@ -43,7 +43,7 @@ func TestSparseRowsMatchNaive(t *testing.T) {
 	}
 	sparse := 0
 	for i := 0; i < x.Rows; i++ {
-		if isSparse(linalg.Row32(x, i)) {
+		if linalg.IsSparseRow(linalg.Row32(x, i)) {
 			sparse++
 		}
 	}
@@ -60,7 +60,7 @@ func TestSparseRowsMatchNaive(t *testing.T) {
 	}
 	one := linalg.NewGeneral32(1, p.M)
 	for i := 0; i < x.Rows; i += 97 {
-		if !isSparse(linalg.Row32(x, i)) {
+		if !linalg.IsSparseRow(linalg.Row32(x, i)) {
 			continue
 		}
 		mp.Apply(one, linalg.Rows32(x, i, i+1))
@@ -83,25 +83,6 @@ func TestSparseRowsMatchNaive(t *testing.T) {
 			if diff := math.Abs(float64(got.Data[i*p.M+l]) - s*float64(mp.scale)); diff > 1e-5 {
 				t.Fatalf("row %d unit %d: code %d gives %v, the feature is %v", i, l, j, s*float64(mp.scale), got.Data[i*p.M+l])
 			}
-		}
-	}
-}
-
-// MostlySparse asks for more than half of the rows sparse.
-func TestMostlySparse(t *testing.T) {
-	rows := func(sparse, n int) blas32.General {
-		x := randomRows(n, 30, 5)
-		for i := 0; i < sparse; i++ {
-			clear(linalg.Row32(x, i)[3:])
-		}
-		return x
-	}
-	for _, c := range []struct {
-		sparse, n int
-		want      bool
-	}{{4, 6, true}, {3, 6, false}, {0, 6, false}, {6, 6, true}, {0, 0, false}} {
-		if got := MostlySparse(rows(c.sparse, c.n)); got != c.want {
-			t.Errorf("%d sparse rows of %d: MostlySparse %v", c.sparse, c.n, got)
 		}
 	}
 }

@@ -357,7 +357,7 @@ func fitThreads(flag int, recipe features.Recipe, x blas32.General) int {
 	switch {
 	case flag > 0:
 		return flag
-	case recipe.Kind == maxout.Kind && maxout.MostlySparse(x):
+	case recipe.Kind == maxout.Kind && linalg.MostlySparse(x):
 		return 1
 	}
 	return 0

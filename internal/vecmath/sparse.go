@@ -45,31 +45,49 @@ const csrTile = 64
 // Mul sets dst[i·dstStride + c] = Σ_j s[i][j]·w[j·wStride + c] for every row
 // i of s and every c < n. Each sum runs over the row's nonzeros in order,
 // every product rounded to float32 before it is added, in the Go loop and
-// the assembly kernel alike, so the two agree to the bit, and a row's
-// values do not depend on the other rows.
+// the assembly kernel alike, so the two agree to the bit (a NaN's sign
+// aside: which of two NaNs a sum keeps follows its operands' order, which
+// the Go compiler chooses), and a row's values do not depend on the other
+// rows.
 func (s *CSR) Mul(dst []float32, dstStride int, w []float32, wStride, n int) {
-	s.MulRows(0, s.Rows(), dst, dstStride, w, wStride, n)
+	s.MulRows(0, s.Rows(), dst, dstStride, nil, w, wStride, n)
 }
 
-// MulRows is Mul for rows [r0, r1) of s alone (dst is indexed as by Mul),
-// so that callers can share the rows out between goroutines.
-func (s *CSR) MulRows(r0, r1 int, dst []float32, dstStride int, w []float32, wStride, n int) {
+// MulRows is Mul for rows [r0, r1) of s alone, so that callers can share
+// the rows out between goroutines; row i's products go to row at[i] of
+// dst (to row i when at is nil).
+func (s *CSR) MulRows(r0, r1 int, dst []float32, dstStride int, at []int, w []float32, wStride, n int) {
 	rows := s.Rows()
-	if r0 < 0 || r1 > rows || r0 > r1 {
-		panic(fmt.Sprintf("vecmath: CSR.MulRows of rows [%d, %d) of %d", r0, r1, rows))
+	if r0 < 0 || r1 > rows || r0 > r1 || (at != nil && len(at) != rows) {
+		panic(fmt.Sprintf("vecmath: CSR.MulRows of rows [%d, %d) of %d (%d destinations)", r0, r1, rows, len(at)))
 	}
 	if r0 == r1 || n == 0 {
 		return
 	}
-	if n > wStride || (s.cols-1)*wStride+n > len(w) || n > dstStride || (r1-1)*dstStride+n > len(dst) {
-		panic(fmt.Sprintf("vecmath: CSR.Mul of %d rows × %d columns by %d columns (w of %d floats, stride %d; dst of %d, stride %d)",
-			rows, s.cols, n, len(w), wStride, len(dst), dstStride))
+	last := r1 - 1 // the last row of dst written
+	if at != nil {
+		last = 0
+		for _, d := range at[r0:r1] {
+			if d < 0 {
+				last = -1
+				break
+			}
+			last = max(last, d)
+		}
+	}
+	if n > wStride || (s.cols-1)*wStride+n > len(w) || n > dstStride || last < 0 || last*dstStride+n > len(dst) {
+		panic(fmt.Sprintf("vecmath: CSR.Mul of %d rows × %d columns by %d columns (w of %d floats, stride %d; dst of %d, stride %d, last row %d)",
+			rows, s.cols, n, len(w), wStride, len(dst), dstStride, last))
 	}
 	for c0 := 0; c0 < n; c0 += csrTile {
 		c1 := min(c0+csrTile, n)
 		for i := r0; i < r1; i++ {
+			d := i
+			if at != nil {
+				d = at[i]
+			}
 			a, b := s.start[i], s.start[i+1]
-			sparseRowDots(dst[i*dstStride+c0:i*dstStride+c1], w[c0:], wStride, s.idx[a:b], s.val[a:b])
+			sparseRowDots(dst[d*dstStride+c0:d*dstStride+c1], w[c0:], wStride, s.idx[a:b], s.val[a:b])
 		}
 	}
 }
