@@ -344,20 +344,31 @@ func trainAndTest(train, test *frontend.LabelledImages, in rfstream.ImageInput, 
 // registerThreads adds --blas-threads, for the commands that fit through
 // fitImages.
 func (f *imageFlags) registerThreads(fs *flag.FlagSet) {
-	fs.IntVar(&f.blasThreads, "blas-threads", 0, "BLAS threads per call while fitting; 0: one for a maxout map on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs: docs in the README), else the BLAS's own count")
+	fs.IntVar(&f.blasThreads, "blas-threads", 0, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: README, \"Speed against NumPy\"), else the BLAS's own count")
 }
 
 // fitThreads is the BLAS threads per call for fitting recipe on x: given
 // (flag) when positive; else one when the map multiplies x's rows itself
-// (maxout, rows mostly zeros), where OpenBLAS's second thread, waiting
-// between the Gram updates, spins on the core the map's goroutines need
-// (MNIST, m = 1000: train 2.3 s with two threads, 1.8 s with one; m = 5000:
-// 25 s and 21 s); 0 otherwise, leaving the BLAS as it is.
+// (maxout, rows mostly zeros) and the Gram is not the larger part of the
+// work; 0 otherwise, leaving the BLAS as it is. Between the Gram updates
+// OpenBLAS's second thread spins on the core the map's goroutines need;
+// but the Gram grows as m² and the map as m·q·d, and once the Gram
+// dominates, its second thread pays. Measured on MNIST (q = 4, λ given,
+// train seconds with one thread / two): m = 1000 1.8 / 2.5 s, m = 5000
+// 21 / 25 s, m = 10000 80 / 58 s; hence one thread up to m = 2·q·d
+// (6272 here). Other q were not measured.
 func fitThreads(flag int, recipe features.Recipe, x blas32.General) int {
-	switch {
-	case flag > 0:
+	if flag > 0 {
 		return flag
-	case recipe.Kind == maxout.Kind && linalg.MostlySparse(x):
+	}
+	if recipe.Kind != maxout.Kind {
+		return 0
+	}
+	var p maxout.Params
+	if err := features.UnmarshalParams(recipe, &p); err != nil || p.Pool > 0 || p.M > 2*p.Q*x.Cols {
+		return 0
+	}
+	if linalg.MostlySparse(x) {
 		return 1
 	}
 	return 0

@@ -65,8 +65,9 @@ func TestImageFlagsZeroValueIsUnitRows(t *testing.T) {
 }
 
 // A fit of maxout features on images mostly of zeros runs the BLAS on one
-// thread unless --blas-threads says otherwise; other maps and dense rows
-// leave the BLAS as it is.
+// thread unless --blas-threads says otherwise or m is large enough for the
+// Gram to dominate; pooled maxout, other maps and dense rows leave the
+// BLAS as it is.
 func TestFitThreads(t *testing.T) {
 	sparse := linalg.NewGeneral32(10, 20)
 	dense := linalg.NewGeneral32(10, 20)
@@ -76,13 +77,20 @@ func TestFitThreads(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		sparse.Data[i*20] = 1
 	}
-	maxoutRecipe, fourier := features.Recipe{Kind: maxout.Kind}, features.Recipe{Kind: "fourier"}
+	recipe := func(kind string, p any) features.Recipe {
+		return features.Recipe{Kind: kind, In: 20, Params: features.MarshalParams(p)}
+	}
+	small := recipe(maxout.Kind, maxout.Params{M: 160, Q: 4}) // m ≤ 2·q·d = 160: the map's work is the larger
+	large := recipe(maxout.Kind, maxout.Params{M: 161, Q: 4})
+	pooled := recipe(maxout.Kind, maxout.Params{M: 100, Q: 4, Pool: 50})
+	fourier := recipe("fourier", features.FourierParams{M: 100, Sigma: 1})
 	for _, c := range []struct {
 		flag   int
 		recipe features.Recipe
 		x      blas32.General
 		want   int
-	}{{0, maxoutRecipe, sparse, 1}, {0, maxoutRecipe, dense, 0}, {0, fourier, sparse, 0}, {3, maxoutRecipe, sparse, 3}, {2, fourier, dense, 2}} {
+	}{{0, small, sparse, 1}, {0, large, sparse, 0}, {0, pooled, sparse, 0}, {0, small, dense, 0}, {0, fourier, sparse, 0},
+		{3, small, sparse, 3}, {2, fourier, dense, 2}} {
 		if got := fitThreads(c.flag, c.recipe, c.x); got != c.want {
 			t.Errorf("--blas-threads %d, %s map: %d threads, want %d", c.flag, c.recipe.Kind, got, c.want)
 		}
