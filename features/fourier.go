@@ -3,7 +3,6 @@ package features
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -30,8 +29,7 @@ type Fourier struct {
 	w    blas32.General // m × in, already divided by σ
 	b    []float32
 	// proj multiplies sparse inputs (images) by their nonzeros alone.
-	proj   *linalg.Projections
-	splits sync.Pool // *linalg.SplitRows
+	proj *linalg.Projections
 }
 
 func init() {
@@ -79,14 +77,10 @@ func (f *Fourier) Apply(dst, x blas32.General) {
 	if x.Rows == 0 {
 		return
 	}
-	split, ok := f.splits.Get().(*linalg.SplitRows)
-	if !ok {
-		split = new(linalg.SplitRows)
-	}
+	split := linalg.NewSplitRows()
 	split.Split(x)
 	f.proj.MulABt(dst, split)
-	split.Clear()
-	f.splits.Put(split)
+	split.Release()
 	// The cosines cost as much as the product (which OpenBLAS already
 	// spreads over the cores), so they are spread over the cores too.
 	scale := math.Sqrt(2 / float64(f.p.M))

@@ -442,12 +442,7 @@ func TestAnalysersShareTheTablesOfTheirConfiguration(t *testing.T) {
 		if &v.mel[0][0] == &a.mel[0][0] {
 			t.Errorf("%s: a changed configuration reuses the default's filterbank", name)
 		}
-		n := c.FrameLen()
-		nfft := 1
-		for nfft < n {
-			nfft *= 2
-		}
-		fresh := buildTables(tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps})
+		fresh := buildTables(keyOf(c))
 		if !reflect.DeepEqual(v.mel, fresh.mel) || !reflect.DeepEqual(v.hamming, fresh.hamming) || !reflect.DeepEqual(v.dct, fresh.dct) {
 			t.Errorf("%s: the cached tables differ from a fresh build", name)
 		}

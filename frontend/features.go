@@ -115,14 +115,21 @@ func hzToMel(f float64) float64 { return 2595 * math.Log10(1+f/700) }
 func melToHz(m float64) float64 { return 700 * (math.Pow(10, m/2595) - 1) }
 
 func newAnalyser(c AudioConfig) *analyser {
+	k := keyOf(c)
+	t := tablesFor(k)
+	return &analyser{cfg: c, nfft: k.nfft, hamming: t.hamming, mel: t.mel, dct: t.dct, fft: fourier.NewFFT(k.nfft),
+		in: make([]float64, k.nfft), power: make([]float64, k.nfft/2+1), logmel: make([]float64, c.Mels)}
+}
+
+// keyOf is what c's analyser tables depend on; the FFT is the smallest
+// power of two that holds a frame.
+func keyOf(c AudioConfig) tableKey {
 	n := c.FrameLen()
 	nfft := 1
 	for nfft < n {
 		nfft *= 2
 	}
-	t := tablesFor(tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps})
-	return &analyser{cfg: c, nfft: nfft, hamming: t.hamming, mel: t.mel, dct: t.dct, fft: fourier.NewFFT(nfft),
-		in: make([]float64, nfft), power: make([]float64, nfft/2+1), logmel: make([]float64, c.Mels)}
+	return tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps}
 }
 
 // analyserTables are the parts of an analyser that depend on its

@@ -94,12 +94,20 @@ func (s *SplitRows) Split(x blas32.General) {
 	}
 }
 
-// Clear drops s's reference to the rows it was split from (before s is
-// pooled), keeping its storage.
-func (s *SplitRows) Clear() {
+// splits keeps SplitRows' storage between batches.
+var splits = sync.Pool{New: func() any { return new(SplitRows) }}
+
+// NewSplitRows returns a SplitRows with storage kept from earlier batches;
+// give it back with Release.
+func NewSplitRows() *SplitRows { return splits.Get().(*SplitRows) }
+
+// Release drops s's reference to the rows it was split from and keeps its
+// storage for the next NewSplitRows; s must not be used after.
+func (s *SplitRows) Release() {
 	s.x = blas32.General{}
 	s.csr.Reset(0)
 	s.sparseAt, s.denseAt, s.dense = s.sparseAt[:0], s.denseAt[:0], s.dense[:0]
+	splits.Put(s)
 }
 
 // Projections are k directions (the rows of a k×d matrix w) for the

@@ -59,7 +59,6 @@ type Map struct {
 	// blocks are w's blocks of unitBlock units, for products that take
 	// sparse rows by their nonzeros.
 	blocks []*linalg.Projections
-	splits sync.Pool // *linalg.SplitRows
 }
 
 const (
@@ -211,8 +210,8 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 	width := q * min(unitBlock, m)
 	buf := mp.getScratch(rowChunk * width)
 	defer mp.putScratch(buf)
-	split := mp.getSplit()
-	defer func() { split.Clear(); mp.splits.Put(split) }()
+	split := linalg.NewSplitRows()
+	defer split.Release()
 	for r0 := 0; r0 < x.Rows; r0 += rowChunk {
 		rows := min(rowChunk, x.Rows-r0)
 		// Split once, the chunk's rows meet every block of units: rows
@@ -235,13 +234,6 @@ func (mp *Map) run(dst, x blas32.General, codes []uint8) {
 			})
 		}
 	}
-}
-
-func (mp *Map) getSplit() *linalg.SplitRows {
-	if s, ok := mp.splits.Get().(*linalg.SplitRows); ok {
-		return s
-	}
-	return new(linalg.SplitRows)
 }
 
 func maxCodes(out []float32, code []uint8, p []float32, q, bs int, scale float32) {
