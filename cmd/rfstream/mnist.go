@@ -167,12 +167,18 @@ func (f *imageFlags) load(log io.Writer, needTrain bool) (train, test *frontend.
 
 // perClassSubset keeps n seeded-random examples of every class, in file order.
 func perClassSubset(s *frontend.LabelledImages, n int, seed uint64) *frontend.LabelledImages {
-	order := rand.New(rand.NewPCG(seed, 0x73756273)).Perm(s.N)
+	return gatherImages(s, perClassRows(s.Labels, n, seed))
+}
+
+// perClassRows picks the rows of n seeded-random examples of every class,
+// in file order.
+func perClassRows(labels []int, n int, seed uint64) []int {
+	order := rand.New(rand.NewPCG(seed, 0x73756273)).Perm(len(labels))
 	count := map[int]int{}
-	keep := make([]bool, s.N)
+	keep := make([]bool, len(labels))
 	for _, i := range order {
-		if count[s.Labels[i]] < n {
-			count[s.Labels[i]]++
+		if count[labels[i]] < n {
+			count[labels[i]]++
 			keep[i] = true
 		}
 	}
@@ -182,6 +188,11 @@ func perClassSubset(s *frontend.LabelledImages, n int, seed uint64) *frontend.La
 			rows = append(rows, i)
 		}
 	}
+	return rows
+}
+
+// gatherImages copies the given rows of s.
+func gatherImages(s *frontend.LabelledImages, rows []int) *frontend.LabelledImages {
 	x := linalg.NewGeneral32(len(rows), s.X.Cols)
 	labels := make([]int, len(rows))
 	for j, i := range rows {

@@ -134,3 +134,43 @@ func TestMNISTSizesLambdaBy(t *testing.T) {
 		t.Errorf("--lambda-by cv: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// --table (the default) maps every image once and fits the draws from those
+// features; the rows are the ones mapping each draw gives, λ, its trials
+// and the accuracy alike.
+func TestMNISTSizesTableGivesTheSameRows(t *testing.T) {
+	dir := t.TempDir()
+	trI, trL := writeIDX(t, dir, "train", 200)
+	teI, teL := writeIDX(t, dir, "test", 40)
+	rowsWith := func(table string) []sizesRow {
+		args := []string{"eval", "mnist-sizes", "--sizes", "5,20", "--draws", "2", "--maps", "invariant", "--table=" + table,
+			"--m", "10", "--g", "5", "--shift", "1", "--degrees", "10", "--train-images", trI, "--train-labels", trL,
+			"--test-images", teI, "--test-labels", teL, "--out", filepath.Join(dir, "sizes-"+table), "--json"}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("--table=%s: exit %d: %s", table, code, stderr.String())
+		}
+		if mapped := strings.Contains(stderr.String(), "mapped 200 training and 40 test images once"); mapped != (table == "true") {
+			t.Errorf("--table=%s: report of the one mapping present %v:\n%s", table, mapped, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		var res struct {
+			Rows []sizesRow `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Rows
+	}
+	with, without := rowsWith("true"), rowsWith("false")
+	if len(with) != 4 || len(without) != 4 {
+		t.Fatalf("%d rows with the table, %d without; want 4", len(with), len(without))
+	}
+	for i := range with {
+		a, b := with[i], without[i]
+		a.TrainSecs, b.TrainSecs = 0, 0
+		if ja, jb := fmt.Sprint(a), fmt.Sprint(b); ja != jb {
+			t.Errorf("row %d with the table:\n%s\nwithout:\n%s", i, ja, jb)
+		}
+	}
+}
