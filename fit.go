@@ -247,15 +247,20 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	// weights turns dual coefficients for the rows idx into W = Z[idx]ᵀC.
 	weights := func(c *classifier.KernelRLS, idx []int) *classifier.RLS {
 		w := make([]float64, z.Cols*classes)
-		for a, i := range idx {
-			zr := linalg.Row32(z, i)
-			cr := c.C.Data[a*c.C.Stride : a*c.C.Stride+classes]
-			for f, v := range zr {
-				for k, cv := range cr {
-					w[f*classes+k] += float64(v) * cv
+		// Split by features: every w[f, k] still sums its rows in order,
+		// so the split changes no bit.
+		linalg.ParallelRows(z.Cols, 256, func(f0, f1 int) {
+			for a, i := range idx {
+				zr := linalg.Row32(z, i)[f0:f1]
+				cr := c.C.Data[a*c.C.Stride : a*c.C.Stride+classes]
+				for f, v := range zr {
+					wf := w[(f0+f)*classes : (f0+f+1)*classes]
+					for k, cv := range cr {
+						wf[k] += float64(v) * cv
+					}
 				}
 			}
-		}
+		})
 		out := linalg.NewGeneral32(z.Cols, classes)
 		for i, v := range w {
 			out.Data[i] = float32(v)
