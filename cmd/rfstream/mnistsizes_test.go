@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfstream/rfstream/frontend"
 )
 
 // With --draws K every map and size is fitted on K training subsets, drawn
@@ -135,15 +137,15 @@ func TestMNISTSizesLambdaBy(t *testing.T) {
 	}
 }
 
-// --table (the default) maps every image once and fits the draws from those
-// features; the rows are the ones mapping each draw gives, λ, its trials
-// and the accuracy alike.
+// --table (the default; three draws of two sizes make it pay) maps every
+// image once and fits the draws from those features; the rows are the ones
+// mapping each draw gives, λ, its trials and the accuracy alike.
 func TestMNISTSizesTableGivesTheSameRows(t *testing.T) {
 	dir := t.TempDir()
 	trI, trL := writeIDX(t, dir, "train", 200)
 	teI, teL := writeIDX(t, dir, "test", 40)
 	rowsWith := func(table string) []sizesRow {
-		args := []string{"eval", "mnist-sizes", "--sizes", "5,20", "--draws", "2", "--maps", "invariant", "--table=" + table,
+		args := []string{"eval", "mnist-sizes", "--sizes", "5,20", "--draws", "3", "--maps", "invariant", "--table=" + table,
 			"--m", "10", "--g", "5", "--shift", "1", "--degrees", "10", "--train-images", trI, "--train-labels", trL,
 			"--test-images", teI, "--test-labels", teL, "--out", filepath.Join(dir, "sizes-"+table), "--json"}
 		var stdout, stderr bytes.Buffer
@@ -163,14 +165,40 @@ func TestMNISTSizesTableGivesTheSameRows(t *testing.T) {
 		return res.Rows
 	}
 	with, without := rowsWith("true"), rowsWith("false")
-	if len(with) != 4 || len(without) != 4 {
-		t.Fatalf("%d rows with the table, %d without; want 4", len(with), len(without))
+	if len(with) != 6 || len(without) != 6 {
+		t.Fatalf("%d rows with the table, %d without; want 6", len(with), len(without))
 	}
 	for i := range with {
 		a, b := with[i], without[i]
 		a.TrainSecs, b.TrainSecs = 0, 0
 		if ja, jb := fmt.Sprint(a), fmt.Sprint(b); ja != jb {
 			t.Errorf("row %d with the table:\n%s\nwithout:\n%s", i, ja, jb)
+		}
+	}
+}
+
+// The table is built only when it maps fewer images than the fits would:
+// the paper's 100 draws as one process, not one process per draw.
+func TestTablePaysForManyDrawsOnly(t *testing.T) {
+	labels := make([]int, 60000)
+	for i := range labels {
+		labels[i] = i % 10
+	}
+	mnist := &frontend.LabelledImages{Images: &frontend.Images{N: 60000}, Labels: labels}
+	for _, c := range []struct {
+		sizes []int
+		draws int
+		want  bool
+	}{
+		{[]int{1000}, 1, false},  // 20 000 images against 70 000
+		{[]int{1000}, 3, false},  // 60 000
+		{[]int{1000}, 4, true},   // 80 000
+		{[]int{1000}, 100, true}, // 2 000 000
+		{[]int{10, 50, 100, 500, 1000}, 1, false},
+		{[]int{10, 50, 100, 500, 1000}, 2, true},
+	} {
+		if got := tablePays(mnist, 10000, c.sizes, c.draws); got != c.want {
+			t.Errorf("sizes %v, %d draws: table pays %v, want %v", c.sizes, c.draws, got, c.want)
 		}
 	}
 }
