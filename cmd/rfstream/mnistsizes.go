@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,6 +61,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	exactCounts := fs.Bool("exact-counts", true, "invariant map: form the kernel from its integer CDF counts (exact float32 chunks, about 1.6× faster than float64 products, whose last bits differ); =false gives the float64 kernel of rounds 1–7")
 	tabulate := fs.Bool("table", true, "map every training and test image once and fit each draw from those features, when that maps fewer images than mapping each fit's own would (maps whose features are counts, e.g. the invariant map): the same models, bit for bit; =false always maps each fit's images")
+	resume := fs.Bool("resume", false, "continue an interrupted run from its journal (--out plus .rows.jsonl, written as each fit ends): fits already in it are not made again; refused if the journal was made with other settings (more --draws, --sizes or --maps are allowed)")
 	lambdaBy := fs.String("lambda-by", "holdout", "how λ is chosen for every map: holdout (10 % of the training rows, then a refit on all) or loo (exact leave-one-out over all training rows, half-decade grid, as GURLS does)")
 	// Defaults: the configuration chosen on held-out training rows (README).
 	for name, v := range map[string]string{"templates": invariant.Data, "center": "true", "s": "1", "bins": "4", "g": "20", "m": "500"} {
@@ -160,6 +162,11 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	journal, err := openSizesJournal(*out+".rows.jsonl", fitFlags(fs), *resume)
+	if err != nil {
+		return err
+	}
+	defer journal.Close()
 	var rows []sizesRow
 	// Map by map. Every model scores the test set through the map block by
 	// block: keeping the test features whole would save ~20 s a fit but hold
@@ -169,13 +176,27 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		tables, err := tabulateImages(fm, *tabulate && tablePays(full, test.N, sv, *draws), full, test, stderr)
+		var pending []int
+		for _, n := range sv {
+			for d := 0; d < *draws; d++ {
+				if _, ok := journal.done[fitKey{k, n, imf.subsetSeed + uint64(d)}]; !ok {
+					pending = append(pending, n)
+				}
+			}
+		}
+		tables, err := tabulateImages(fm, *tabulate && tablePays(full, test.N, pending), full, test, stderr)
 		if err != nil {
 			return err
 		}
 		for _, n := range sv {
 			for d := 0; d < *draws; d++ {
 				seed := imf.subsetSeed + uint64(d)
+				if r, ok := journal.done[fitKey{k, n, seed}]; ok {
+					rows = append(rows, r)
+					writeSizesRow(cw, r)
+					fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (from the journal)\n", k, n, seed, 100*r.Accuracy)
+					continue
+				}
 				picked := perClassRows(full.Labels, n, seed)
 				train := gatherImages(full, picked)
 				fitMap, fitX, testMap, testX := fm, train.X, fm, test.X
@@ -191,9 +212,10 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: train.N, Features: fm.OutDim(), Lambda: rls.Lambda, LambdaTrials: rep.Trials,
 					Accuracy: 1 - classifier.ErrorRate(rfstream.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs}
 				rows = append(rows, r)
-				cw.Write([]string{k, fmt.Sprint(n), fmt.Sprint(seed), fmt.Sprint(r.TrainN), fmt.Sprint(r.Features), fmt.Sprintf("%.4g", r.Lambda),
-					fmt.Sprintf("%.4f", r.Accuracy), fmt.Sprintf("%.1f", r.TrainSecs)})
-				cw.Flush()
+				if err := journal.add(r); err != nil {
+					return err
+				}
+				writeSizesRow(cw, r)
 				fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (λ=%.3g, trained in %.1fs)\n", k, n, seed, 100*r.Accuracy, r.Lambda, r.TrainSecs)
 				for _, t := range rep.Trials {
 					fmt.Fprintf(stderr, "  λ = %.3g (×%.3g of mean diag): %s error %.4f\n", t.Lambda, t.Relative, selection, t.HeldOutError)
@@ -252,14 +274,23 @@ type imageTables struct {
 	testRows    []int
 }
 
+// writeSizesRow adds r to the CSV and flushes it, so the file is current
+// while a long run goes on.
+func writeSizesRow(cw *csv.Writer, r sizesRow) {
+	cw.Write([]string{r.Map, fmt.Sprint(r.PerClass), fmt.Sprint(r.SubsetSeed), fmt.Sprint(r.TrainN), fmt.Sprint(r.Features), fmt.Sprintf("%.4g", r.Lambda),
+		fmt.Sprintf("%.4f", r.Accuracy), fmt.Sprintf("%.1f", r.TrainSecs)})
+	cw.Flush()
+}
+
 // tablePays reports whether mapping every training and test image once
-// maps fewer images than mapping each fit's training subset and the test
-// set would: many draws, not one process per draw.
-func tablePays(train *frontend.LabelledImages, testN int, sizes []int, draws int) bool {
+// maps fewer images than the pending fits would, each mapping its training
+// subset (perClass examples of every class) and the test set: many draws,
+// not one process per draw.
+func tablePays(train *frontend.LabelledImages, testN int, perClass []int) bool {
 	classes := numClasses(train.Labels)
 	perFits := 0
-	for _, n := range sizes {
-		perFits += draws * (min(n*classes, train.N) + testN)
+	for _, n := range perClass {
+		perFits += min(n*classes, train.N) + testN
 	}
 	return perFits > train.N+testN
 }

@@ -197,8 +197,96 @@ func TestTablePaysForManyDrawsOnly(t *testing.T) {
 		{[]int{10, 50, 100, 500, 1000}, 1, false},
 		{[]int{10, 50, 100, 500, 1000}, 2, true},
 	} {
-		if got := tablePays(mnist, 10000, c.sizes, c.draws); got != c.want {
+		var pending []int
+		for _, n := range c.sizes {
+			for d := 0; d < c.draws; d++ {
+				pending = append(pending, n)
+			}
+		}
+		if got := tablePays(mnist, 10000, pending); got != c.want {
 			t.Errorf("sizes %v, %d draws: table pays %v, want %v", c.sizes, c.draws, got, c.want)
 		}
+	}
+}
+
+// --resume continues a run from its journal: fits already there are not
+// made again and keep their rows, the rest run, and the rows are the ones
+// an uninterrupted run gives. A journal made with other fit settings is
+// refused, a last line cut short by an interruption is made again, and a
+// damaged line before it is an error.
+func TestMNISTSizesResume(t *testing.T) {
+	dir := t.TempDir()
+	trI, trL := writeIDX(t, dir, "train", 200)
+	teI, teL := writeIDX(t, dir, "test", 40)
+	sizes := func(out string, extra ...string) ([]sizesRow, string, error) {
+		args := append([]string{"eval", "mnist-sizes", "--sizes", "5,20", "--maps", "invariant,maxout",
+			"--m", "10", "--g", "5", "--shift", "1", "--degrees", "10", "--train-images", trI, "--train-labels", trL,
+			"--test-images", teI, "--test-labels", teL, "--out", out, "--json"}, extra...)
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			return nil, stderr.String(), fmt.Errorf("exit %d: %s", code, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		var res struct {
+			Rows []sizesRow `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+			t.Fatal(err)
+		}
+		for i := range res.Rows {
+			res.Rows[i].TrainSecs = 0
+		}
+		return res.Rows, stderr.String(), nil
+	}
+	whole, _, err := sizes(filepath.Join(dir, "whole"), "--draws", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "resumed")
+	if _, _, err := sizes(out, "--draws", "2"); err != nil {
+		t.Fatal(err)
+	}
+	got, log, err := sizes(out, "--draws", "3", "--resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log, "(from the journal)"); n != 8 {
+		t.Errorf("%d fits taken from the journal, want 8 (2 maps × 2 sizes × 2 draws):\n%s", n, log)
+	}
+	same := func(what string, a, b []sizesRow) {
+		t.Helper()
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%s:\n%v\nuninterrupted:\n%v", what, a, b)
+		}
+	}
+	same("resumed", got, whole)
+
+	journal := out + ".rows.jsonl"
+	b, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(journal, b[:len(b)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, log, err = sizes(out, "--draws", "3", "--resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log, "(from the journal)"); n != 11 {
+		t.Errorf("after a cut-short last line, %d fits from the journal, want 11", n)
+	}
+	same("resumed after a cut-short line", got, whole)
+
+	if _, log, err := sizes(out, "--draws", "3", "--resume", "--m", "12"); err == nil || !strings.Contains(log, `--m was "10", now "12"`) {
+		t.Errorf("resuming with another --m: %v", err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[3] = "{damaged\n"
+	if err := os.WriteFile(journal, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, log, err := sizes(out, "--draws", "3", "--resume"); err == nil || !strings.Contains(log, "line 4") {
+		t.Errorf("resuming a journal damaged in line 4: %v", err)
 	}
 }
