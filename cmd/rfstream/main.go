@@ -59,6 +59,7 @@ func listNames(w io.Writer, names []string, summary func(string) string) {
 }
 
 func main() {
+	setSoftMemoryLimit()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
