@@ -28,13 +28,7 @@ func TestMNISTSizesDraws(t *testing.T) {
 	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	var res struct {
-		Rows []sizesRow `json:"rows"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := sizesJSON(t, stdout.String())
 	seen := map[string]int{}
 	for _, r := range res.Rows {
 		if r.SubsetSeed < 4 || r.SubsetSeed > 6 {
@@ -92,13 +86,7 @@ func TestMNISTSizesLambdaBy(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--lambda-by %s: the table does not say %q:\n%s", by, want, stdout.String())
 		}
-		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-		var res struct {
-			Rows []sizesRow `json:"rows"`
-		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-			t.Fatal(err)
-		}
+		res := sizesJSON(t, stdout.String())
 		if len(res.Rows) != 4 {
 			t.Fatalf("--lambda-by %s: %d rows, want 4", by, len(res.Rows))
 		}
@@ -155,13 +143,7 @@ func TestMNISTSizesTableGivesTheSameRows(t *testing.T) {
 		if mapped := strings.Contains(stderr.String(), "mapped 200 training and 40 test images once"); mapped != (table == "true") {
 			t.Errorf("--table=%s: report of the one mapping present %v:\n%s", table, mapped, stderr.String())
 		}
-		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-		var res struct {
-			Rows []sizesRow `json:"rows"`
-		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-			t.Fatal(err)
-		}
+		res := sizesJSON(t, stdout.String())
 		return res.Rows
 	}
 	with, without := rowsWith("true"), rowsWith("false")
@@ -226,13 +208,7 @@ func TestMNISTSizesResume(t *testing.T) {
 		if code := run(args, &stdout, &stderr); code != 0 {
 			return nil, stderr.String(), fmt.Errorf("exit %d: %s", code, stderr.String())
 		}
-		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-		var res struct {
-			Rows []sizesRow `json:"rows"`
-		}
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-			t.Fatal(err)
-		}
+		res := sizesJSON(t, stdout.String())
 		for i := range res.Rows {
 			res.Rows[i].TrainSecs = 0
 		}
@@ -289,4 +265,16 @@ func TestMNISTSizesResume(t *testing.T) {
 	if _, log, err := sizes(out, "--draws", "3", "--resume"); err == nil || !strings.Contains(log, "line 4") {
 		t.Errorf("resuming a journal damaged in line 4: %v", err)
 	}
+}
+
+// sizesJSON decodes the JSON object eval mnist-sizes --json ends with.
+func sizesJSON(t *testing.T, stdout string) (res struct {
+	Rows []sizesRow `json:"rows"`
+}) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
