@@ -162,7 +162,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	journal, err := openSizesJournal(*out+".rows.jsonl", fitFlags(fs), *resume)
+	journal, err := openSizesJournal(*out+".rows.jsonl", fitFlags(fs), *resume, stderr)
 	if err != nil {
 		return err
 	}

@@ -257,6 +257,13 @@ func TestMNISTSizesResume(t *testing.T) {
 	if _, log, err := sizes(out, "--draws", "3", "--resume", "--m", "12"); err == nil || !strings.Contains(log, `--m was "10", now "12"`) {
 		t.Errorf("resuming with another --m: %v", err)
 	}
+	// Without --resume the earlier journal is kept aside, not overwritten.
+	if _, log, err := sizes(out, "--draws", "1", "--sizes", "5"); err != nil || !strings.Contains(log, "kept the fits of the earlier run") {
+		t.Fatalf("a fresh run over a journal: %v\n%s", err, log)
+	}
+	if old, err := os.ReadFile(journal + ".old"); err != nil || strings.Count(string(old), "\n") != 13 {
+		t.Fatalf("the earlier journal kept as .old: %d lines, %v; want the flags and 12 fits", strings.Count(string(old), "\n"), err)
+	}
 	lines := strings.SplitAfter(string(b), "\n")
 	lines[3] = "{damaged\n"
 	if err := os.WriteFile(journal, []byte(strings.Join(lines, "")), 0o644); err != nil {

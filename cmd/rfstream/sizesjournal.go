@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -53,10 +54,20 @@ type journalHead struct {
 // openSizesJournal starts the journal at path, or with resume continues
 // the one there, refusing it if it was made with other fit flags. A last
 // line cut short by an interruption is dropped (that fit runs again); the
-// file is rewritten without it before new lines are appended.
-func openSizesJournal(path string, flags map[string]string, resume bool) (*sizesJournal, error) {
+// file is rewritten without it before new lines are appended. Without
+// resume, a journal already there that holds fits is kept as path+".old"
+// (one earlier run's), so forgetting --resume does not lose hours of fits.
+func openSizesJournal(path string, flags map[string]string, resume bool, stderr io.Writer) (*sizesJournal, error) {
 	j := &sizesJournal{done: map[fitKey]sizesRow{}}
 	var kept []sizesRow
+	if !resume {
+		if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte{'\n'}) > 1 {
+			if err := os.Rename(path, path+".old"); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(stderr, "kept the fits of the earlier run as %s.old (--resume continues a run instead)\n", path)
+		}
+	}
 	if resume {
 		rows, err := readSizesJournal(path, flags)
 		switch {
