@@ -60,9 +60,8 @@ func NewCountTable(m CountMap, x blas32.General, block int) (*CountTable, error)
 		for i := 0; i < zb.Rows; i++ {
 			at := (b0 + i) * t.cols
 			for j, v := range linalg.Row32(zb, i) {
-				// The nearest count, kept only if it rebuilds v exactly.
-				c := float32(int32(v*inv + 0.5))
-				if c*unit != v || c > top || !(v >= 0) {
+				c, ok := countOf(v, unit, inv, top)
+				if !ok {
 					return nil, fmt.Errorf("rfstream: row %d, feature %d is %v, not a count of %v in [0, %d]", b0+i, j, v, unit, maxCount)
 				}
 				if t.bytes != nil {

@@ -457,10 +457,8 @@ func gramCounts(k blas64.General, z blas32.General, unit float32, maxCount int) 
 		for i := 0; i < n; i++ {
 			dst := a.Data[i*w : (i+1)*w]
 			for j, v := range z.Data[i*z.Stride+c0 : i*z.Stride+c1] {
-				// The nearest count, checked by recomputing the feature the
-				// way the map did: a value that is not a count fails here.
-				c := float32(int32(v*inv + 0.5))
-				if c*unit != v || c > top || v < 0 {
+				c, ok := countOf(v, unit, inv, top)
+				if !ok {
 					return false
 				}
 				dst[j] = c
@@ -483,6 +481,15 @@ func gramCounts(k blas64.General, z blas32.General, unit float32, maxCount int) 
 	}
 	linalg.MirrorUpperToLower(k.Data, n)
 	return true
+}
+
+// countOf is the count c in [0, top] whose feature float32(c)·unit is v,
+// found by rounding v·inv (inv = 1/unit) and checked by recomputing the
+// feature the way a CountMap makes it; ok is false for any other value,
+// NaN included.
+func countOf(v, unit, inv, top float32) (c float32, ok bool) {
+	c = float32(int32(v*inv + 0.5))
+	return c, c*unit == v && c <= top && v >= 0
 }
 
 // exactFloat32Sum is 2²⁴: float32 represents every integer up to it.

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
@@ -198,18 +200,25 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 					continue
 				}
 				picked := perClassRows(full.Labels, n, seed)
-				train := gatherImages(full, picked)
-				fitMap, fitX, testMap, testX := fm, train.X, fm, test.X
+				labels := make([]int, len(picked))
+				for j, i := range picked {
+					labels[j] = full.Labels[i]
+				}
+				// With the table a draw is its row numbers: no pixels are copied.
+				var fitMap, testMap features.Map = fm, fm
+				var fitX, testX blas32.General
 				if tables != nil {
 					fitMap, fitX, testMap, testX = tables.train, rfstream.TableRows(picked), tables.test, rfstream.TableRows(tables.testRows)
+				} else {
+					fitX, testX = gatherImages(full, picked).X, test.X
 				}
 				start := time.Now()
-				rls, rep, err := rfstream.FitRLS(fitMap, fitX, train.Labels, numClasses(train.Labels, test.Labels), rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo})
+				rls, rep, err := rfstream.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo})
 				if err != nil {
 					return fmt.Errorf("%s, %d per class, subset seed %d: %w", k, n, seed, err)
 				}
 				secs := time.Since(start).Seconds()
-				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: train.N, Features: fm.OutDim(), Lambda: rls.Lambda, LambdaTrials: rep.Trials,
+				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: len(picked), Features: fm.OutDim(), Lambda: rls.Lambda, LambdaTrials: rep.Trials,
 					Accuracy: 1 - classifier.ErrorRate(rfstream.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs}
 				rows = append(rows, r)
 				if err := journal.add(r); err != nil {
