@@ -60,6 +60,16 @@ type FitOptions struct {
 	// features). Any other map, or features that are not such counts, take
 	// the path Float64Gram chooses, unchanged.
 	ExactCounts bool
+	// Path, when set, is given the model refitted on all training rows at
+	// every λ of PathGrid, after the chosen model is fitted. Each λ is
+	// scaled from its grid value as the chosen one is, so the model at a
+	// grid value x is the one a search over Grid = {x} returns. It lets a
+	// caller score a whole λ path on its own test set from one Gram, the
+	// costliest step, instead of one fit per λ.
+	Path func(p PathPoint, r *classifier.RLS) error
+	// PathGrid lists the λ of the path relative to the mean diagonal of
+	// ZᵀZ (default: Grid).
+	PathGrid []float64
 	// Form chooses how the system is solved: FormAuto (the default) solves
 	// the dual N×N system when there are fewer rows than features and the
 	// primal dim×dim system otherwise. Both give the same model.
@@ -82,6 +92,11 @@ const (
 // LambdaTrial is one candidate λ and its held-out (or leave-one-out) error.
 type LambdaTrial struct {
 	Lambda, Relative, HeldOutError float64
+}
+
+// PathPoint is one λ of a fit's λ path: Relative is its grid value.
+type PathPoint struct {
+	Lambda, Relative float64
 }
 
 // FitReport says how a fit went.
@@ -111,6 +126,9 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 		if opt.LeaveOneOut {
 			opt.Grid = halfDecades(1e-8, 1e-1)
 		}
+	}
+	if opt.Path != nil && opt.Lambda > 0 {
+		return nil, FitReport{}, errors.New("rfstream: a λ path needs λ chosen by a search, not given")
 	}
 	if opt.LeaveOneOut && opt.Lambda == 0 {
 		if opt.Form == FormPrimal {
@@ -163,7 +181,8 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	if err != nil {
 		return nil, FitReport{}, err
 	}
-	rep, err := searchLambda(opt.Grid, train.MeanDiagonal(), func(lambda float64) (float64, error) {
+	scale := train.MeanDiagonal()
+	rep, err := searchLambda(opt.Grid, scale, func(lambda float64) (float64, error) {
 		r, err := train.Solve(lambda)
 		if err != nil {
 			return 0, err
@@ -181,7 +200,8 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 			return nil, rep, err
 		}
 	}
-	rep.Lambda *= float64(x.Rows) / float64(len(rest))
+	growth := float64(x.Rows) / float64(len(rest))
+	rep.Lambda *= growth
 	r, err := train.Solve(rep.Lambda)
 	// Features that are constant or duplicated (CDF thresholds that every
 	// input passes) make the Gram singular; float32 rounding can then leave
@@ -191,7 +211,10 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 		rep.Lambda *= 10
 		r, err = train.Solve(rep.Lambda)
 	}
-	return r, rep, err
+	if err != nil {
+		return nil, rep, err
+	}
+	return r, rep, walkPath(opt, scale, growth, train.Solve)
 }
 
 // fitDual is FitRLS through the N×N kernel K = ZZᵀ: the same held-out rows,
@@ -275,19 +298,28 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		}
 		return weights(c, all), FitReport{Lambda: opt.Lambda}, nil
 	}
+	solve := func(lambda float64) (*classifier.RLS, error) {
+		c, err := classifier.FitKernelRLS(k64, labels, classes, lambda)
+		if err != nil {
+			return nil, err
+		}
+		return weights(c, all), nil
+	}
 	if opt.LeaveOneOut {
 		c, rep, err := fitDualLOO(k64, labels, classes, z.Cols, opt.Grid)
 		if err != nil {
 			return nil, rep, err
 		}
-		return weights(c, all), rep, nil
+		// Leave-one-out uses its λ as it is: no rows were set aside.
+		return weights(c, all), rep, walkPath(opt, meanDiagonal(k64, all, z.Cols), 1, solve)
 	}
 	held, rest, err := heldOutSplit(x.Rows, opt)
 	if err != nil {
 		return nil, FitReport{}, err
 	}
 	kRest, kHeld, restLabels, heldLabels := kernel(rest, rest), kernel(held, rest), pick(rest), pick(held)
-	rep, err := searchLambda(opt.Grid, meanDiagonal(k64, rest, z.Cols), func(lambda float64) (float64, error) {
+	scale := meanDiagonal(k64, rest, z.Cols)
+	rep, err := searchLambda(opt.Grid, scale, func(lambda float64) (float64, error) {
 		c, err := classifier.FitKernelRLS(kRest, restLabels, classes, lambda)
 		if err != nil {
 			return 0, err
@@ -297,7 +329,8 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	if err != nil {
 		return nil, rep, err
 	}
-	rep.Lambda *= float64(x.Rows) / float64(len(rest))
+	growth := float64(x.Rows) / float64(len(rest))
+	rep.Lambda *= growth
 	c, err := classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
 	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
 		rep.Lambda *= 10 // as in the primal: a singular kernel rounded indefinite
@@ -306,7 +339,40 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	if err != nil {
 		return nil, rep, err
 	}
-	return weights(c, all), rep, nil
+	return weights(c, all), rep, walkPath(opt, scale, growth, solve)
+}
+
+// walkPath refits at every λ of opt.PathGrid (default opt.Grid) and hands
+// each model to opt.Path. A grid value rel becomes λ = rel·scale·growth, in
+// the order the search and its refit compute it, so the path's model at rel
+// is bit for bit the fit a one-value grid {rel} gives. A λ too small for
+// the Gram to stay positive definite is skipped, as the search skips it.
+func walkPath(opt FitOptions, scale, growth float64, solve func(lambda float64) (*classifier.RLS, error)) error {
+	if opt.Path == nil {
+		return nil
+	}
+	if scale == 0 {
+		scale = 1 // as searchLambda counts it
+	}
+	grid := opt.PathGrid
+	if len(grid) == 0 {
+		grid = opt.Grid
+	}
+	for _, rel := range grid {
+		lambda := rel * scale
+		lambda *= growth
+		r, err := solve(lambda)
+		if errors.Is(err, linalg.ErrNotPositiveDefinite) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := opt.Path(PathPoint{Lambda: lambda, Relative: rel}, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fitDualLOO chooses λ on the grid (relative to the mean diagonal of ZᵀZ,

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/linalg"
@@ -289,4 +290,100 @@ func TestFitRLSExactCounts(t *testing.T) {
 			t.Fatalf("maxout W[%d]: %v with ExactCounts, %v without", i, asked.W.Data[i], plain.W.Data[i])
 		}
 	}
+}
+
+// A λ path hands over, for every grid value x, the model a search over the
+// one-value grid {x} returns, bit for bit, in the primal, the dual and with
+// leave-one-out; the path's model at the chosen λ is the fit's own; a λ
+// too small to solve is skipped; a path beside a fixed λ is refused.
+func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
+	x := linalg.NewGeneral32(150, 8)
+	features.FillNormal32(features.NewRand(11, 0), x.Data)
+	labels := make([]int, 150)
+	for i := range labels {
+		if x.Data[i*8]+x.Data[i*8+1] > 0 {
+			labels[i]++
+		}
+		if x.Data[i*8+2] > 0.5 {
+			labels[i]++
+		}
+	}
+	mp, err := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []float64{1e-3, 1e-2, 1e-1, 1}
+	pathGrid := []float64{1e-30, 1e-4, 1e-2, 3e-1}
+	for _, tc := range []struct {
+		name string
+		opt  FitOptions
+	}{
+		{"primal", FitOptions{Seed: 2, Form: FormPrimal}},
+		{"dual", FitOptions{Seed: 2, Form: FormDual}},
+		{"dual, exact counts asked", FitOptions{Seed: 2, Form: FormDual, Float64Gram: true, ExactCounts: true}},
+		{"leave-one-out", FitOptions{LeaveOneOut: true, Float64Gram: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			opt.Grid = grid
+			var got []PathPoint
+			models := map[float64]*classifier.RLS{}
+			opt.PathGrid = append(append([]float64(nil), grid...), pathGrid...)
+			opt.Path = func(p PathPoint, r *classifier.RLS) error {
+				got = append(got, p)
+				models[p.Relative] = r
+				return nil
+			}
+			chosen, rep, err := FitRLS(mp, x, labels, 3, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) < len(grid) || got[0].Relative != grid[0] {
+				t.Fatalf("path %+v: want it to start with the grid %v", got, grid)
+			}
+			for _, rel := range opt.PathGrid {
+				one := tc.opt
+				one.Grid = []float64{rel}
+				want, wrep, err := FitRLS(mp, x, labels, 3, one)
+				r, ok := models[rel]
+				if err != nil {
+					if ok {
+						t.Fatalf("grid value %g: the path has a model where the one-value search failed (%v)", rel, err)
+					}
+					continue
+				}
+				if !ok {
+					t.Fatalf("grid value %g: missing from the path %+v", rel, got)
+				}
+				if r.Lambda != wrep.Lambda || !sameWeights(r.W.Data, want.W.Data) {
+					t.Fatalf("grid value %g: path λ %v, one-value search λ %v; weights equal: %v", rel, r.Lambda, wrep.Lambda, sameWeights(r.W.Data, want.W.Data))
+				}
+			}
+			var atChosen *classifier.RLS
+			for _, p := range got {
+				if p.Lambda == rep.Lambda {
+					atChosen = models[p.Relative]
+				}
+			}
+			if rep.Lambda == 0 || atChosen == nil || !sameWeights(atChosen.W.Data, chosen.W.Data) {
+				t.Fatalf("chosen λ %v: the path's model there differs from the fit's (path %+v)", rep.Lambda, got)
+			}
+		})
+	}
+	bad := FitOptions{Lambda: 0.1, Path: func(PathPoint, *classifier.RLS) error { return nil }}
+	if _, _, err := FitRLS(mp, x, labels, 3, bad); err == nil || !strings.Contains(err.Error(), "path") {
+		t.Fatalf("a path with a fixed λ: error %v", err)
+	}
+}
+
+func sameWeights(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }

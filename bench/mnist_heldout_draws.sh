@@ -4,6 +4,7 @@
 # over subset seeds 1..DRAWS, with the frozen round-3 flags and --m M. One process: --table maps every
 # image once. GOMEMLIMIT keeps the collector from doubling the heap past the machine's memory at m = 3000.
 # usage: bench/mnist_heldout_draws.sh M DRAWS OUTBASE [BINARY]  (from the repo root, after `make data`)
+# EXTRA_FLAGS are added to the command (round 9: --lambda-path ...).
 M=$1
 DRAWS=$2
 OUT=$3
@@ -13,4 +14,4 @@ H=out/heldout
 GOMEMLIMIT=${GOMEMLIMIT:-18GiB} nice -n 10 "$B" eval mnist-sizes --sizes 1000 --draws "$DRAWS" --subset-seed 1 --maps invariant \
   --m "$M" --bins 16 --lo -0.5 --hi 0.5 --g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff \
   --train-images $H/train-images-idx3-ubyte --train-labels $H/train-labels-idx1-ubyte \
-  --test-images $H/heldout-images-idx3-ubyte --test-labels $H/heldout-labels-idx1-ubyte --out "$OUT" --json
+  --test-images $H/heldout-images-idx3-ubyte --test-labels $H/heldout-labels-idx1-ubyte --out "$OUT" --json $EXTRA_FLAGS

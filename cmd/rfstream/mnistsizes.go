@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,6 +44,17 @@ type sizesRow struct {
 	LambdaTrials []rfstream.LambdaTrial `json:"lambda_trials"`
 	Accuracy     float64                `json:"accuracy"`
 	TrainSecs    float64                `json:"train_seconds"`
+	// LambdaPath, with --lambda-path, is the test accuracy of the model
+	// refitted at each λ of the path: what every fixed choice of λ would
+	// have scored on this draw.
+	LambdaPath []pathScore `json:"lambda_path,omitempty"`
+}
+
+// pathScore is one λ of a draw's λ path and its test accuracy.
+type pathScore struct {
+	Relative float64 `json:"relative"`
+	Lambda   float64 `json:"lambda"`
+	Accuracy float64 `json:"accuracy"`
 }
 
 // evalMNISTSizes is the sample-complexity experiment of the invariant
@@ -64,6 +76,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	exactCounts := fs.Bool("exact-counts", true, "invariant map: form the kernel from its integer CDF counts (exact float32 chunks, about 1.6× faster than float64 products, whose last bits differ); =false gives the float64 kernel of rounds 1–7")
 	tabulate := fs.Bool("table", true, "map every training and test image once and fit each draw from those features, when that maps fewer images than mapping each fit's own would (maps whose features are counts, e.g. the invariant map): the same models, bit for bit; =false always maps each fit's images")
 	resume := fs.Bool("resume", false, "continue an interrupted run from its journal (--out plus .rows.jsonl, written as each fit ends): fits already in it are not made again; refused if the journal was made with other settings (more --draws, --sizes or --maps are allowed)")
+	lambdaPath := fs.String("lambda-path", "", "also score the test set at each of these λ (relative to the mean diagonal, scaled as the chosen λ is; e.g. 1e-8,1e-7,…,1e-2), refitted from the same kernel, and record them with each row; the chosen λ and its model are unchanged")
 	lambdaBy := fs.String("lambda-by", "holdout", "how λ is chosen for every map: holdout (10 % of the training rows, then a refit on all) or loo (exact leave-one-out over all training rows, half-decade grid, as GURLS does)")
 	// Defaults: the configuration chosen on held-out training rows (README).
 	for name, v := range map[string]string{"templates": invariant.Data, "center": "true", "s": "1", "bins": "4", "g": "20", "m": "500"} {
@@ -89,6 +102,15 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		loo = true
 	default:
 		return fmt.Errorf("--lambda-by %q: want holdout or loo", *lambdaBy)
+	}
+	pathGrid, err := parseFloats(*lambdaPath)
+	if err != nil {
+		return fmt.Errorf("--lambda-path: %w", err)
+	}
+	for _, v := range pathGrid {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("--lambda-path: %g is not a positive relative λ", v)
+		}
 	}
 	if *draws < 1 {
 		return fmt.Errorf("--draws %d: need at least one training draw", *draws)
@@ -213,13 +235,30 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 					fitX, testX = gatherImages(full, picked).X, test.X
 				}
 				start := time.Now()
-				rls, rep, err := rfstream.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo})
+				opt := rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo}
+				var path []pathScore
+				var fitted time.Time // when the chosen model was ready: the path comes after it
+				if len(pathGrid) > 0 {
+					opt.PathGrid = pathGrid
+					opt.Path = func(p rfstream.PathPoint, r *classifier.RLS) error {
+						if fitted.IsZero() {
+							fitted = time.Now()
+						}
+						acc := 1 - classifier.ErrorRate(rfstream.Predict(testMap, r, testX, testBlock), test.Labels)
+						path = append(path, pathScore{Relative: p.Relative, Lambda: p.Lambda, Accuracy: acc})
+						return nil
+					}
+				}
+				rls, rep, err := rfstream.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), opt)
 				if err != nil {
 					return fmt.Errorf("%s, %d per class, subset seed %d: %w", k, n, seed, err)
 				}
-				secs := time.Since(start).Seconds()
+				if fitted.IsZero() {
+					fitted = time.Now()
+				}
+				secs := fitted.Sub(start).Seconds()
 				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: len(picked), Features: fm.OutDim(), Lambda: rls.Lambda, LambdaTrials: rep.Trials,
-					Accuracy: 1 - classifier.ErrorRate(rfstream.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs}
+					Accuracy: 1 - classifier.ErrorRate(rfstream.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs, LambdaPath: path}
 				rows = append(rows, r)
 				if err := journal.add(r); err != nil {
 					return err
@@ -228,6 +267,9 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (λ=%.3g, trained in %.1fs)\n", k, n, seed, 100*r.Accuracy, r.Lambda, r.TrainSecs)
 				for _, t := range rep.Trials {
 					fmt.Fprintf(stderr, "  λ = %.3g (×%.3g of mean diag): %s error %.4f\n", t.Lambda, t.Relative, selection, t.HeldOutError)
+				}
+				for _, p := range path {
+					fmt.Fprintf(stderr, "  path: λ = %.3g (×%.3g of mean diag): test accuracy %.2f%%\n", p.Lambda, p.Relative, 100*p.Accuracy)
 				}
 			}
 		}

@@ -285,3 +285,62 @@ func sizesJSON(t *testing.T, stdout string) (res struct {
 	}
 	return res
 }
+
+// --lambda-path scores the test set at every λ of the path and changes
+// nothing else: the rows' λ, trials and accuracy are those of a run without
+// it, the path holds every value asked in order, its point at the chosen λ
+// scores the row's accuracy, and values that are not positive numbers are
+// refused.
+func TestMNISTSizesLambdaPath(t *testing.T) {
+	dir := t.TempDir()
+	trI, trL := writeIDX(t, dir, "train", 200)
+	teI, teL := writeIDX(t, dir, "test", 40)
+	path := []float64{1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1}
+	rowsWith := func(extra ...string) ([]sizesRow, string) {
+		args := append([]string{"eval", "mnist-sizes", "--sizes", "5,20", "--draws", "2", "--maps", "invariant,maxout",
+			"--m", "10", "--g", "5", "--shift", "1", "--degrees", "10", "--train-images", trI, "--train-labels", trL,
+			"--test-images", teI, "--test-labels", teL, "--out", filepath.Join(dir, fmt.Sprint("sizes", len(extra))), "--json"}, extra...)
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr.String())
+		}
+		return sizesJSON(t, stdout.String()).Rows, stderr.String()
+	}
+	plain, _ := rowsWith()
+	list := strings.Trim(strings.ReplaceAll(fmt.Sprint(path), " ", ","), "[]")
+	with, log := rowsWith("--lambda-path", list)
+	if len(plain) != 8 || len(with) != 8 {
+		t.Fatalf("%d rows without the path, %d with; want 8", len(plain), len(with))
+	}
+	for i, r := range with {
+		if len(r.LambdaPath) != len(path) {
+			t.Fatalf("row %d: path %+v, want %d points", i, r.LambdaPath, len(path))
+		}
+		atChosen := -1
+		for j, p := range r.LambdaPath {
+			if p.Relative != path[j] || !(p.Lambda > 0) || p.Accuracy < 0 || p.Accuracy > 1 {
+				t.Fatalf("row %d, point %d: %+v (asked %g)", i, j, p, path[j])
+			}
+			if p.Lambda == r.Lambda {
+				atChosen = j
+			}
+		}
+		if atChosen < 0 || r.LambdaPath[atChosen].Accuracy != r.Accuracy {
+			t.Errorf("row %d (λ %g, accuracy %g): path %+v has no point scoring the chosen model", i, r.Lambda, r.Accuracy, r.LambdaPath)
+		}
+		a, b := r, plain[i]
+		a.TrainSecs, b.TrainSecs, a.LambdaPath = 0, 0, nil
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("row %d with the path:\n%v\nwithout:\n%v", i, a, b)
+		}
+	}
+	if !strings.Contains(log, "path: λ") {
+		t.Errorf("the log does not list the path:\n%s", log)
+	}
+	for _, bad := range []string{"0", "-1e-3", "x", "1e-3,inf"} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"eval", "mnist-sizes", "--lambda-path", bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "--lambda-path") {
+			t.Errorf("--lambda-path %q: exit %d, stderr %q", bad, code, stderr.String())
+		}
+	}
+}
