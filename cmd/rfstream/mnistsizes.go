@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -103,14 +104,15 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("--lambda-by %q: want holdout or loo", *lambdaBy)
 	}
-	pathGrid, err := parseFloats(*lambdaPath)
-	if err != nil {
-		return fmt.Errorf("--lambda-path: %w", err)
-	}
-	for _, v := range pathGrid {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("--lambda-path: %g is not a positive relative λ", v)
+	pathGrid, err := parseDistinct("--lambda-path", *lambdaPath, func(part string) (float64, error) {
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("--lambda-path: %q is not a positive relative λ", part)
 		}
+		return v, nil
+	})
+	if err != nil {
+		return err
 	}
 	if *draws < 1 {
 		return fmt.Errorf("--draws %d: need at least one training draw", *draws)

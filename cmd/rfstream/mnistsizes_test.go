@@ -337,7 +337,7 @@ func TestMNISTSizesLambdaPath(t *testing.T) {
 	if !strings.Contains(log, "path: λ") {
 		t.Errorf("the log does not list the path:\n%s", log)
 	}
-	for _, bad := range []string{"0", "-1e-3", "x", "1e-3,inf"} {
+	for _, bad := range []string{"0", "-1e-3", "x", "1e-3,inf", "1e-3,1e-3"} {
 		var stdout, stderr bytes.Buffer
 		if code := run([]string{"eval", "mnist-sizes", "--lambda-path", bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "--lambda-path") {
 			t.Errorf("--lambda-path %q: exit %d, stderr %q", bad, code, stderr.String())

@@ -41,22 +41,6 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// parseFloats reads a comma-separated list of numbers; "" is no list.
-func parseFloats(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad list %q: %w", s, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func meanStd(v []float64) (float64, float64) {
 	var s, ss float64
 	for _, x := range v {
