@@ -78,6 +78,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	tabulate := fs.Bool("table", true, "map every training and test image once and fit each draw from those features, when that maps fewer images than mapping each fit's own would (maps whose features are counts, e.g. the invariant map): the same models, bit for bit; =false always maps each fit's images")
 	resume := fs.Bool("resume", false, "continue an interrupted run from its journal (--out plus .rows.jsonl, written as each fit ends): fits already in it are not made again; refused if the journal was made with other settings (more --draws, --sizes or --maps are allowed)")
 	lambdaPath := fs.String("lambda-path", "", "also score the test set at each of these λ (relative to the mean diagonal, scaled as the chosen λ is; e.g. 1e-8,1e-7,…,1e-2), refitted from the same kernel, and record them with each row; the chosen λ and its model are unchanged")
+	lambdaGrid := fs.String("lambda-grid", "", "the λ to choose from, relative to the mean diagonal (default 1e-6,1e-5,…,1e-1 by decades; with --lambda-by loo, half decades from 1e-8); one value fixes the relative λ")
 	lambdaBy := fs.String("lambda-by", "holdout", "how λ is chosen for every map: holdout (10 % of the training rows, then a refit on all) or loo (exact leave-one-out over all training rows, half-decade grid, as GURLS does)")
 	// Defaults: the configuration chosen on held-out training rows (README).
 	for name, v := range map[string]string{"templates": invariant.Data, "center": "true", "s": "1", "bins": "4", "g": "20", "m": "500"} {
@@ -104,13 +105,11 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("--lambda-by %q: want holdout or loo", *lambdaBy)
 	}
-	pathGrid, err := parseDistinct("--lambda-path", *lambdaPath, func(part string) (float64, error) {
-		v, err := strconv.ParseFloat(part, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("--lambda-path: %q is not a positive relative λ", part)
-		}
-		return v, nil
-	})
+	pathGrid, err := parseRelativeLambdas("--lambda-path", *lambdaPath)
+	if err != nil {
+		return err
+	}
+	searchGrid, err := parseRelativeLambdas("--lambda-grid", *lambdaGrid)
 	if err != nil {
 		return err
 	}
@@ -237,7 +236,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 					fitX, testX = gatherImages(full, picked).X, test.X
 				}
 				start := time.Now()
-				opt := rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo}
+				opt := rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo, Grid: searchGrid}
 				var path []pathScore
 				var fitted time.Time // when the chosen model was ready: the path comes after it
 				if len(pathGrid) > 0 {
@@ -318,6 +317,18 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, string(b))
 	}
 	return cw.Error()
+}
+
+// parseRelativeLambdas reads a list of distinct λ relative to the mean
+// diagonal; "" is no list.
+func parseRelativeLambdas(name, s string) ([]float64, error) {
+	return parseDistinct(name, s, func(part string) (float64, error) {
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%s: %q is not a positive relative λ", name, part)
+		}
+		return v, nil
+	})
 }
 
 // imageTables are the features of every training and test image under a

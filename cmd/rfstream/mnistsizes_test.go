@@ -289,8 +289,9 @@ func sizesJSON(t *testing.T, stdout string) (res struct {
 // --lambda-path scores the test set at every λ of the path and changes
 // nothing else: the rows' λ, trials and accuracy are those of a run without
 // it, the path holds every value asked in order, its point at the chosen λ
-// scores the row's accuracy, and values that are not positive numbers are
-// refused.
+// scores the row's accuracy, and its point at a value x is what the
+// one-value grid --lambda-grid x gives. Values that are not distinct
+// positive numbers are refused.
 func TestMNISTSizesLambdaPath(t *testing.T) {
 	dir := t.TempDir()
 	trI, trL := writeIDX(t, dir, "train", 200)
@@ -334,13 +335,22 @@ func TestMNISTSizesLambdaPath(t *testing.T) {
 			t.Errorf("row %d with the path:\n%v\nwithout:\n%v", i, a, b)
 		}
 	}
+	fixed, _ := rowsWith("--lambda-grid", "1e-4")
+	for i, r := range fixed {
+		p := with[i].LambdaPath[3]
+		if p.Relative != 1e-4 || r.Lambda != p.Lambda || r.Accuracy != p.Accuracy {
+			t.Errorf("row %d: --lambda-grid 1e-4 gives λ %g, accuracy %g; the path there %+v", i, r.Lambda, r.Accuracy, p)
+		}
+	}
 	if !strings.Contains(log, "path: λ") {
 		t.Errorf("the log does not list the path:\n%s", log)
 	}
 	for _, bad := range []string{"0", "-1e-3", "x", "1e-3,inf", "1e-3,1e-3"} {
-		var stdout, stderr bytes.Buffer
-		if code := run([]string{"eval", "mnist-sizes", "--lambda-path", bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "--lambda-path") {
-			t.Errorf("--lambda-path %q: exit %d, stderr %q", bad, code, stderr.String())
+		for _, flag := range []string{"--lambda-path", "--lambda-grid"} {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"eval", "mnist-sizes", flag, bad}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), flag) {
+				t.Errorf("%s %q: exit %d, stderr %q", flag, bad, code, stderr.String())
+			}
 		}
 	}
 }
