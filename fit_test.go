@@ -297,17 +297,7 @@ func TestFitRLSExactCounts(t *testing.T) {
 // leave-one-out; the path's model at the chosen λ is the fit's own; a λ
 // too small to solve is skipped; a path beside a fixed λ is refused.
 func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
-	x := linalg.NewGeneral32(150, 8)
-	features.FillNormal32(features.NewRand(11, 0), x.Data)
-	labels := make([]int, 150)
-	for i := range labels {
-		if x.Data[i*8]+x.Data[i*8+1] > 0 {
-			labels[i]++
-		}
-		if x.Data[i*8+2] > 0.5 {
-			labels[i]++
-		}
-	}
+	x, labels := threeClassRows(11)
 	mp, err := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -279,12 +279,11 @@ func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
 	}
 }
 
-// TestFitRLSDualEqualsPrimal: with fewer rows than features FitRLS solves
-// the N×N dual system; it must choose the same λ from the same held-out
-// rows and return the primal's weights.
-func TestFitRLSDualEqualsPrimal(t *testing.T) {
+// threeClassRows are 150 Gaussian rows of 8 values with three classes
+// drawn from their first three coordinates.
+func threeClassRows(seed uint64) (blas32.General, []int) {
 	x := linalg.NewGeneral32(150, 8)
-	features.FillNormal32(features.NewRand(5, 0), x.Data)
+	features.FillNormal32(features.NewRand(seed, 0), x.Data)
 	labels := make([]int, 150)
 	for i := range labels {
 		if x.Data[i*8]+x.Data[i*8+1] > 0 {
@@ -294,6 +293,14 @@ func TestFitRLSDualEqualsPrimal(t *testing.T) {
 			labels[i]++
 		}
 	}
+	return x, labels
+}
+
+// TestFitRLSDualEqualsPrimal: with fewer rows than features FitRLS solves
+// the N×N dual system; it must choose the same λ from the same held-out
+// rows and return the primal's weights.
+func TestFitRLSDualEqualsPrimal(t *testing.T) {
+	x, labels := threeClassRows(5)
 	mp, _ := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
 	grid := []float64{1e-3, 1e-2, 1e-1, 1}
 	primal, prep, err := FitRLS(mp, x, labels, 3, FitOptions{Seed: 2, Form: FormPrimal, Grid: grid})
