@@ -1,5 +1,5 @@
 # Group-invariant random features (issue 3): the Xperm toy set, MNIST sample complexity, extraction speed.
-.PHONY: eval-xperm eval-mnist-invariant eval-mnist-invariant-draws eval-mnist-invariant-draws100 eval-mnist-invariant-draws-loo bench-invariant
+.PHONY: eval-xperm eval-mnist-invariant eval-mnist-invariant-draws eval-mnist-invariant-draws100 eval-mnist-invariant-draws-loo eval-mnist-lambda-rules bench-invariant
 
 # Raw one-hot and bag of words against the invariant map over an m × n grid (10 template draws each), then,
 # at m = 25, n = 10: accuracy against sampled |G|, 1-NN on every representation (the distance check), and the
@@ -40,6 +40,14 @@ eval-mnist-invariant-draws-loo: build data
 	nice -n 10 $(BIN) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --lambda-by loo \
 		--out out/mnist-invariant-draws-loo
+
+# Round 9 of docs/invariant.md: 20 training draws on the held-out split (training rows 50 000-59 999 scored, the
+# test file unread), each refitted at eight λ from one kernel (--lambda-path), then rules for choosing λ
+# compared draw by draw (bench/lambda_rules.py). About 3.5 min a draw after 3 min of mapping, 75 min in all;
+# resumable (rerun the same command).
+eval-mnist-lambda-rules: build data
+	EXTRA_FLAGS='--lambda-path 1e-8,1e-7,1e-6,1e-5,1e-4,1e-3,1e-2,1e-1 --resume' sh bench/mnist_heldout_draws.sh 1500 20 out/r9/m1500 $(BIN)
+	/usr/bin/python3 bench/lambda_rules.py out/r9/m1500.rows.jsonl
 
 # Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same
 # shapes; then the CDF pooling step alone (ns per projection value, one goroutine).
