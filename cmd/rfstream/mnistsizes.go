@@ -187,7 +187,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	journal, err := openSizesJournal(*out+".rows.jsonl", fitFlags(fs), *resume, stderr)
+	journal, err := openSizesJournal(*out+".rows.jsonl", fs, *resume, stderr)
 	if err != nil {
 		return err
 	}

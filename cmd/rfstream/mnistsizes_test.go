@@ -195,7 +195,9 @@ func TestTablePaysForManyDrawsOnly(t *testing.T) {
 // made again and keep their rows, the rest run, and the rows are the ones
 // an uninterrupted run gives. A journal made with other fit settings is
 // refused, a last line cut short by an interruption is made again, and a
-// damaged line before it is an error.
+// damaged line before it is an error. A journal written before a flag
+// existed resumes with that flag at its default and is refused with
+// another value.
 func TestMNISTSizesResume(t *testing.T) {
 	dir := t.TempDir()
 	trI, trL := writeIDX(t, dir, "train", 200)
@@ -256,6 +258,27 @@ func TestMNISTSizesResume(t *testing.T) {
 
 	if _, log, err := sizes(out, "--draws", "3", "--resume", "--m", "12"); err == nil || !strings.Contains(log, `--m was "10", now "12"`) {
 		t.Errorf("resuming with another --m: %v", err)
+	}
+	// The same journal as if written before --lambda-grid existed.
+	b, err = os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := strings.Replace(string(b), `"lambda-grid":"",`, "", 1)
+	if older == string(b) {
+		t.Fatalf("no --lambda-grid in the journal's flags: %.300s", b)
+	}
+	for _, grid := range []string{"", "1e-3"} {
+		if err := os.WriteFile(journal, []byte(older), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, log, err := sizes(out, "--draws", "3", "--resume", "--lambda-grid", grid)
+		if grid == "" && (err != nil || strings.Count(log, "(from the journal)") != 12) {
+			t.Errorf("a journal older than --lambda-grid, resumed at its default: %v\n%s", err, log)
+		}
+		if grid != "" && (err == nil || !strings.Contains(log, "predates the flag")) {
+			t.Errorf("a journal older than --lambda-grid, resumed with --lambda-grid %s: %v", grid, err)
+		}
 	}
 	// Without --resume the earlier journal is kept aside, not overwritten.
 	if _, log, err := sizes(out, "--draws", "1", "--sizes", "5"); err != nil || !strings.Contains(log, "kept the fits of the earlier run") {

@@ -57,7 +57,9 @@ type journalHead struct {
 // file is rewritten without it before new lines are appended. Without
 // resume, a journal already there that holds fits is kept as path+".old"
 // (one earlier run's), so forgetting --resume does not lose hours of fits.
-func openSizesJournal(path string, flags map[string]string, resume bool, stderr io.Writer) (*sizesJournal, error) {
+// fs holds the run's flags; fitFlags says which of them define a fit.
+func openSizesJournal(path string, fs *flag.FlagSet, resume bool, stderr io.Writer) (*sizesJournal, error) {
+	flags := fitFlags(fs)
 	j := &sizesJournal{done: map[fitKey]sizesRow{}}
 	var kept []sizesRow
 	if !resume {
@@ -69,7 +71,7 @@ func openSizesJournal(path string, flags map[string]string, resume bool, stderr 
 		}
 	}
 	if resume {
-		rows, err := readSizesJournal(path, flags)
+		rows, err := readSizesJournal(path, fs)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
@@ -110,8 +112,8 @@ func openSizesJournal(path string, flags map[string]string, resume bool, stderr 
 }
 
 // readSizesJournal reads the rows of the journal at path after checking
-// that its flags are flags.
-func readSizesJournal(path string, flags map[string]string) ([]sizesRow, error) {
+// that its flags are the fit flags of fs.
+func readSizesJournal(path string, fs *flag.FlagSet) ([]sizesRow, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -127,7 +129,7 @@ func readSizesJournal(path string, flags map[string]string) ([]sizesRow, error) 
 	if err := json.Unmarshal(lines[0], &head); err != nil || head.Flags == nil {
 		return nil, fmt.Errorf("%s: first line is not a journal's flags (%v)", path, err)
 	}
-	if diff := flagDifference(head.Flags, flags); diff != "" {
+	if diff := flagDifference(head.Flags, fs); diff != "" {
 		return nil, fmt.Errorf("%s was made with other settings (%s): remove it or give the same flags to --resume", path, diff)
 	}
 	rows := make([]sizesRow, 0, len(lines)-1)
@@ -141,8 +143,12 @@ func readSizesJournal(path string, flags map[string]string) ([]sizesRow, error) 
 	return rows, nil
 }
 
-// flagDifference names the first flag whose value differs, or "".
-func flagDifference(was, now map[string]string) string {
+// flagDifference names the first fit flag of fs whose value differs from
+// the journal's record was, or "". A flag the record lacks was added after
+// the journal was written; new flags default to what the program did
+// before them, so such a flag matches when it is at its default.
+func flagDifference(was map[string]string, fs *flag.FlagSet) string {
+	now := fitFlags(fs)
 	names := make([]string, 0, len(was)+len(now))
 	for k := range was {
 		names = append(names, k)
@@ -156,7 +162,14 @@ func flagDifference(was, now map[string]string) string {
 	for _, k := range names {
 		a, inWas := was[k]
 		b, inNow := now[k]
-		if a != b || inWas != inNow {
+		switch {
+		case !inWas:
+			if def := fs.Lookup(k).DefValue; b != def {
+				return fmt.Sprintf("--%s is %q, but the journal predates the flag: its fits had the default, %q", k, b, def)
+			}
+		case !inNow:
+			return fmt.Sprintf("--%s was %q, and is no longer a flag", k, a)
+		case a != b:
 			return fmt.Sprintf("--%s was %q, now %q", k, a, b)
 		}
 	}
