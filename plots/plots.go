@@ -69,13 +69,20 @@ func Lines(base string, c Chart) error {
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
-	if c.LogX {
+	// A log axis cannot place a value ≤ 0 (gonum/plot panics on one): a
+	// test error of 0 % on a small set, say. That axis is then drawn linear
+	// and its label says why, rather than losing the chart.
+	if c.LogX && positive(c.Series, false) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	} else if c.LogX {
+		p.X.Label.Text += linearNote
 	}
-	if c.LogY {
+	if c.LogY && positive(c.Series, true) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	} else if c.LogY {
+		p.Y.Label.Text += linearNote
 	}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
@@ -122,6 +129,27 @@ func Lines(base string, c Chart) error {
 		}
 	}
 	return save(p, base)
+}
+
+// linearNote ends the label of an axis asked to be logarithmic that holds
+// a value ≤ 0.
+const linearNote = " (linear: a value ≤ 0)"
+
+// positive reports whether every x (or, with y, every y and the bottom of
+// every error bar) of the series is above zero, as a log axis needs.
+func positive(series []Series, y bool) bool {
+	for _, s := range series {
+		vals := s.X
+		if y {
+			vals = s.Y
+		}
+		for j, v := range vals {
+			if !(v > 0) || (y && j < len(s.Err) && !(v-s.Err[j] > 0)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type errPoint struct{ x, y, e float64 }

@@ -42,6 +42,28 @@ func TestLinesWritesBothFormats(t *testing.T) {
 	}
 }
 
+// A log axis asked for values it cannot place (0, or an error bar reaching
+// below 0) is drawn linear, and its label says so, instead of panicking.
+func TestLinesLogAxisWithValuesAtOrBelowZero(t *testing.T) {
+	for name, s := range map[string]Series{
+		"zero":          {Name: "ours", X: []float64{10, 100}, Y: []float64{0, 1.5}},
+		"bar below one": {Name: "ours", X: []float64{10, 100}, Y: []float64{0.5, 1.5}, Err: []float64{0.6, 0.1}},
+	} {
+		base := filepath.Join(t.TempDir(), "log")
+		if err := Lines(base, Chart{YLabel: "test error %", LogX: true, LogY: true, Series: []Series{s}}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkFiles(t, base)
+		svg, err := os.ReadFile(base + ".svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(svg, []byte("linear: a value")) {
+			t.Errorf("%s: the y label does not say the axis is linear", name)
+		}
+	}
+}
+
 func TestConfusion(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "cm")
 	if err := Confusion(base, "cm", []string{"a", "b"}, [][]int{{9, 1}, {2, 8}}); err != nil {
