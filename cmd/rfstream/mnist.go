@@ -266,11 +266,7 @@ func fitImages(mf *mapFlags, imf *imageFlags, lambda float64, quiet bool, log io
 	if err != nil {
 		return nil, err
 	}
-	if threads := fitThreads(imf.blasThreads, recipe, train.X); threads > 0 {
-		defer linalg.SetThreads(linalg.Threads())
-		linalg.SetThreads(threads)
-	}
-	run, err := trainAndTest(train, test, imf.input(train.Height, train.Width), recipe, lambda, quiet, log)
+	run, err := imf.trainAndTest(train, test, recipe, lambda, quiet, log)
 	if err != nil {
 		return nil, err
 	}
@@ -352,8 +348,18 @@ func trainAndTest(train, test *frontend.LabelledImages, in rfstream.ImageInput, 
 	return run, nil
 }
 
+// trainAndTest is trainAndTest with the BLAS threads fitThreads chooses
+// for recipe on these images (or --blas-threads), restored afterwards.
+func (f *imageFlags) trainAndTest(train, test *frontend.LabelledImages, recipe features.Recipe, lambda float64, quiet bool, log io.Writer) (*mnistRun, error) {
+	if threads := fitThreads(f.blasThreads, recipe, train.X); threads > 0 {
+		defer linalg.SetThreads(linalg.Threads())
+		linalg.SetThreads(threads)
+	}
+	return trainAndTest(train, test, f.input(train.Height, train.Width), recipe, lambda, quiet, log)
+}
+
 // registerThreads adds --blas-threads, for the commands that fit through
-// fitImages.
+// imageFlags.trainAndTest.
 func (f *imageFlags) registerThreads(fs *flag.FlagSet) {
 	fs.IntVar(&f.blasThreads, "blas-threads", 0, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: README, \"Speed against NumPy\"), else the BLAS's own count")
 }

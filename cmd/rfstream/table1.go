@@ -60,6 +60,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval table1", "[flags]", stderr)
 	var imf imageFlags
 	imf.register(fs)
+	imf.registerThreads(fs)
 	qs := fs.String("q", "1,2,4,8", "values of q")
 	ms := fs.String("m", "500,1000,5000,10000", "values of m")
 	seedsSmall := fs.Int("seeds", 3, "seeds for m ≤ 1000 (one seed above)")
@@ -114,7 +115,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 			cells[[2]int{q, m}] = c
 			for s := 1; s <= seeds; s++ {
 				r := features.Recipe{Kind: maxout.Kind, In: train.X.Cols, Seed: uint64(s), Params: features.MarshalParams(maxout.Params{M: m, Q: q})}
-				run, err := trainAndTest(train, test, imf.input(train.Height, train.Width), r, 0, true, stderr)
+				run, err := imf.trainAndTest(train, test, r, 0, true, stderr)
 				if err != nil {
 					return err
 				}
@@ -134,7 +135,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	}
 	if *rff > 0 {
 		r := features.Recipe{Kind: features.FourierKind, In: train.X.Cols, Seed: 1, Params: features.MarshalParams(features.FourierParams{M: *rff, Sigma: 1})}
-		run, err := trainAndTest(train, test, imf.input(train.Height, train.Width), r, 0, true, stderr)
+		run, err := imf.trainAndTest(train, test, r, 0, true, stderr)
 		if err != nil {
 			return err
 		}
