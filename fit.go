@@ -214,7 +214,7 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	if err != nil {
 		return nil, rep, err
 	}
-	return r, rep, walkPath(opt, scale, growth, train.Solve)
+	return r, rep, walkPath(opt, scale, growth, r, train.Solve)
 }
 
 // fitDual is FitRLS through the N×N kernel K = ZZᵀ: the same held-out rows,
@@ -311,7 +311,8 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 			return nil, rep, err
 		}
 		// Leave-one-out uses its λ as it is: no rows were set aside.
-		return weights(c, all), rep, walkPath(opt, meanDiagonal(k64, all, z.Cols), 1, solve)
+		r := weights(c, all)
+		return r, rep, walkPath(opt, meanDiagonal(k64, all, z.Cols), 1, r, solve)
 	}
 	held, rest, err := heldOutSplit(x.Rows, opt)
 	if err != nil {
@@ -339,7 +340,8 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	if err != nil {
 		return nil, rep, err
 	}
-	return weights(c, all), rep, walkPath(opt, scale, growth, solve)
+	r := weights(c, all)
+	return r, rep, walkPath(opt, scale, growth, r, solve)
 }
 
 // walkPath refits at every λ of opt.PathGrid (default opt.Grid) and hands
@@ -347,7 +349,9 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 // the order the search and its refit compute it, so the path's model at rel
 // is bit for bit the fit a one-value grid {rel} gives. A λ too small for
 // the Gram to stay positive definite is skipped, as the search skips it.
-func walkPath(opt FitOptions, scale, growth float64, solve func(lambda float64) (*classifier.RLS, error)) error {
+// The chosen model is handed over as it is where the path meets its λ:
+// refitting would repeat a factorisation to get the same bits.
+func walkPath(opt FitOptions, scale, growth float64, chosen *classifier.RLS, solve func(lambda float64) (*classifier.RLS, error)) error {
 	if opt.Path == nil {
 		return nil
 	}
@@ -361,7 +365,10 @@ func walkPath(opt FitOptions, scale, growth float64, solve func(lambda float64) 
 	for _, rel := range grid {
 		lambda := rel * scale
 		lambda *= growth
-		r, err := solve(lambda)
+		r, err := chosen, error(nil)
+		if lambda != chosen.Lambda {
+			r, err = solve(lambda)
+		}
 		if errors.Is(err, linalg.ErrNotPositiveDefinite) {
 			continue
 		}

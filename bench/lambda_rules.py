@@ -13,8 +13,11 @@ every λ of the path. It prints:
 usage: /usr/bin/python3 bench/lambda_rules.py OUT.rows.jsonl|OUT.json
 """
 import json
-import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from paired_draws import paired  # noqa: E402
 
 
 def load(path):
@@ -30,15 +33,6 @@ def load(path):
             elif "subset_seed" in obj:
                 rows.append(obj)
     return [r for r in rows if r.get("lambda_path")]
-
-
-def paired(name, a, b):
-    d = [x - y for x, y in zip(a, b)]
-    n = len(d)
-    mean = sum(d) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1)) if n > 1 else float("nan")
-    print(f"{name}: mean {mean:+.4f} points, std {sd:.4f}, standard error {sd / math.sqrt(n):.4f}; "
-          f"ahead on {sum(x > 0 for x in d)}, level on {sum(x == 0 for x in d)}, behind on {sum(x < 0 for x in d)}")
 
 
 def main():
