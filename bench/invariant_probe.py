@@ -32,6 +32,7 @@ ap.add_argument('--deskew',type=int,default=0); ap.add_argument('--center',type=
 ap.add_argument('--deg',type=float,default=20); ap.add_argument('--shift',type=float,default=3)
 ap.add_argument('--map',default='inv'); ap.add_argument('--seed',type=int,default=0)
 ap.add_argument('--kernel',default='lin')
+ap.add_argument('--rbf-c',default='0.5,1,2'); ap.add_argument('--rbf-lambda',default='1e-2,1e-3,1e-4')  # --kernel rbf: widths (× median d²) and absolute λ (the kernel's diagonal is 1)
 ap.add_argument('--thr',default='grid'); ap.add_argument('--lo',type=float,default=-0.3); ap.add_argument('--hi',type=float,default=0.8)
 ap.add_argument('--qrows',type=int,default=2000)
 ap.add_argument('--gostyle',type=int,default=0)  # 1: as invariant.NewFromData: centre and normalise the source, then transform (copies not renormalised)
@@ -40,7 +41,7 @@ ap.add_argument('--sigma',type=float,default=1.0)
 ap.add_argument('--pool',default='cdf')  # cdf: counts <= each threshold; hist: counts between neighbouring thresholds (same span, other ridge norm); both: the two side by side
 ap.add_argument('--subs',default='')  # with --group grid: extra CDF blocks over local subsets 'k:angles;k:angles' (|shift| <= k px, angles listed), same templates
 ap.add_argument('--tcenter',type=int,default=1)  # 0: copies scaled to unit length but not centred
-ap.add_argument('--tsrc',default='data')  # data: training images; diff: differences of two random training images; kmeans: k-means centroids of 20000 unlabelled training images
+ap.add_argument('--tsrc',default='data')  # data: training images; diff: differences of two random training images; gausscov: Gaussian with the rows' covariance; kmeans: k-means centroids of 20000 unlabelled training images
 ap.add_argument('--intercept',type=int,default=0)  # 1: also fit with an unpenalised intercept (dual only: the Gram centred over the training rows)
 ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
 a=ap.parse_args()
@@ -75,6 +76,11 @@ t0=time.time()
 if a.map=='inv':
     if a.tsrc=='data': src=X[rng.choice(50000,a.m,replace=False)].reshape(-1,28,28)
     elif a.tsrc=='diff': src=(X[rng.choice(50000,a.m,replace=False)]-X[rng.choice(50000,a.m,replace=False)]).reshape(-1,28,28)
+    elif a.tsrc=='gausscov':
+        # zero-mean Gaussian with the covariance of the first 50k rows (labels unread): the smooth
+        # counterpart of 'diff', whose differences have mean zero and covariance 2Σ
+        w,V=eigh(np.cov(X[:50000].T.astype(np.float64)))
+        src=((rng.standard_normal((a.m,784))*np.sqrt(np.maximum(w,0)))@V.T).astype(np.float32).reshape(-1,28,28)
     elif a.tsrc=='kmeans':
         from sklearn.cluster import MiniBatchKMeans
         km=MiniBatchKMeans(a.m,random_state=a.seed,n_init=1,batch_size=2048).fit(X[rng.choice(50000,20000,replace=False)])
@@ -180,10 +186,11 @@ if a.kernel=='rbf':
     sq=np.diag(K).copy(); sqv=(Zv32.astype(np.float64)**2).sum(1)
     d2=np.maximum(sq[:,None]+sq[None,:]-2*K,0); d2v=np.maximum(sqv[:,None]+sq[None,:]-2*Kv,0)
     med=np.median(d2[:1000,:1000])
-    for sig in [0.5,1,2]:
+    for sig in [float(v) for v in a.rbf_c.split(',')]:
         G=np.exp(-d2/(sig*med)); Gv=np.exp(-d2v/(sig*med))
-        for lam in [1e-2,1e-3,1e-4]:
-            al=cho_solve(cho_factor(G+lam*np.eye(len(G))),Yt)
+        for lam in [float(v) for v in a.rbf_lambda.split(',')]:
+            try: al=cho_solve(cho_factor(G+lam*np.eye(len(G))),Yt)
+            except Exception as e: print('  RBF sigma %g*med lam %g: %s'%(sig,lam,e),flush=True); continue
             err=(np.argmax(Gv@al,1)!=Y[va]).mean()
             print('  RBF sigma %g*med lam %g err %.2f%%'%(sig,lam,100*err),flush=True)
     print('RBFDONE %.0fs'%(time.time()-t0),flush=True)
