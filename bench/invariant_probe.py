@@ -8,11 +8,13 @@ scaled to unit length; CDF pooling at 2n+1 thresholds on [-s, s]. A quick
 numpy mirror of invariant.Map used to rank settings before the Go runs.
 
 usage: python3 bench/invariant_probe.py --data data/mnist [--m 500 --g 20 --n 4 --deskew 1 --kernel lin|rbf]
-       [--thr grid|range|quant --lo L --hi H --qrows R] [--group rand|grid --angles -20,0,20]
+       [--thr grid|range|quant|qrange --lo L --hi H --qrows R --qlo QL --qhi QH] [--group rand|grid --angles -20,0,20]
 
 --thr: where the 2n+1 thresholds lie. grid: s*k/n on [-s, s] (the Go default);
 range: equally spaced on [lo, hi]; quant: per template, the quantiles
 (k+1)/(2n+2) of its projections over R unlabelled training rows (first 50k).
+qrange: per template, evenly on its own [QL, QH] quantiles of the projections of R
+unlabelled rows at every group element.
 --group rand: g sampled rotations x sub-pixel shifts; grid: every integer
 shift within +-shift times the listed angles (g is then ignored).
 Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
@@ -35,6 +37,7 @@ ap.add_argument('--kernel',default='lin')
 ap.add_argument('--rbf-c',default='0.5,1,2'); ap.add_argument('--rbf-lambda',default='1e-2,1e-3,1e-4')  # --kernel rbf: widths (× median d²) and absolute λ (the kernel's diagonal is 1)
 ap.add_argument('--thr',default='grid'); ap.add_argument('--lo',type=float,default=-0.3); ap.add_argument('--hi',type=float,default=0.8)
 ap.add_argument('--qrows',type=int,default=2000)
+ap.add_argument('--qlo',type=float,default=0.01); ap.add_argument('--qhi',type=float,default=0.99)  # --thr qrange: each template's own quantile range
 ap.add_argument('--gostyle',type=int,default=0)  # 1: as invariant.NewFromData: centre and normalise the source, then transform (copies not renormalised)
 ap.add_argument('--group',default='rand'); ap.add_argument('--angles',default='-20,-10,0,10,20')
 ap.add_argument('--sigma',type=float,default=1.0)
@@ -109,6 +112,15 @@ if a.map=='inv':
     nb=2*a.n+1
     if a.thr=='grid': thr=np.tile(a.s*np.arange(-a.n,a.n+1)/a.n,(a.m,1))
     elif a.thr=='range': thr=np.tile(a.lo+(a.hi-a.lo)*np.arange(nb)/(nb-1),(a.m,1))
+    elif a.thr=='qrange':
+        # per template, evenly spaced on its own [q(qlo), q(qhi)] of the projections of R unlabelled
+        # training rows at every group element: the fixed range's rule (1 % and 99 % over all templates)
+        # applied to each template alone
+        qx=prep(X[np.random.default_rng(a.seed+7).choice(50000,a.qrows,replace=False)])
+        Pq=(qx@T.T).reshape(-1,a.m,ng).transpose(1,0,2).reshape(a.m,-1)
+        ql,qh=np.quantile(Pq,[a.qlo,a.qhi],axis=1); del Pq
+        print('per-template ranges: lo quartiles',np.round(np.quantile(ql,[0.1,0.5,0.9]),3),'hi quartiles',np.round(np.quantile(qh,[0.1,0.5,0.9]),3),flush=True)
+        thr=ql[:,None]+(qh-ql)[:,None]*np.arange(nb)[None,:]/(nb-1)
     elif a.thr=='quant':
         # thresholds fixed from unlabelled training rows (labels unread), before any fit
         qx=prep(X[np.random.default_rng(a.seed+7).choice(50000,a.qrows,replace=False)])
