@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -83,6 +84,13 @@ type Params struct {
 	// whole pooled orbit, so invariance is unchanged.
 	Lo float64 `json:"lo,omitempty"`
 	Hi float64 `json:"hi,omitempty"`
+	// Ranges, when set, give every template its own threshold range:
+	// template j's 2n+1 thresholds lie evenly on [Ranges[2j],
+	// Ranges[2j+1]] (see WithRanges). Difference templates of two similar
+	// digits project into a narrower band than those of two dissimilar
+	// ones, so one range for all leaves many thresholds of the narrow ones
+	// where no projection falls. Excludes S, Lo and Hi.
+	Ranges []float64 `json:"ranges,omitempty"`
 	// GridBits, when positive, rounds template entries to multiples of
 	// 2^−GridBits. Projections of inputs with few small-integer entries
 	// (one-hot sequences) are then exact in float32 whatever the summation
@@ -121,8 +129,12 @@ type Map struct {
 	group transforms.Group
 	elems []transforms.Element
 	s     float64
-	// lo and step place threshold k (0 … 2n) at lo + k·step.
+	// lo and step place threshold k (0 … 2n) at lo + k·step; with
+	// per-template ranges step is their mean, which sets the weight.
 	lo, step float64
+	// scale[j] and offset[j] turn a projection v onto template j into its
+	// threshold index as a real number, v·scale + offset.
+	scale, offset []float32
 	// t holds the transformed templates, template-major: row j·|G|+i is
 	// g_i·t_j, so one template's projections are contiguous.
 	t blas32.General
@@ -157,6 +169,18 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 			return nil, fmt.Errorf("invariant: a threshold range needs finite lo < hi and no s; have lo=%v hi=%v s=%v", p.Lo, p.Hi, p.S)
 		}
 	}
+	if p.Ranges != nil {
+		if len(p.Ranges) != 2*p.M || p.S != 0 || p.Lo != 0 || p.Hi != 0 {
+			return nil, fmt.Errorf("invariant: per-template ranges need 2 values for each of %d templates and no s, lo or hi; have %d values, s=%v lo=%v hi=%v",
+				p.M, len(p.Ranges), p.S, p.Lo, p.Hi)
+		}
+		for j := 0; j < p.M; j++ {
+			lo, hi := p.Ranges[2*j], p.Ranges[2*j+1]
+			if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+				return nil, fmt.Errorf("invariant: template %d's threshold range [%v, %v] needs finite lo < hi", j, lo, hi)
+			}
+		}
+	}
 	g, err := transforms.Build(p.Group)
 	if err != nil {
 		return nil, fmt.Errorf("invariant: %w", err)
@@ -168,10 +192,7 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 	if mp.s == 0 {
 		mp.s = 1 + p.Epsilon
 	}
-	mp.lo, mp.step = -mp.s, mp.s/float64(p.N)
-	if p.Lo != 0 || p.Hi != 0 {
-		mp.lo, mp.step = p.Lo, (p.Hi-p.Lo)/float64(2*p.N)
-	}
+	mp.setThresholds()
 	if p.G == 0 {
 		all, ok := g.Elements()
 		if !ok {
@@ -361,6 +382,108 @@ func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 	return New(x.Cols, p, seed)
 }
 
+// setThresholds places every template's thresholds as m.p says.
+func (m *Map) setThresholds() {
+	n := m.p.N
+	m.lo, m.step = -m.s, m.s/float64(n)
+	// Symmetric grid: index u = v·n/s + n, as the map always computed it.
+	scale, offset := float32(float64(n)/m.s), float32(n)
+	if m.p.Lo != 0 || m.p.Hi != 0 {
+		m.lo, m.step = m.p.Lo, (m.p.Hi-m.p.Lo)/float64(2*n)
+		scale, offset = float32(1/m.step), float32(-m.lo/m.step)
+	}
+	m.scale, m.offset = make([]float32, m.p.M), make([]float32, m.p.M)
+	if m.p.Ranges == nil {
+		for j := range m.scale {
+			m.scale[j], m.offset[j] = scale, offset
+		}
+		return
+	}
+	var sum float64
+	for j := range m.scale {
+		lo, hi := m.p.Ranges[2*j], m.p.Ranges[2*j+1]
+		step := (hi - lo) / float64(2*n)
+		m.scale[j], m.offset[j] = float32(1/step), float32(-lo/step)
+		sum += step
+	}
+	// One weight for all templates keeps every feature a count times one
+	// unit (CountUnit); the ridge sees each template's counts alike.
+	m.lo, m.step = math.NaN(), sum/float64(m.p.M)
+}
+
+// WithRanges returns the map with every template's thresholds spread evenly
+// over its own range: from the qlo to the qhi quantile of the projections
+// of up to rows rows of x (drawn by the map's seed) at every group element.
+// The fixed range [Lo, Hi] was read off projections pooled over all
+// templates in the same way; this reads it off each template alone. x must
+// be prepared as the map's inputs are (e.g. unit length), and its labels
+// are not needed. The ranges go into the recipe, so the map rebuilds
+// without x.
+func (m *Map) WithRanges(x blas32.General, rows int, qlo, qhi float64) (*Map, error) {
+	if x.Cols != m.in || x.Rows < 1 || rows < 1 {
+		return nil, fmt.Errorf("invariant: per-template ranges need rows of length %d, have %d×%d (rows %d)", m.in, x.Rows, x.Cols, rows)
+	}
+	if !(0 <= qlo && qlo < qhi && qhi <= 1) {
+		return nil, fmt.Errorf("invariant: per-template ranges need quantiles 0 ≤ lo < hi ≤ 1, have %v, %v", qlo, qhi)
+	}
+	sample := x
+	if rows < x.Rows {
+		// A partial Fisher–Yates shuffle on stream 3: streams 0–2 draw
+		// the templates, the group elements and the mix weights.
+		r := features.NewRand(m.seed, 3)
+		idx := make([]int, x.Rows)
+		for i := range idx {
+			idx[i] = i
+		}
+		sample = linalg.NewGeneral32(rows, x.Cols)
+		for i := 0; i < rows; i++ {
+			j := i + transforms.Intn(r, x.Rows-i)
+			idx[i], idx[j] = idx[j], idx[i]
+			copy(linalg.Row32(sample, i), linalg.Row32(x, idx[i]))
+		}
+	}
+	ng := len(m.elems)
+	ranges := make([]float64, 2*m.p.M)
+	chunk := max(1, projBudget/(sample.Rows*ng))
+	proj := make([]float32, sample.Rows*min(chunk, m.p.M)*ng)
+	for j0 := 0; j0 < m.p.M; j0 += chunk {
+		j1 := min(j0+chunk, m.p.M)
+		cols := (j1 - j0) * ng
+		pr := blas32.General{Rows: sample.Rows, Cols: cols, Stride: cols, Data: proj[:sample.Rows*cols]}
+		linalg.MulABt32(pr, sample, linalg.Rows32(m.t, j0*ng, j1*ng))
+		linalg.ParallelRows(j1-j0, 1, func(t0, t1 int) {
+			v := make([]float32, sample.Rows*ng)
+			for t := t0; t < t1; t++ {
+				for i := 0; i < sample.Rows; i++ {
+					copy(v[i*ng:(i+1)*ng], linalg.Row32(pr, i)[t*ng:(t+1)*ng])
+				}
+				slices.Sort(v)
+				ranges[2*(j0+t)], ranges[2*(j0+t)+1] = quantile(v, qlo), quantile(v, qhi)
+			}
+		})
+	}
+	for j := 0; j < m.p.M; j++ {
+		if !(ranges[2*j+1] > ranges[2*j]) {
+			return nil, fmt.Errorf("invariant: template %d's projections have no spread between quantiles %v and %v (%v, %v)", j, qlo, qhi, ranges[2*j], ranges[2*j+1])
+		}
+	}
+	c := *m
+	c.p.S, c.p.Lo, c.p.Hi, c.p.Ranges = 0, 0, 0, ranges
+	c.setThresholds()
+	return &c, nil
+}
+
+// quantile interpolates linearly between the order statistics of sorted v
+// (NumPy's default rule), so the probe's ranges and these agree.
+func quantile(v []float32, q float64) float64 {
+	h := q * float64(len(v)-1)
+	i := int(h)
+	if i >= len(v)-1 {
+		return float64(v[len(v)-1])
+	}
+	return float64(v[i]) + (h-float64(i))*(float64(v[i+1])-float64(v[i]))
+}
+
 func (m *Map) InDim() int  { return m.in }
 func (m *Map) OutDim() int { return m.p.M * (2*m.p.N + 1) }
 
@@ -376,11 +499,15 @@ func (m *Map) Params() Params { return m.p }
 // give Lo and Hi).
 func (m *Map) S() float64 { return m.s }
 
-// Thresholds returns the 2n+1 thresholds in increasing order.
-func (m *Map) Thresholds() []float64 {
+// Thresholds returns template j's 2n+1 thresholds in increasing order.
+func (m *Map) Thresholds(j int) []float64 {
+	lo, step := m.lo, m.step
+	if m.p.Ranges != nil {
+		lo, step = m.p.Ranges[2*j], (m.p.Ranges[2*j+1]-m.p.Ranges[2*j])/float64(2*m.p.N)
+	}
 	t := make([]float64, 2*m.p.N+1)
 	for k := range t {
-		t[k] = m.lo + float64(k)*m.step
+		t[k] = lo + float64(k)*step
 	}
 	return t
 }
@@ -434,7 +561,7 @@ func (m *Map) Apply(dst, x blas32.General) {
 			linalg.MulABt32(pr, xb, linalg.Rows32(m.t, j0*ng, j1*ng))
 			d := linalg.Rows32(dst, b0, b1)
 			d = blas32.General{Rows: d.Rows, Cols: (j1 - j0) * nb, Stride: d.Stride, Data: d.Data[j0*nb:]}
-			m.pool(d, pr)
+			m.pool(d, pr, j0)
 		}
 	}
 }
@@ -448,28 +575,24 @@ func (m *Map) CountUnit() (unit float32, maxCount int) {
 	return float32(math.Sqrt(m.step/float64(m.p.M)) / float64(len(m.elems))), len(m.elems)
 }
 
-// pool turns projections onto consecutive templates into their CDF
-// features, splitting rows among the CPUs.
-func (m *Map) pool(dst, proj blas32.General) {
-	linalg.ParallelRows(dst.Rows, 8, func(r0, r1 int) { m.poolRows(dst, proj, r0, r1) })
+// pool turns projections onto consecutive templates, from template j0 on,
+// into their CDF features, splitting rows among the CPUs.
+func (m *Map) pool(dst, proj blas32.General, j0 int) {
+	linalg.ParallelRows(dst.Rows, 8, func(r0, r1 int) { m.poolRows(dst, proj, j0, r0, r1) })
 }
 
 // poolRows counts, for rows [r0, r1) and every template whose projections
-// proj holds (|G| consecutive columns each), how many of its |G|
-// projections v satisfy v ≤ lo + k·step for each k. A projection's first
-// threshold is k = ⌈(v−lo)/step⌉, so one histogram over those indices and a
-// running sum give all 2n+1 counts in O(|G| + n). The weight √(step/m)
-// is the paper's √(s/(n·m)) on the symmetric grid (step = s/n).
-func (m *Map) poolRows(dst, proj blas32.General, r0, r1 int) {
+// proj holds (|G| consecutive columns each, the first template being j0),
+// how many of its |G| projections v satisfy v ≤ lo + k·step for each k. A
+// projection's first threshold is k = ⌈(v−lo)/step⌉, so one histogram over
+// those indices and a running sum give all 2n+1 counts in O(|G| + n). The
+// weight √(step/m) is the paper's √(s/(n·m)) on the symmetric grid
+// (step = s/n).
+func (m *Map) poolRows(dst, proj blas32.General, j0, r0, r1 int) {
 	n := m.p.N
 	ng := len(m.elems)
 	nb := 2*n + 1
 	hist := make([]int32, nb+1)
-	// Symmetric grid: index u = v·n/s + n, as the map always computed it.
-	scale, offset := float32(float64(n)/m.s), float32(n)
-	if m.p.Lo != 0 || m.p.Hi != 0 {
-		scale, offset = float32(1/m.step), float32(-m.lo/m.step)
-	}
 	top := float32(2 * n)
 	w, _ := m.CountUnit()
 	for r := r0; r < r1; r++ {
@@ -477,6 +600,7 @@ func (m *Map) poolRows(dst, proj blas32.General, r0, r1 int) {
 		drow := linalg.Row32(dst, r)
 		for j := 0; j < proj.Cols/ng; j++ {
 			clear(hist)
+			scale, offset := m.scale[j0+j], m.offset[j0+j]
 			for _, v := range prow[j*ng : (j+1)*ng] {
 				u := v*scale + offset // threshold index + n, as a real number
 				var c int

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -104,16 +105,22 @@ func checkOrbitInvariance(t *testing.T, g *transforms.PermutationGroup, m *Map) 
 }
 
 // TestPoolingMatchesDefinition checks the histogram counting against the
-// definition: feature (j, k) = √(Δ/m)·(1/|G|)·#{i : ⟨g_i·t_j, x⟩ ≤ τ_k}, with
-// τ_k = s·k/n and Δ = s/n on the symmetric grid, τ_k = lo + k·Δ and
-// Δ = (hi−lo)/(2n) on a threshold range.
+// definition: feature (j, k) = √(Δ/m)·(1/|G|)·#{i : ⟨g_i·t_j, x⟩ ≤ τ_jk},
+// with τ_jk = s·k/n and Δ = s/n on the symmetric grid, τ_jk = lo + k·Δ and
+// Δ = (hi−lo)/(2n) on a threshold range, and τ_jk = lo_j + k·Δ_j with Δ the
+// mean of the Δ_j = (hi_j−lo_j)/(2n) on per-template ranges.
 func TestPoolingMatchesDefinition(t *testing.T) {
 	g := permGroup(t, 4, 3)
-	for _, p := range []Params{
-		{M: 7, N: 5, G: 0, Group: g.Spec()},
-		{M: 3, N: 1, G: 9, Group: g.Spec(), Templates: Sphere, S: 0.3}, // many projections beyond ±s
-		{M: 4, N: 6, G: 0, Group: g.Spec(), Lo: -0.1, Hi: 0.35},        // an off-centre range, projections on both sides
+	for _, c := range []struct {
+		p      Params
+		ranged bool // per-template ranges from the inner 80 % of x's projections
+	}{
+		{p: Params{M: 7, N: 5, G: 0, Group: g.Spec()}},
+		{p: Params{M: 3, N: 1, G: 9, Group: g.Spec(), Templates: Sphere, S: 0.3}}, // many projections beyond ±s
+		{p: Params{M: 4, N: 6, G: 0, Group: g.Spec(), Lo: -0.1, Hi: 0.35}},        // an off-centre range, projections on both sides
+		{p: Params{M: 5, N: 3, G: 0, Group: g.Spec()}, ranged: true},
 	} {
+		p := c.p
 		m, err := New(12, p, 11)
 		if err != nil {
 			t.Fatal(err)
@@ -123,6 +130,12 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 		for i := range x.Data {
 			x.Data[i] = float32(r.NormFloat64() / 3)
 		}
+		if c.ranged {
+			if m, err = m.WithRanges(x, x.Rows, 0.1, 0.9); err != nil {
+				t.Fatal(err)
+			}
+			p = m.Params()
+		}
 		z := apply(m, x)
 		_, elems := m.Group()
 		ng, nb := len(elems), 2*p.N+1
@@ -130,9 +143,25 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 		if p.Hi != 0 {
 			lo, delta = p.Lo, (p.Hi-p.Lo)/float64(2*p.N)
 		}
-		thr := m.Thresholds()
-		if len(thr) != nb || math.Abs(thr[0]-lo) > 1e-12 || math.Abs(thr[nb-1]-(lo+float64(2*p.N)*delta)) > 1e-12 {
-			t.Fatalf("params %+v: thresholds %v", p, thr)
+		los, deltas := make([]float64, p.M), make([]float64, p.M)
+		for j := range los {
+			los[j], deltas[j] = lo, delta
+		}
+		if c.ranged {
+			delta = 0
+			for j := range los {
+				los[j], deltas[j] = p.Ranges[2*j], (p.Ranges[2*j+1]-p.Ranges[2*j])/float64(2*p.N)
+				delta += deltas[j] / float64(p.M)
+			}
+			if deltas[0] == deltas[1] {
+				t.Fatalf("ranges %v: templates 0 and 1 share a range, so per-template ranges are not exercised", p.Ranges)
+			}
+		}
+		for j := range los {
+			thr := m.Thresholds(j)
+			if len(thr) != nb || math.Abs(thr[0]-los[j]) > 1e-12 || math.Abs(thr[nb-1]-(los[j]+float64(2*p.N)*deltas[j])) > 1e-12 {
+				t.Fatalf("params %+v: template %d thresholds %v", p, j, thr)
+			}
 		}
 		w := math.Sqrt(delta/float64(p.M)) / float64(ng)
 		var below, above int // projections outside the thresholds, so both ends are exercised
@@ -140,7 +169,7 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 			xr := linalg.Row32(x, row)
 			for j := 0; j < p.M; j++ {
 				for k := -p.N; k <= p.N; k++ {
-					tau := float32(lo + float64(k+p.N)*delta)
+					tau := float32(los[j] + float64(k+p.N)*deltas[j])
 					count := 0
 					for i := 0; i < ng; i++ {
 						var v float32
@@ -164,8 +193,8 @@ func TestPoolingMatchesDefinition(t *testing.T) {
 				}
 			}
 		}
-		if p.Hi != 0 && (below == 0 || above == 0) {
-			t.Errorf("range [%v, %v]: %d projections below it, %d above: the ends were not exercised", p.Lo, p.Hi, below, above)
+		if (p.Hi != 0 || c.ranged) && (below == 0 || above == 0) {
+			t.Errorf("range [%v, %v] (per template: %v): %d projections below it, %d above: the ends were not exercised", p.Lo, p.Hi, c.ranged, below, above)
 		}
 	}
 }
@@ -286,6 +315,106 @@ func TestRecipeRebuilds(t *testing.T) {
 		if _, err := New(12, p, 1); err == nil {
 			t.Errorf("params %+v accepted", p)
 		}
+	}
+}
+
+// TestWithRanges checks per-template ranges against NumPy's quantile rule
+// on projections computed here in float64, that a subsample is drawn by the
+// seed alone, that the ranges travel in the recipe, that a finite group
+// used whole still gives exactly invariant features, and that bad ranges
+// are refused.
+func TestWithRanges(t *testing.T) {
+	g := permGroup(t, 5, 8)
+	all, _ := g.Elements()
+	m, err := New(40, Params{M: 6, N: 4, G: 0, Group: g.Spec(), Templates: Sphere, GridBits: 12}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := uniformRows(40, 40, 3)
+	rm, err := m.WithRanges(x, x.Rows, 0.01, 0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng := len(all)
+	for j := 0; j < 6; j++ {
+		var v []float64
+		for row := 0; row < x.Rows; row++ {
+			for i := 0; i < ng; i++ {
+				var d float64
+				for c, tv := range linalg.Row32(m.Transformed(), j*ng+i) {
+					d += float64(tv) * float64(linalg.Row32(x, row)[c])
+				}
+				v = append(v, d)
+			}
+		}
+		slices.Sort(v)
+		for q, want := range map[float64]float64{0.01: 0, 0.99: 0} {
+			h := q * float64(len(v)-1)
+			i := int(h)
+			want = v[i] + (h-float64(i))*(v[i+1]-v[i])
+			got := rm.Params().Ranges[2*j]
+			if q == 0.99 {
+				got = rm.Params().Ranges[2*j+1]
+			}
+			if math.Abs(got-want) > 1e-5 {
+				t.Errorf("template %d: quantile %v is %v, want %v", j, q, got, want)
+			}
+		}
+	}
+	if m.Params().Ranges != nil {
+		t.Error("WithRanges changed the map it was called on")
+	}
+	// A subsample is the seed's: the same twice, and not all of x.
+	s1, err := m.WithRanges(x, 10, 0.01, 0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := m.WithRanges(x, 10, 0.01, 0.99)
+	if !reflect.DeepEqual(s1.Params().Ranges, s2.Params().Ranges) || reflect.DeepEqual(s1.Params().Ranges, rm.Params().Ranges) {
+		t.Errorf("ranges from 10 rows: %v and %v, from all %v", s1.Params().Ranges, s2.Params().Ranges, rm.Params().Ranges)
+	}
+	rec, err := features.Build(rm.Recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := apply(rm, x)
+	if !reflect.DeepEqual(apply(rec, x).Data, z.Data) {
+		t.Error("the rebuilt map computes different features")
+	}
+	if reflect.DeepEqual(apply(m, x).Data, z.Data) {
+		t.Error("per-template ranges left the features as they were")
+	}
+	// One-hot sequences under every permutation: Φ(g·x) = Φ(x) bit for bit.
+	seq := []int{1, 4, 4, 0, 7}
+	base := linalg.Row32(apply(rm, rows(oneHot(seq, 8))), 0)
+	if distinct := len(slices.Compact(slices.Sorted(slices.Values(base)))); distinct < 4 {
+		t.Fatalf("the sequence's features take %d values: its projections miss the ranges, so invariance would be trivial", distinct)
+	}
+	for _, e := range all {
+		moved := linalg.NewGeneral32(1, 40)
+		g.Apply(linalg.Row32(moved, 0), linalg.Row32(rows(oneHot(seq, 8)), 0), e)
+		if !reflect.DeepEqual(linalg.Row32(apply(rm, moved), 0), base) {
+			t.Fatalf("element %v: features differ from the sequence's", e)
+		}
+	}
+	if _, err := m.WithRanges(x, x.Rows, 0.5, 0.5); err == nil {
+		t.Error("equal quantiles accepted")
+	}
+	if _, err := m.WithRanges(linalg.NewGeneral32(3, 40), 3, 0.1, 0.9); err == nil {
+		t.Error("rows projecting without spread accepted")
+	}
+	p := rm.Params()
+	for _, bad := range [][]float64{p.Ranges[:10], append(slices.Clone(p.Ranges[:11]), p.Ranges[10]), append(slices.Clone(p.Ranges[:11]), math.Inf(1))} {
+		q := p
+		q.Ranges = bad
+		if _, err := New(40, q, 7); err == nil {
+			t.Errorf("ranges %v accepted", bad)
+		}
+	}
+	q := p
+	q.Lo, q.Hi = -1, 1
+	if _, err := New(40, q, 7); err == nil {
+		t.Error("per-template ranges beside lo and hi accepted")
 	}
 }
 

@@ -16,8 +16,8 @@ import (
 // extraction that is not the GEMM (whose cost is 2·784 flops a projection).
 func BenchmarkPoolMNIST(b *testing.B) {
 	const rows = 256
-	m := &Map{p: Params{M: benchM, N: benchBins, Lo: benchLo, Hi: benchHi}, elems: make([]transforms.Element, benchG),
-		lo: benchLo, step: (benchHi - benchLo) / (2 * benchBins)}
+	m := &Map{p: Params{M: benchM, N: benchBins, Lo: benchLo, Hi: benchHi}, elems: make([]transforms.Element, benchG), s: 1}
+	m.setThresholds()
 	r := rand.New(rand.NewPCG(3, 4))
 	proj := linalg.NewGeneral32(rows, benchM*benchG)
 	// Spread like the projections of unit images on difference templates,
@@ -26,7 +26,7 @@ func BenchmarkPoolMNIST(b *testing.B) {
 		proj.Data[i] = float32(r.NormFloat64() * 0.2)
 	}
 	dst := linalg.NewGeneral32(rows, benchM*(2*benchBins+1))
-	m.poolRows(dst, proj, 0, rows) // touch dst once outside the timing
+	m.poolRows(dst, proj, 0, 0, rows) // touch dst once outside the timing
 	// The configuration must be one where pooling does work: every
 	// template's 2n+1 counts form a CDF (never falling), and the top
 	// threshold, 0.5, sits above most of the projections spread around 0.
@@ -52,7 +52,7 @@ func BenchmarkPoolMNIST(b *testing.B) {
 		b.Skip("no thread CPU clock on this platform")
 	}
 	for i := 0; i < b.N; i++ {
-		m.poolRows(dst, proj, 0, rows)
+		m.poolRows(dst, proj, 0, 0, rows)
 	}
 	c1, _ := flopmeter.ThreadCPU()
 	cpu := c1 - c0

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -31,7 +33,11 @@ type mapFlags struct {
 	s, eps       float64
 	// lo, hi: a threshold range replacing [−s, s] (both zero: unused).
 	lo, hi float64
-	group  *transforms.Spec
+	// templateRanges: "QLO,QHI" gives every template its own threshold
+	// range, read off rangeRows unlabelled rows ("": one range for all).
+	templateRanges string
+	rangeRows      int
+	group          *transforms.Spec
 	// templateRows are the unlabelled rows that --templates data draws
 	// from; a task that offers data templates sets them.
 	templateRows *blas32.General
@@ -55,6 +61,8 @@ func (f *mapFlags) register(fs *flag.FlagSet, defKind string, defM int) {
 	fs.Float64Var(&f.s, "s", 0, "invariant: thresholds span [−s, s] (0: 1+ε, right for unit-length inputs)")
 	fs.Float64Var(&f.lo, "lo", 0, "invariant: with --hi, put the 2n+1 thresholds evenly on [lo, hi] instead of [−s, s] (--s is then unused)")
 	fs.Float64Var(&f.hi, "hi", 0, "invariant: upper end of the threshold range (see --lo)")
+	fs.StringVar(&f.templateRanges, "template-ranges", "", "invariant: QLO,QHI (e.g. 0.01,0.99) spreads each template's thresholds evenly between those quantiles of its own projections of --range-rows unlabelled training rows, instead of one range for all")
+	fs.IntVar(&f.rangeRows, "range-rows", 2000, "invariant: unlabelled training rows drawn to read --template-ranges off")
 	fs.Float64Var(&f.eps, "epsilon", 0.5, "invariant: ε of the Gaussian templates' rejection bound")
 	f.sel.register(fs)
 }
@@ -84,25 +92,57 @@ func (f *mapFlags) recipe(in int) (features.Recipe, error) {
 		if f.lo != 0 || f.hi != 0 {
 			p.S, p.Lo, p.Hi = 0, f.lo, f.hi
 		}
-		if invariant.FromData(f.templates) {
-			if f.templateRows == nil {
-				return r, fmt.Errorf("--templates %s: this task has no unlabelled rows to draw templates from", f.templates)
-			}
-			// The drawn rows go into the recipe, so the map rebuilds
-			// without the data.
-			m, err := invariant.NewFromData(*f.templateRows, p, f.seed)
-			if err != nil {
-				return r, err
-			}
-			return m.Recipe(), nil
+		qlo, qhi, err := f.rangeQuantiles()
+		if err != nil {
+			return r, err
 		}
-		r.Params = features.MarshalParams(p)
+		if qhi != 0 && (f.lo != 0 || f.hi != 0) {
+			return r, fmt.Errorf("--template-ranges replaces --lo and --hi (and --s): give one or the other")
+		}
+		if qhi == 0 && !invariant.FromData(f.templates) {
+			r.Params = features.MarshalParams(p)
+			break
+		}
+		if f.templateRows == nil {
+			return r, fmt.Errorf("--templates %s --template-ranges %q: this task has no unlabelled rows to draw from", f.templates, f.templateRanges)
+		}
+		// The drawn rows and the ranges go into the recipe, so the map
+		// rebuilds without the data.
+		var m *invariant.Map
+		if invariant.FromData(f.templates) {
+			m, err = invariant.NewFromData(*f.templateRows, p, f.seed)
+		} else {
+			m, err = invariant.New(in, p, f.seed)
+		}
+		if err == nil && qhi != 0 {
+			m, err = m.WithRanges(*f.templateRows, f.rangeRows, qlo, qhi)
+		}
+		if err != nil {
+			return r, err
+		}
+		return m.Recipe(), nil
 	case "identity", "raw":
 		r.Kind = "identity"
 	default:
 		return r, fmt.Errorf("unknown --map %q (known kinds: %v)", f.kind, features.Kinds())
 	}
 	return r, nil
+}
+
+// rangeQuantiles parses --template-ranges; both zero when it is not given.
+func (f *mapFlags) rangeQuantiles() (qlo, qhi float64, err error) {
+	if f.templateRanges == "" {
+		return 0, 0, nil
+	}
+	parts := strings.Split(f.templateRanges, ",")
+	if len(parts) == 2 {
+		qlo, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+		qhi, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+		if err1 == nil && err2 == nil && 0 <= qlo && qlo < qhi && qhi <= 1 {
+			return qlo, qhi, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("--template-ranges %q: want two quantiles QLO,QHI with 0 ≤ QLO < QHI ≤ 1", f.templateRanges)
 }
 
 // label describes the map for tables.
@@ -121,6 +161,9 @@ func (f *mapFlags) label(m features.Map) string {
 		thr := ""
 		if f.lo != 0 || f.hi != 0 {
 			thr = fmt.Sprintf(" τ∈[%g,%g]", f.lo, f.hi)
+		}
+		if f.templateRanges != "" {
+			thr = fmt.Sprintf(" τ per template on quantiles %s", f.templateRanges)
 		}
 		g := fmt.Sprint(f.g)
 		if f.g == 0 {
