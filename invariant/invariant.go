@@ -463,6 +463,9 @@ func (m *Map) WithRanges(x blas32.General, rows int, qlo, qhi float64) (*Map, er
 		})
 	}
 	for j := 0; j < m.p.M; j++ {
+		if math.IsNaN(ranges[2*j]) || math.IsNaN(ranges[2*j+1]) || math.IsInf(ranges[2*j], 0) || math.IsInf(ranges[2*j+1], 0) {
+			return nil, fmt.Errorf("invariant: template %d's projection quantiles are %v and %v: the rows hold a NaN or infinite value", j, ranges[2*j], ranges[2*j+1])
+		}
 		if !(ranges[2*j+1] > ranges[2*j]) {
 			return nil, fmt.Errorf("invariant: template %d's projections have no spread between quantiles %v and %v (%v, %v)", j, qlo, qhi, ranges[2*j], ranges[2*j+1])
 		}

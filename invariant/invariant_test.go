@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -400,8 +401,15 @@ func TestWithRanges(t *testing.T) {
 	if _, err := m.WithRanges(x, x.Rows, 0.5, 0.5); err == nil {
 		t.Error("equal quantiles accepted")
 	}
-	if _, err := m.WithRanges(linalg.NewGeneral32(3, 40), 3, 0.1, 0.9); err == nil {
-		t.Error("rows projecting without spread accepted")
+	if _, err := m.WithRanges(linalg.NewGeneral32(3, 40), 3, 0.1, 0.9); err == nil || !strings.Contains(err.Error(), "no spread") {
+		t.Errorf("rows projecting without spread: %v", err)
+	}
+	nan := uniformRows(40, 40, 3)
+	for i := range nan.Data[:40] {
+		nan.Data[i] = float32(math.NaN()) // one whole row: its projections are NaN at every template
+	}
+	if _, err := m.WithRanges(nan, nan.Rows, 0, 1); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("rows with NaN: %v", err)
 	}
 	p := rm.Params()
 	for _, bad := range [][]float64{p.Ranges[:10], append(slices.Clone(p.Ranges[:11]), p.Ranges[10]), append(slices.Clone(p.Ranges[:11]), math.Inf(1))} {
