@@ -119,7 +119,7 @@ if a.map=='inv':
         qx=prep(X[np.random.default_rng(a.seed+7).choice(50000,a.qrows,replace=False)])
         Pq=(qx@T.T).reshape(-1,a.m,ng).transpose(1,0,2).reshape(a.m,-1)
         ql,qh=np.quantile(Pq,[a.qlo,a.qhi],axis=1); del Pq
-        print('per-template ranges: lo quartiles',np.round(np.quantile(ql,[0.1,0.5,0.9]),3),'hi quartiles',np.round(np.quantile(qh,[0.1,0.5,0.9]),3),flush=True)
+        print('per-template ranges: lower ends at their 10/50/90 %',np.round(np.quantile(ql,[0.1,0.5,0.9]),3),'upper ends',np.round(np.quantile(qh,[0.1,0.5,0.9]),3),flush=True)
         thr=ql[:,None]+(qh-ql)[:,None]*np.arange(nb)[None,:]/(nb-1)
     elif a.thr=='quant':
         # thresholds fixed from unlabelled training rows (labels unread), before any fit

@@ -349,15 +349,11 @@ func TestWithRanges(t *testing.T) {
 			}
 		}
 		slices.Sort(v)
-		for q, want := range map[float64]float64{0.01: 0, 0.99: 0} {
+		for end, q := range []float64{0.01, 0.99} {
 			h := q * float64(len(v)-1)
 			i := int(h)
-			want = v[i] + (h-float64(i))*(v[i+1]-v[i])
-			got := rm.Params().Ranges[2*j]
-			if q == 0.99 {
-				got = rm.Params().Ranges[2*j+1]
-			}
-			if math.Abs(got-want) > 1e-5 {
+			want := v[i] + (h-float64(i))*(v[i+1]-v[i])
+			if got := rm.Params().Ranges[2*j+end]; math.Abs(got-want) > 1e-5 {
 				t.Errorf("template %d: quantile %v is %v, want %v", j, q, got, want)
 			}
 		}
