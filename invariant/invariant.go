@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -330,17 +331,7 @@ func NewFromData(x blas32.General, p Params, seed uint64) (*Map, error) {
 	if p.M < 1 || rowsPer*p.M > x.Rows {
 		return nil, fmt.Errorf("invariant: %d %s templates from %d rows", p.M, p.Templates, x.Rows)
 	}
-	r := features.NewRand(seed, 0)
-	// A partial Fisher–Yates shuffle picks distinct rows.
-	idx := make([]int, x.Rows)
-	for i := range idx {
-		idx[i] = i
-	}
-	for i := 0; i < rowsPer*p.M; i++ {
-		j := i + transforms.Intn(r, x.Rows-i)
-		idx[i], idx[j] = idx[j], idx[i]
-	}
-	p.Sources = append([]int(nil), idx[:rowsPer*p.M]...)
+	p.Sources = distinctRows(features.NewRand(seed, 0), x.Rows, rowsPer*p.M)
 	p.MixWeights = nil
 	if p.Templates == DataMix {
 		// Stream 2: stream 1 samples the group elements, and stream 0 is
@@ -428,18 +419,11 @@ func (m *Map) WithRanges(x blas32.General, rows int, qlo, qhi float64) (*Map, er
 	}
 	sample := x
 	if rows < x.Rows {
-		// A partial Fisher–Yates shuffle on stream 3: streams 0–2 draw
-		// the templates, the group elements and the mix weights.
-		r := features.NewRand(m.seed, 3)
-		idx := make([]int, x.Rows)
-		for i := range idx {
-			idx[i] = i
-		}
+		// Stream 3: streams 0–2 draw the templates, the group elements
+		// and the mix weights.
 		sample = linalg.NewGeneral32(rows, x.Cols)
-		for i := 0; i < rows; i++ {
-			j := i + transforms.Intn(r, x.Rows-i)
-			idx[i], idx[j] = idx[j], idx[i]
-			copy(linalg.Row32(sample, i), linalg.Row32(x, idx[i]))
+		for i, src := range distinctRows(features.NewRand(m.seed, 3), x.Rows, rows) {
+			copy(linalg.Row32(sample, i), linalg.Row32(x, src))
 		}
 	}
 	ng := len(m.elems)
@@ -474,6 +458,20 @@ func (m *Map) WithRanges(x blas32.General, rows int, qlo, qhi float64) (*Map, er
 	c.p.S, c.p.Lo, c.p.Hi, c.p.Ranges = 0, 0, 0, ranges
 	c.setThresholds()
 	return &c, nil
+}
+
+// distinctRows draws k distinct indices below n in the order a partial
+// Fisher–Yates shuffle with r picks them.
+func distinctRows(r *rand.Rand, n, k int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + transforms.Intn(r, n-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	return slices.Clone(idx[:k]) // not the whole shuffle: Sources is kept in the recipe
 }
 
 // quantile interpolates linearly between the order statistics of sorted v
