@@ -48,47 +48,53 @@ eval-digits: build
 # with /s/ (22 candidates). Eighth round: quiet frames lifted toward the loudest by at most 20 dB
 # (--level-lift-db 20, for weak /s/; 23 candidates). Ninth round: twenty self-training rounds (24 candidates). Tenth round: the
 # ten-round setting with the fourth round's HMM as teacher (25 candidates; 7 runs, 27 min with the 21 HMMs trained).
+# Eleventh round: 100 synthetic voices with twenty rounds, and twenty rounds with m = 6000 (27 candidates).
 LOSO_ST4 := --self-train 0.25,0.5,0.75,1
+LOSO_ST20 := --self-train 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1
 LOSO_ENDPOINT := --floor-share -1
 LOSO_WARP := --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
 LOSO_HMM := --recognizer combo --hmm-m 1000 --hmm-passes 2
+# Every candidate gives its m itself (eval digits-nested refuses a flag set both by a candidate and after --).
+LOSO_M := --m 3000
 # The fifth round's and later candidates (the eleven older ones below never have the best inner score of a fold,
 # and neither has the tenth round's), whose runs docs/runs/digits-loso.jsonl records.
 LOSO_RECORDED := \
-	--candidate 'synth50+st4+fsoff-gap15: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 150' \
-	--candidate 'synth50+st4+fsoff-gap10: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth50+st8+fsoff-gap15: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 150' \
-	--candidate 'synth50+st8+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth50+st10+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth100+st8+fsoff-gap10: --speaker-norm mean --synth-voices 100 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth50+st10+fsoff-gap10+trim80: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 80' \
-	--candidate 'synth50+st10+fsoff-gap10+trim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150' \
-	--candidate 'synth50+st10+fsoff-gap10+ens3: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --seeds 3 --ensemble' \
-	--candidate 'synth50+st10+fsoff-gap10+strim80: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 80 --onset-trim-labels 6,7' \
-	--candidate 'synth50+st10+fsoff-gap10+strim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150 --onset-trim-labels 6,7' \
-	--candidate 'synth50+st10+fsoff-gap10+lift20: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --level-lift-db 20' \
-	--candidate 'synth50+st20+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1 $(LOSO_ENDPOINT) --max-gap-ms 100' \
-	--candidate 'synth50+st10+fsoff-gap10+hmm1-teacher: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only'
+	--candidate 'synth50+st4+fsoff-gap15: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 150 $(LOSO_M)' \
+	--candidate 'synth50+st4+fsoff-gap10: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth50+st8+fsoff-gap15: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 150 $(LOSO_M)' \
+	--candidate 'synth50+st8+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth100+st8+fsoff-gap10: --speaker-norm mean --synth-voices 100 --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+trim80: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 80 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+trim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+ens3: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --seeds 3 --ensemble $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+strim80: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 80 --onset-trim-labels 6,7 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+strim150: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --onset-trim-ms 150 --onset-trim-labels 6,7 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+lift20: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 --level-lift-db 20 $(LOSO_M)' \
+	--candidate 'synth50+st20+fsoff-gap10: --speaker-norm mean --synth-voices 50 $(LOSO_ST20) $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth50+st10+fsoff-gap10+hmm1-teacher: --speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only $(LOSO_M)' \
+	--candidate 'synth100+st20+fsoff-gap10: --speaker-norm mean --synth-voices 100 $(LOSO_ST20) $(LOSO_ENDPOINT) --max-gap-ms 100 $(LOSO_M)' \
+	--candidate 'synth50+st20+fsoff-gap10+m6000: --speaker-norm mean --synth-voices 50 $(LOSO_ST20) $(LOSO_ENDPOINT) --max-gap-ms 100 --m 6000'
 # Defined first: LOSO_CANDIDATES below is expanded where it is defined (:=), and a variable defined after it
 # would expand to nothing there (until Nov 23 `make eval-digits-loso` ran only the eleven oldest candidates).
 LOSO_CANDIDATES := \
-	--candidate 'cmvn: --speaker-norm mean' \
-	--candidate 'synth50: --speaker-norm mean --synth-voices 50' \
-	--candidate 'speed: --speaker-norm mean --speed-perturb 0.9,1.1' \
-	--candidate 'st4: --speaker-norm mean $(LOSO_ST4)' \
-	--candidate 'st8: --speaker-norm mean --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1' \
-	--candidate 'synth50+st4: --speaker-norm mean --synth-voices 50 $(LOSO_ST4)' \
-	--candidate 'warp+st4: --speaker-norm mean $(LOSO_WARP) $(LOSO_ST4)' \
-	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4)' \
-	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1' \
-	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2' \
-	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only' \
+	--candidate 'cmvn: --speaker-norm mean $(LOSO_M)' \
+	--candidate 'synth50: --speaker-norm mean --synth-voices 50 $(LOSO_M)' \
+	--candidate 'speed: --speaker-norm mean --speed-perturb 0.9,1.1 $(LOSO_M)' \
+	--candidate 'st4: --speaker-norm mean $(LOSO_ST4) $(LOSO_M)' \
+	--candidate 'st8: --speaker-norm mean --self-train 0.125,0.25,0.375,0.5,0.625,0.75,0.875,1 $(LOSO_M)' \
+	--candidate 'synth50+st4: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_M)' \
+	--candidate 'warp+st4: --speaker-norm mean $(LOSO_WARP) $(LOSO_ST4) $(LOSO_M)' \
+	--candidate 'synth50+warp+st4: --speaker-norm mean --synth-voices 50 $(LOSO_WARP) $(LOSO_ST4) $(LOSO_M)' \
+	--candidate 'synth50+st4+hmm1: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 $(LOSO_M)' \
+	--candidate 'synth50+st4+hmm2: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 2 $(LOSO_M)' \
+	--candidate 'synth50+st4+hmm1-teacher: --speaker-norm mean --synth-voices 50 $(LOSO_ST4) $(LOSO_HMM) --hmm-weight 1 --hmm-teacher-only $(LOSO_M)' \
 	$(LOSO_RECORDED)
 # Every run goes to $(LOSO_RUNS) as it finishes, so an interrupted selection resumes where it stopped.
 LOSO_RUNS ?= out/digits-loso-runs.jsonl
 eval-digits-loso: build
 	mkdir -p $(dir $(LOSO_RUNS))
-	nice -n 10 $(BIN) eval digits-nested --results $(LOSO_RUNS) $(LOSO_CANDIDATES) -- --m 3000
+	nice -n 10 $(BIN) eval digits-nested --results $(LOSO_RUNS) $(LOSO_CANDIDATES)
 
 # The nested table of all 25 candidates, printed in seconds from the recorded runs (docs/runs/digits-loso.jsonl:
 # 245 runs: 7 per candidate and the fifth round's other probes, each with the digest of the recordings it read; the eleven oldest candidates'
@@ -96,14 +102,14 @@ eval-digits-loso: build
 # without running anything: a check of the table's arithmetic and choices, not a re-measurement (that is
 # eval-digits-loso).
 eval-digits-loso-recorded: build
-	$(BIN) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_CANDIDATES) -- --m 3000
+	$(BIN) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_CANDIDATES)
 
 # The same with one more candidate that assumes every unseen voice says each digit equally often (FSDD's
 # design): self-training's pseudo-labels are capped at each class's share. It uses a fact about the test
 # voice's labels, so it is reported apart.
 eval-digits-loso-balanced: build
 	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) \
-		--candidate 'st4-balanced: --speaker-norm mean $(LOSO_ST4) --self-train-balanced' -- --m 3000
+		--candidate 'st4-balanced: --speaker-norm mean $(LOSO_ST4) --self-train-balanced $(LOSO_M)'
 
 # Leave-one-speaker-out through the product path: per held-out voice, train digits on the other five with
 # the adaptable model's settings, then recognize --adapt over the voice's recordings (all 500, and 10-250

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/rfstream/rfstream/datasets"
 )
@@ -67,11 +68,24 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 	if len(cands) == 0 {
 		return errors.New("give at least one --candidate")
 	}
+	// The shared flags after -- follow each candidate's, so where both set a
+	// flag the shared value would win without a word (a candidate's own --m
+	// would be ignored): refuse that, as well as the flags set here.
+	shared := map[string]bool{}
+	for _, a := range fs.Args() {
+		if name, ok := flagName(a); ok {
+			shared[name] = true
+		}
+	}
 	for _, c := range cands {
 		for _, a := range c.args {
-			switch strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-") {
-			case "split", "exclude-speakers", "json", "fsdd", "train-manifest", "test-manifest":
+			name, _ := flagName(a)
+			switch {
+			case name == "split" || name == "exclude-speakers" || name == "json" || name == "fsdd" ||
+				name == "train-manifest" || name == "test-manifest":
 				return fmt.Errorf("candidate %s: %s is set by eval digits-nested", c.name, a)
+			case shared[name]:
+				return fmt.Errorf("candidate %s sets %s, which the flags after -- set for every run (the later would win): give it in each candidate instead", c.name, a)
 			}
 		}
 	}
@@ -216,6 +230,17 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 }
 
 var _ flag.Value = (*candidateFlag)(nil)
+
+// flagName returns the name of a command-line flag ("--m 3000" and
+// "-m=3000" both name m) and whether a is a flag at all; a value such as
+// "-1" is not.
+func flagName(a string) (string, bool) {
+	name := strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0]
+	if !strings.HasPrefix(a, "-") || name == "" || !unicode.IsLetter(rune(name[0])) {
+		return "", false
+	}
+	return name, true
+}
 
 // nestedRun is one line of eval digits-nested --results.
 type nestedRun struct {

@@ -92,6 +92,36 @@ func TestEvalDigitsNestedRefusesBadCandidates(t *testing.T) {
 	}
 }
 
+// A flag given both by a candidate and after -- for every run is refused
+// before anything runs: the later value would silently win.
+func TestEvalDigitsNestedRefusesAFlagSetTwice(t *testing.T) {
+	fsdd := toyFSDD3(t)
+	for _, shared := range [][]string{{"--m", "4"}, {"--m=4"}, {"-m", "4"}} {
+		var out, errb bytes.Buffer
+		args := append([]string{"eval", "digits-nested", "--fsdd", fsdd,
+			"--candidate", "a: --frames 16", "--candidate", "b: --frames 16 --m 3", "--"}, shared...)
+		if code := run(args, &out, &errb); code == 0 {
+			t.Fatalf("%v: exit 0", shared)
+		}
+		if !strings.Contains(errb.String(), "candidate b sets --m") {
+			t.Errorf("%v: the error does not name the candidate and the flag: %s", shared, errb.String())
+		}
+		if strings.Contains(errb.String(), "eval digits --") {
+			t.Errorf("%v: ran before refusing: %s", shared, errb.String())
+		}
+	}
+}
+
+func TestFlagName(t *testing.T) {
+	for a, want := range map[string]string{"--m": "m", "-m": "m", "--m=3000": "m", "--floor-share": "floor-share",
+		"-1": "", "-0.5": "", "--": "", "3000": "", "0.1,0.2": "", "-": ""} {
+		got, ok := flagName(a)
+		if got != want || ok != (want != "") {
+			t.Errorf("flagName(%q) = %q, %v; want %q", a, got, ok, want)
+		}
+	}
+}
+
 // --results records every run and a second selection reuses them: the
 // same table without running eval digits again; with part of the file, it
 // runs only what is missing and still gives the same table.
