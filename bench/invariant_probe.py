@@ -46,6 +46,7 @@ ap.add_argument('--subs',default='')  # with --group grid: extra CDF blocks over
 ap.add_argument('--tcenter',type=int,default=1)  # 0: copies scaled to unit length but not centred
 ap.add_argument('--tsrc',default='data')  # data: training images; diff: differences of two random training images; gausscov: Gaussian with the rows' covariance; kmeans: k-means centroids of 20000 unlabelled training images
 ap.add_argument('--intercept',type=int,default=0)  # 1: also fit with an unpenalised intercept (dual only: the Gram centred over the training rows)
+ap.add_argument('--window',type=int,default=0)  # >0: every template source masked to one random window x window square (local templates)
 ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
 a=ap.parse_args()
 D=a.data.rstrip('/')+'/'
@@ -88,6 +89,13 @@ if a.map=='inv':
         from sklearn.cluster import MiniBatchKMeans
         km=MiniBatchKMeans(a.m,random_state=a.seed,n_init=1,batch_size=2048).fit(X[rng.choice(50000,20000,replace=False)])
         src=km.cluster_centers_.astype(np.float32).reshape(-1,28,28)
+    if a.window>0:
+        # local templates: each source keeps one random window x window square inside the central 20 x 20
+        # pixels, where MNIST's digits lie (zero elsewhere), so after the group acts it asks about one part of
+        # the digit, pooled over the same rotations and shifts
+        W=a.window; assert 0<W<=20; msk=np.zeros_like(src)
+        for j,(r0,c0) in enumerate(rng.integers(4,24-W+1,(len(src),2))): msk[j,r0:r0+W,c0:c0+W]=1
+        src=src*msk
     if a.gostyle:
         src=src-src.mean((1,2),keepdims=True); src=src/np.linalg.norm(src.reshape(len(src),-1),axis=1)[:,None,None]
     if a.group=='grid':
