@@ -46,6 +46,7 @@ ap.add_argument('--subs',default='')  # with --group grid: extra CDF blocks over
 ap.add_argument('--tcenter',type=int,default=1)  # 0: copies scaled to unit length but not centred
 ap.add_argument('--tsrc',default='data')  # data: training images; diff: differences of two random training images; gausscov: Gaussian with the rows' covariance; kmeans: k-means centroids of 20000 unlabelled training images
 ap.add_argument('--intercept',type=int,default=0)  # 1: also fit with an unpenalised intercept (dual only: the Gram centred over the training rows)
+ap.add_argument('--window-share',type=float,default=1.0); ap.add_argument('--window-center',type=int,default=0)  # --window: share of templates windowed; 1: centre each windowed source inside its window and leave its copies uncentred
 ap.add_argument('--window',type=int,default=0)  # >0: every template source masked to one random window x window square (local templates)
 ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
 a=ap.parse_args()
@@ -94,7 +95,12 @@ if a.map=='inv':
         # pixels, where MNIST's digits lie (zero elsewhere), so after the group acts it asks about one part of
         # the digit, pooled over the same rotations and shifts
         W=a.window; assert 0<W<=20; msk=np.zeros_like(src)
-        for j,(r0,c0) in enumerate(rng.integers(4,24-W+1,(len(src),2))): msk[j,r0:r0+W,c0:c0+W]=1
+        nw=int(round(a.window_share*len(src)))  # the first nw templates are windowed, the rest stay whole
+        for j,(r0,c0) in enumerate(rng.integers(4,24-W+1,(nw,2))):
+            msk[j,r0:r0+W,c0:c0+W]=1
+            if a.window_center:  # centred inside the window, so the copies stay zero outside it
+                w=src[j,r0:r0+W,c0:c0+W]; src[j,r0:r0+W,c0:c0+W]=w-w.mean()
+        msk[nw:]=1
         src=src*msk
     if a.gostyle:
         src=src-src.mean((1,2),keepdims=True); src=src/np.linalg.norm(src.reshape(len(src),-1),axis=1)[:,None,None]
@@ -115,7 +121,10 @@ if a.map=='inv':
     T=T.reshape(-1,784)
     # each transformed template is centred and scaled to unit length
     if not a.gostyle:
-        if a.tcenter: T-=T.mean(1,keepdims=True)
+        if a.tcenter:
+            if a.window>0 and a.window_center:  # windowed templates keep their own centring
+                nwg=int(round(a.window_share*a.m))*ng; T[nwg:]-=T[nwg:].mean(1,keepdims=True)
+            else: T-=T.mean(1,keepdims=True)
         T/=np.linalg.norm(T,axis=1,keepdims=True)+1e-12
     nb=2*a.n+1
     if a.thr=='grid': thr=np.tile(a.s*np.arange(-a.n,a.n+1)/a.n,(a.m,1))
