@@ -22,6 +22,9 @@ Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
 (extra CDF blocks over local subsets of the grid group, same templates),
 --tcenter 0 (copies scaled to unit length but not centred), --tsrc diff|kmeans
 (template sources other than single training images).
+Probes 5-6: --window W masks each template source to a random W x W square in the central
+20 x 20 pixels (local templates); --window-share F windows only the first F of them and
+--window-center 1 centres each inside its window instead of centring its copies.
 """
 import numpy as np, sys, time, argparse
 from scipy.ndimage import affine_transform
