@@ -80,11 +80,11 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 	for _, c := range cands {
 		for _, a := range c.args {
 			name, _ := flagName(a)
-			switch {
-			case name == "split" || name == "exclude-speakers" || name == "json" || name == "fsdd" ||
-				name == "train-manifest" || name == "test-manifest":
+			switch name {
+			case "split", "exclude-speakers", "json", "fsdd", "train-manifest", "test-manifest":
 				return fmt.Errorf("candidate %s: %s is set by eval digits-nested", c.name, a)
-			case shared[name]:
+			}
+			if shared[name] {
 				return fmt.Errorf("candidate %s sets %s, which the flags after -- set for every run (the later would win): give it in each candidate instead", c.name, a)
 			}
 		}
