@@ -22,6 +22,8 @@ Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
 (extra CDF blocks over local subsets of the grid group, same templates),
 --tcenter 0 (copies scaled to unit length but not centred), --tsrc diff|kmeans
 (template sources other than single training images).
+Probe 7: --sharpen A [--sharpen-sigma S] replaces every image (inputs and template sources) by its
+unsharp mask x + A (x - blur_S(x)).
 Probes 5-6: --window W masks each template source to a random W x W square in the central
 20 x 20 pixels (local templates); --window-share F windows only the first F of them and
 --window-center 1 centres each inside its window instead of centring its copies.
@@ -52,6 +54,7 @@ ap.add_argument('--intercept',type=int,default=0)  # 1: also fit with an unpenal
 ap.add_argument('--window-share',type=float,default=1.0); ap.add_argument('--window-center',type=int,default=0)  # --window: share of templates windowed; 1: centre each windowed source inside its window and leave its copies uncentred
 ap.add_argument('--window',type=int,default=0)  # >0: every template source masked to one random window x window square (local templates)
 ap.add_argument('--blur',type=float,default=0)  # Gaussian blur (px) of every image, inputs and template sources alike
+ap.add_argument('--sharpen',type=float,default=0); ap.add_argument('--sharpen-sigma',type=float,default=1.0)  # unsharp mask x + A(x - blur_sigma(x)) of every image
 a=ap.parse_args()
 D=a.data.rstrip('/')+'/'
 def deskew(im):
@@ -71,6 +74,11 @@ if a.deskew:
 if a.blur>0:
     from scipy.ndimage import gaussian_filter
     X=np.stack([gaussian_filter(x.reshape(28,28),a.blur).ravel() for x in X]).astype(np.float32)
+if a.sharpen>0:
+    # the opposite of --blur: edges weigh more in every distance; the filter is isotropic, so it commutes with
+    # the shifts and (up to interpolation) the rotations, and the group acts on sharpened images as on plain ones
+    from scipy.ndimage import gaussian_filter
+    X=np.stack([(x+a.sharpen*(x-gaussian_filter(x,a.sharpen_sigma))).ravel() for x in X.reshape(-1,28,28)]).astype(np.float32)
 r1=np.random.default_rng(1)
 tr=np.concatenate([r1.choice(np.where(Y[:50000]==c)[0],1000,replace=False) for c in range(10)])
 va=np.arange(50000,54000)
