@@ -22,11 +22,11 @@ Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
 (extra CDF blocks over local subsets of the grid group, same templates),
 --tcenter 0 (copies scaled to unit length but not centred), --tsrc diff|kmeans
 (template sources other than single training images).
-Probe 7: --sharpen A [--sharpen-sigma S] replaces every image (inputs and template sources) by its
-unsharp mask x + A (x - blur_S(x)).
 Probes 5-6: --window W masks each template source to a random W x W square in the central
 20 x 20 pixels (local templates); --window-share F windows only the first F of them and
 --window-center 1 centres each inside its window instead of centring its copies.
+Probe 7: --sharpen A [--sharpen-sigma S] replaces every image (inputs and template sources) by its
+unsharp mask x + A (x - blur_S(x)).
 """
 import numpy as np, sys, time, argparse
 from scipy.ndimage import affine_transform
