@@ -12,7 +12,7 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Adaptation is how an isolated-word model meets a voice it was not

@@ -12,7 +12,7 @@ import (
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // TaskConnected is the Model.Task of connected-word recognisers: a frame

@@ -17,7 +17,7 @@ import (
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // TrainUtterance is one training recording at the model's sample rate and

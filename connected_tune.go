@@ -8,7 +8,7 @@ import (
 
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // DevUtterance is a recording with its known words, for tuning.

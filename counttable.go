@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // TableKind is the recipe kind a CountTable reports. No builder is

@@ -14,8 +14,8 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/linalg"
-	"github.com/rfstream/rfstream/progress"
+	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/progress"
 )
 
 // FitOptions control FitRLS.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

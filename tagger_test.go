@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

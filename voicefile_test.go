@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // A session written to a voice file and read back goes on exactly as the

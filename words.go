@@ -12,7 +12,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // TaskWords is the Model.Task of isolated-word models: one fixed-size

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // KNN is a k-nearest-neighbour classifier under Euclidean distance: the

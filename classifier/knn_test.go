@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // bruteKNN is the definition: sort all distances, vote among the first k.

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rfstream/rfstream/internal/flopmeter"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // benchGramShapes are the (rows per block, features) of the Gram update

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/optimize"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Softmax is a trained multinomial logistic regression: posteriors are

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // sampleSoftmax draws labels from softmax(z·W + b) for a known W, b.

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/vecmath"
-	"github.com/rfstream/rfstream/linalg"
 )
 
 // FourierKind is the recipe kind of random Fourier features.

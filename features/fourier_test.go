@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // TestFourierKernelErrorShrinksAsRootM checks that the random Fourier

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rfstream/rfstream/internal/flopmeter"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

@@ -16,8 +16,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/vecmath"
-	"github.com/rfstream/rfstream/linalg"
 )
 
 // Kind is the recipe kind of a maxout map.

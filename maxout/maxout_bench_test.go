@@ -11,7 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/flopmeter"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // benchMapShapes are the (rows, input dimension, units, projections per

@@ -13,8 +13,8 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/linalg"
 )
 
 // startCluster starts n embedded servers on loopback joined by routes to

@@ -14,8 +14,8 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/linalg"
 )
 
 // victim is a features + tagger worker that blocks after computing its

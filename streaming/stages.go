@@ -20,7 +20,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Stage names, for running only some stages in a process.

@@ -30,8 +30,8 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/linalg"
 )
 
 func chromiumPath() string {

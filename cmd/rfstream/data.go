@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rfstream/rfstream/progress"
+	"github.com/rfstream/rfstream/internal/progress"
 )
 
 // mnistFiles are the four raw IDX files of MNIST as the npm package

@@ -16,7 +16,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 )
 

@@ -24,8 +24,8 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
-	"github.com/rfstream/rfstream/progress"
+	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/transforms"
 )
 

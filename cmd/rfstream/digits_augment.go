@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // confusionCounts is counts[true][predicted] over k classes.

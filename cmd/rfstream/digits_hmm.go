@@ -20,7 +20,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // hmmFlags configure the HMM isolated-word recogniser of eval digits: the

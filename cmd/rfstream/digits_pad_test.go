@@ -6,7 +6,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Padded copies follow the clean rows: each is the word vector of its

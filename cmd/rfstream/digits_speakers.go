@@ -7,7 +7,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // lambdaHoldOut lists the rows held out to choose λ: nil for FitRLS's

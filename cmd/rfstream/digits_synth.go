@@ -16,7 +16,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // trainVoiceFlags widen the voices a word model trains on, for speakers it

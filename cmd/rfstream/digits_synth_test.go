@@ -11,7 +11,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 func TestTrainVoiceFlagsRefuseBadInput(t *testing.T) {

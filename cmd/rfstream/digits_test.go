@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // The mismatch table runs every map with the same number of features and

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Trimmed copies (--onset-trim-ms, --offset-trim-ms) follow the clean rows

@@ -16,7 +16,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/plots"
+	"github.com/rfstream/rfstream/internal/plots"
 )
 
 func init() {

@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/plots"
 	"github.com/rfstream/rfstream/transforms"
 )
 

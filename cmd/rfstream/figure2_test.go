@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Points on an arc embedded in a 2-D plane of a 50-D space: the top two

@@ -5,9 +5,9 @@ import (
 	"io"
 	"math"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/plots"
 )
 
 func init() {

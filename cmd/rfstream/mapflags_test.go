@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/invariant"
-	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

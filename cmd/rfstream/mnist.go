@@ -17,10 +17,10 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/invariant"
-	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/plots"
 	"github.com/rfstream/rfstream/transforms"
 )
 

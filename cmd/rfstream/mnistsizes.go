@@ -17,9 +17,9 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/plots"
 )
 
 func init() {

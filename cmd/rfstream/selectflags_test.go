@@ -7,8 +7,8 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/invariant"
-	"github.com/rfstream/rfstream/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
 

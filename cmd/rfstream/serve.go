@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 )
 

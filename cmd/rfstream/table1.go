@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/plots"
+	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/plots"
-	"github.com/rfstream/rfstream/progress"
 )
 
 // paperTable1 is Table 1 of the random maxout paper: MNIST test error (%),

@@ -5,7 +5,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/linalg"
+	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 // Side says which Gram matrix the leverage scores are computed from.
