@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -18,6 +16,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 // TrainUtterance is one training recording at the model's sample rate and
@@ -239,24 +238,11 @@ func prepareUtterances(utts []TrainUtterance, ac frontend.AudioConfig, marginDB 
 	base := ac
 	base.Splice = 0
 	out := make([]*utt, len(utts))
-	errs := make([]error, len(utts))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = prepareUtterance(utts[i], base, marginDB, words, sil, wordIndex)
-			}
-		}()
-	}
-	for i := range utts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel.ForErr(len(utts), func(i int) (err error) {
+		out[i], err = prepareUtterance(utts[i], base, marginDB, words, sil, wordIndex)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync"
+
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 // SynthDigitOptions shape BuildSynthDigits: how many synthetic speakers say
@@ -118,34 +118,21 @@ func BuildSynthDigits(dir string, o SynthDigitOptions) ([]Recording, error) {
 		}
 	}
 	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				d, _ := strconv.Atoi(j.rec.Label)
-				a, err := Espeak(DigitWords[d], j.voice, o.Rate)
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", j.voice, err)
-					continue
-				}
-				if len(a.Samples) == 0 {
-					errs[i] = fmt.Errorf("datasets: espeak-ng voice %s said nothing for %q", j.voice, DigitWords[d])
-					continue
-				}
-				a.Samples = roomEdges(a.Samples, o.Rate, j.seed)
-				errs[i] = writeWAV(j.rec.Path, a)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(jobs), func(i int) {
+		j := jobs[i]
+		d, _ := strconv.Atoi(j.rec.Label)
+		a, err := Espeak(DigitWords[d], j.voice, o.Rate)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", j.voice, err)
+			return
+		}
+		if len(a.Samples) == 0 {
+			errs[i] = fmt.Errorf("datasets: espeak-ng voice %s said nothing for %q", j.voice, DigitWords[d])
+			return
+		}
+		a.Samples = roomEdges(a.Samples, o.Rate, j.seed)
+		errs[i] = writeWAV(j.rec.Path, a)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 func init() {
@@ -105,7 +105,7 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 	in.StatesPerWord, in.SilenceStates, in.Classifier = f.states, f.silStates, f.classifier
 	utts := make([]rfstream.TrainUtterance, len(train))
 	errs := make([]error, len(train))
-	parallelFor(len(train), func(i int) {
+	parallel.For(len(train), func(i int) {
 		a, err := datasets.ReadAudioAt(train[i].Path, in.Audio.SampleRate)
 		if err != nil {
 			errs[i] = err
@@ -133,7 +133,7 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 		}
 		strs := make([]rfstream.TrainUtterance, len(plans))
 		errs := make([]error, len(plans))
-		parallelFor(len(plans), func(i int) {
+		parallel.For(len(plans), func(i int) {
 			a, spans, err := datasets.RenderString(plans[i], in.Audio.SampleRate, datasets.Noise{}, f.mf.seed+uint64(i)<<20)
 			if err != nil {
 				errs[i] = err
@@ -188,7 +188,7 @@ func (f *connectedFlags) tuneModel(m *rfstream.Model, train []datasets.Recording
 	}
 	dev := make([]rfstream.DevUtterance, len(plans))
 	errs := make([]error, len(plans))
-	parallelFor(len(plans), func(i int) {
+	parallel.For(len(plans), func(i int) {
 		a, _, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, uint64(i))
 		dev[i], errs[i] = rfstream.DevUtterance{Audio: a, Words: plans[i].Words()}, err
 	})
@@ -215,26 +215,6 @@ func (f *connectedFlags) tuneModel(m *rfstream.Model, train []datasets.Recording
 // frame accuracy and tune the decoder; the test split (takes 0-4) is never
 // used for any choice.
 func heldOutTake(r datasets.Recording) bool { return r.Take >= 5 && r.Take <= 9 }
-
-// parallelFor runs fn(0…n−1) on all cores.
-func parallelFor(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
 
 func trainConnected(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train connected", "[flags]", stderr)
@@ -428,7 +408,7 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 	durs := make([]float64, len(us))
 	errs := make([]error, len(us))
 	start := time.Now()
-	parallelFor(len(us), func(i int) {
+	parallel.For(len(us), func(i int) {
 		a, err := readWAVFile(us[i].Path)
 		if err != nil {
 			errs[i] = err

@@ -10,10 +10,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -25,6 +23,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -62,32 +61,18 @@ type waveWarp func(samples []float32, rate int) ([]float32, error)
 // (its waveform warp and onset trim), on all cores.
 func loadWordVectorsIn(recs []datasets.Recording, wc frontend.WordConfig, c condition) (blas32.General, error) {
 	x := linalg.NewGeneral32(len(recs), wc.Dim())
-	errs := make([]error, len(recs))
 	bar := progress.New(workLog, "word vectors", int64(len(recs)), "files")
 	defer bar.Finish()
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				v, err := wordVectorOfFile(recs[i].Path, wc, c)
-				bar.Add(1)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				copy(linalg.Row32(x, i), v)
-			}
-		}()
-	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return x, errors.Join(errs...)
+	err := parallel.ForErr(len(recs), func(i int) error {
+		v, err := wordVectorOfFile(recs[i].Path, wc, c)
+		bar.Add(1)
+		if err != nil {
+			return err
+		}
+		copy(linalg.Row32(x, i), v)
+		return nil
+	})
+	return x, err
 }
 
 func wordVectorOfFile(path string, wc frontend.WordConfig, c condition) ([]float32, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 // hmmFlags configure the HMM isolated-word recogniser of eval digits: the
@@ -167,7 +168,7 @@ func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []st
 	}
 	out := linalg.NewGeneral32(len(test), len(labels))
 	errs := make([]error, len(test))
-	parallelFor(len(test), func(i int) {
+	parallel.For(len(test), func(i int) {
 		a, err := datasets.ReadAudioAt(test[i].Path, rfstream.DefaultConnectedInput().Audio.SampleRate)
 		if err != nil {
 			errs[i] = err

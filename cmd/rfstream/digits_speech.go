@@ -12,6 +12,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 func init() {
@@ -117,7 +118,7 @@ func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
 	}
 	stats := make([]speechStats, len(recs))
 	errs := make([]error, len(recs))
-	parallelFor(len(recs), func(i int) { stats[i], errs[i] = measureSpeech(recs[i], wc) })
+	parallel.For(len(recs), func(i int) { stats[i], errs[i] = measureSpeech(recs[i], wc) })
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 func init() {
@@ -144,7 +145,7 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 		}
 		out := make([]rfstream.TrainUtterance, len(us))
 		errs := make([]error, len(us))
-		parallelFor(len(us), func(i int) {
+		parallel.For(len(us), func(i int) {
 			a, err := datasets.ReadAudioAt(us[i].Path, rate)
 			if err != nil {
 				errs[i] = err
@@ -402,7 +403,7 @@ func scorePhones(m *rfstream.Model, d *phoneData) (phoneScore, map[string]float6
 	durs := make([]float64, len(d.test))
 	errs := make([]error, len(d.test))
 	start := time.Now()
-	parallelFor(len(d.test), func(i int) {
+	parallel.For(len(d.test), func(i int) {
 		a, err := datasets.ReadAudioFile(d.test[i].path, 0)
 		if err != nil {
 			errs[i] = err

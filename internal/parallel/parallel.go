@@ -1,0 +1,42 @@
+// Package parallel runs independent index-addressed jobs on every core.
+//
+// It is the one worker pool of the module: each job writes only its own
+// slot of a caller's slice, so results keep their input order whatever
+// the scheduling.
+package parallel
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// For calls fn(0), …, fn(n−1) from GOMAXPROCS workers and returns when
+// every call has returned.
+func For(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// ForErr is For for jobs that can fail: every job runs, and the errors are
+// joined in index order (nil when none failed).
+func ForErr(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	For(n, func(i int) { errs[i] = fn(i) })
+	return errors.Join(errs...)
+}
