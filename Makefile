@@ -39,7 +39,7 @@ test-race:
 	$(GO) test -race -count=1 -timeout 15m ./...
 
 test-purego:
-	$(GO) test -count=1 -tags purego -timeout 5m ./internal/linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... .
+	$(GO) test -count=1 -tags purego -timeout 5m ./internal/linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... ./train/... .
 
 data: build
 	$(BIN) data mnist

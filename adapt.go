@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -43,7 +44,7 @@ type Adaptation struct {
 	// refits pass it on as the training fit did).
 	Seed uint64 `json:"seed"`
 	// Lambda is the ridge parameter of the fit on the training rows; a
-	// refit with more rows scales it by their number, as FitRLS's final
+	// refit with more rows scales it by their number, as classifier.FitRLS's final
 	// fit scales the λ its held-out rows chose.
 	Lambda float64 `json:"lambda,omitempty"`
 }
@@ -201,7 +202,7 @@ func (c *WordClassifier) AdaptToVoice(raw blas32.General) (*VoiceAdaptation, err
 }
 
 // adaptToVoice is AdaptToVoice; fullRefit makes every round refit with
-// FitRLS from the rows (the reference the tests hold voiceRefit to).
+// classifier.FitRLS from the rows (the reference the tests hold voiceRefit to).
 func (c *WordClassifier) adaptToVoice(raw blas32.General, fullRefit bool) (*VoiceAdaptation, error) {
 	if raw.Cols != c.Config.Dim() {
 		return nil, fmt.Errorf("rfstream: %d-value rows for %d-value word vectors", raw.Cols, c.Config.Dim())
@@ -223,7 +224,7 @@ func (c *WordClassifier) adaptToVoice(raw blas32.General, fullRefit bool) (*Voic
 // self-training rounds on them.
 func (c *WordClassifier) selfTrain(x blas32.General, fullRefit bool) (*VoiceAdaptation, error) {
 	// The voice's features are the same in every round: map them once.
-	zx := Features(c.Map, x, 0)
+	zx := features.Apply(c.Map, x, 0)
 	score := func(r *classifier.RLS) blas32.General {
 		out := linalg.NewGeneral32(x.Rows, r.Classes)
 		r.Scores(out, zx)
@@ -269,7 +270,7 @@ func (c *WordClassifier) selfTrain(x blas32.General, fullRefit bool) (*VoiceAdap
 func (c *WordClassifier) trainingAccumulator(trainX blas32.General, trainY []int) (*classifier.RLSAccumulator, error) {
 	c.training.once.Do(func() {
 		acc := classifier.NewRLSAccumulator(c.Map.OutDim(), c.Model.RLS.Classes)
-		c.training.err = streamRows(c.Map, trainX, trainY, identityOrder(trainX.Rows), 4096, nil, acc.Add)
+		c.training.err = acc.AddMapped(c.Map, trainX, trainY, 4096)
 		c.training.acc = acc
 	})
 	return c.training.acc, c.training.err
@@ -306,14 +307,14 @@ func newTrainingStats() *trainingStats { return &trainingStats{slot: make(chan s
 // voiceRefit returns the refit of a self-training round: the read-out
 // fitted to the training rows plus the given rows of the voice's x (zx
 // their features) under the given labels, with λ grown with the rows as
-// FitRLS's refit after choosing it grows it.
+// classifier.FitRLS's refit after choosing it grows it.
 //
 // When the fit is primal (at least as many training rows as features), the
 // training rows' share of ZᵀZ and ZᵀY is the same in every round, so it is
 // accumulated once (and kept for the classifier's later adaptations) and
 // each round adds only the voice's rows to a copy: one pass of the ~3500
 // training rows through the map instead of one per round. The sums then
-// come in another order than FitRLS's, which moves scores in their last
+// come in another order than classifier.FitRLS's, which moves scores in their last
 // bits (the tests check that decisions stay).
 func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows, labels []int) (*classifier.RLS, error), error) {
 	a := c.Model.Adapt
@@ -327,7 +328,7 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 		return func(rows, labels []int) (*classifier.RLS, error) {
 			xa := linalg.AppendRows32(trainX, x, rows)
 			ya := append(append([]int(nil), trainY...), labels...)
-			r, _, err := FitRLS(c.Map, xa, ya, classes, FitOptions{Lambda: lambda(len(rows)), Seed: a.Seed})
+			r, _, err := classifier.FitRLS(c.Map, xa, ya, classes, classifier.FitOptions{Lambda: lambda(len(rows)), Seed: a.Seed})
 			return r, err
 		}, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -65,7 +66,7 @@ func adaptableModelOfSize(t testing.TB, rounds []float64, units int) (*rfstream.
 	if err != nil {
 		t.Fatal(err)
 	}
-	rls, _, err := rfstream.FitRLS(mp, x, y, 2, rfstream.FitOptions{Lambda: 1e-2})
+	rls, _, err := classifier.FitRLS(mp, x, y, 2, classifier.FitOptions{Lambda: 1e-2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
@@ -49,9 +50,9 @@ func computeBackendGolden(t *testing.T) backendGolden {
 	}
 	g := backendGolden{Backend: linalg.Backend}
 	head := linalg.Rows32(x, 0, 32) // enough rows to cover every unit; keeps the file small
-	g.Maxout = flat(Features(mo, head, 128))
-	g.Fourier = flat(Features(fo, head, 128))
-	rls, _, err := FitRLS(mo, x, labels, classes, FitOptions{Lambda: 1e-2, Block: 128})
+	g.Maxout = flat(features.Apply(mo, head, 128))
+	g.Fourier = flat(features.Apply(fo, head, 128))
+	rls, _, err := classifier.FitRLS(mo, x, labels, classes, classifier.FitOptions{Lambda: 1e-2, Block: 128})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,11 +73,12 @@ func DefaultConnectedDecoder() ConnectedDecoder {
 	return ConnectedDecoder{SelfLoop: 0.7, SilenceProb: 0.5, AcousticScale: 1, PriorScale: 1, EndpointSilenceMs: 500}
 }
 
-// Model blob names of the connected task.
+// Model blob names of the connected task: training writes them, NewConnected
+// reads them.
 const (
-	blobSoftmaxW = "softmax.W"
-	blobSoftmaxB = "softmax.B"
-	blobLogPrior = "log_prior"
+	BlobSoftmaxW = "softmax.W"
+	BlobSoftmaxB = "softmax.B"
+	BlobLogPrior = "log_prior"
 	// blobBigram, when present, holds a unit bigram (log probabilities):
 	// row i < len(Labels) is P(· | unit i), the last row P(unit first).
 	// The decoder then uses a bigram loop instead of a uniform one.
@@ -134,8 +135,8 @@ func NewConnected(m *Model) (*Connected, error) {
 	}
 	switch c.Input.Classifier {
 	case "softmax":
-		w, okW := m.Blobs[blobSoftmaxW]
-		b, okB := m.Blobs[blobSoftmaxB]
+		w, okW := m.Blobs[BlobSoftmaxW]
+		b, okB := m.Blobs[BlobSoftmaxB]
 		if !okW || !okB || w.Rows != c.Map.OutDim() || w.Cols != c.classes || b.Rows != 1 || b.Cols != c.classes {
 			return nil, fmt.Errorf("rfstream: connected model lacks a %d×%d softmax", c.Map.OutDim(), c.classes)
 		}
@@ -148,7 +149,7 @@ func NewConnected(m *Model) (*Connected, error) {
 	default:
 		return nil, fmt.Errorf("rfstream: connected model classifier %q (softmax, rls)", c.Input.Classifier)
 	}
-	lp, ok := m.Blobs[blobLogPrior]
+	lp, ok := m.Blobs[BlobLogPrior]
 	if !ok || lp.Rows != 1 || lp.Cols != c.classes {
 		return nil, fmt.Errorf("rfstream: connected model lacks its %d state priors", c.classes)
 	}
@@ -160,7 +161,7 @@ func NewConnected(m *Model) (*Connected, error) {
 		}
 		c.logPrior[i] = float32(c.Decoder.PriorScale) * v
 	}
-	if c.words, c.sil, err = connectedUnits(m.Labels, c.Input, c.Decoder.SelfLoop); err != nil {
+	if c.words, c.sil, err = c.Input.Units(m.Labels, c.Decoder.SelfLoop); err != nil {
 		return nil, err
 	}
 	if bg, ok := m.Blobs[blobBigram]; ok {
@@ -248,8 +249,9 @@ func strictJSON(b json.RawMessage, v any) error {
 	return dec.Decode(v)
 }
 
-// connectedUnits lays out the word and silence HMMs on the classes.
-func connectedUnits(words []string, in ConnectedInput, selfLoop float64) ([]decode.Unit, decode.Unit, error) {
+// Units lays out the word and silence HMMs on the classes: word i's
+// states first, in label order, then silence's.
+func (in ConnectedInput) Units(words []string, selfLoop float64) ([]decode.Unit, decode.Unit, error) {
 	ws, err := decode.Chains(words, in.StatesPerWord, selfLoop, 0)
 	if err != nil {
 		return nil, decode.Unit{}, err
@@ -302,9 +304,32 @@ func frameLogLikelihoods(m features.Map, post posteriorModel, logPrior []float32
 	return out
 }
 
-func (c *Connected) options() decode.Options {
-	return decode.Options{Hop: c.Input.Audio.HopMs / 1000, AcousticScale: c.Decoder.AcousticScale, Beam: c.Decoder.Beam,
-		EndpointSilence: c.Decoder.EndpointSilenceMs / 1000}
+func (c *Connected) options() decode.Options { return c.optionsFor(c.Decoder) }
+
+func (c *Connected) optionsFor(dc ConnectedDecoder) decode.Options {
+	return decode.Options{Hop: c.Input.Audio.HopMs / 1000, AcousticScale: dc.AcousticScale, Beam: dc.Beam,
+		EndpointSilence: dc.EndpointSilenceMs / 1000}
+}
+
+// LogPosteriors maps spliced frames to log P(state | frame), with no prior
+// divided out: what a search over the prior scale starts from.
+func (c *Connected) LogPosteriors(x blas32.General) blas32.General {
+	return frameLogLikelihoods(c.Map, c.post, make([]float32, len(c.logPrior)), x)
+}
+
+// LogPriors returns log P(state) of the training labels, unscaled.
+func (c *Connected) LogPriors() []float32 { return append([]float32(nil), c.rawPrior...) }
+
+// DecoderWith returns a decoder of scaled log-likelihoods that uses the
+// decoder settings dc in place of the model's own, leaving c unchanged:
+// what a search over those settings calls once per setting.
+func (c *Connected) DecoderWith(dc ConnectedDecoder) (func(ll blas32.General) (*decode.Result, error), error) {
+	g, err := c.loop(dc)
+	if err != nil {
+		return nil, err
+	}
+	opt := c.optionsFor(dc)
+	return func(ll blas32.General) (*decode.Result, error) { return decode.Viterbi(g, ll, opt) }, nil
 }
 
 // DecodeFrames decodes scaled log-likelihoods with the word loop.
@@ -369,7 +394,7 @@ func (c *Connected) BaseDim() int {
 // Splice turns frames from BaseFrames into the model's input frames.
 func (c *Connected) Splice(base blas32.General) blas32.General {
 	out := linalg.NewGeneral32(base.Rows, c.Input.Audio.Dim())
-	spliceInto(out, base, 0, base.Rows, c.Input.Audio.Splice)
+	frontend.Splice(out, base, 0, base.Rows, c.Input.Audio.Splice)
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -37,7 +38,7 @@ func benchConnected(b *testing.B) *Connected {
 		prior.Data[i] = -4.4
 	}
 	m := &Model{Task: TaskConnected, Labels: words, Input: mustMarshal(in), Decoder: mustMarshal(DefaultConnectedDecoder()), Map: mp.Recipe(),
-		Blobs: map[string]blas32.General{blobSoftmaxW: w, blobSoftmaxB: linalg.NewGeneral32(1, classes), blobLogPrior: prior}}
+		Blobs: map[string]blas32.General{BlobSoftmaxW: w, BlobSoftmaxB: linalg.NewGeneral32(1, classes), BlobLogPrior: prior}}
 	c, err := NewConnected(m)
 	if err != nil {
 		b.Fatal(err)
@@ -70,10 +71,10 @@ func benchToneWords() []float32 {
 	rng := rand.New(rand.NewPCG(2, 2))
 	var s []float32
 	for _, w := range []string{"lo", "hi", "lo", "hi", "lo", "hi", "lo"} {
-		s = append(s, datasets.Silence(2400, toneFloor, rng)...)
-		s = append(s, toneWord(w, 0.4, 0.2, 8000)...)
+		s = append(s, datasets.Silence(2400, fixtures.ToneFloor, rng)...)
+		s = append(s, fixtures.ToneWord(w, 0.4, 0.2, 8000)...)
 	}
-	return append(s, datasets.Silence(40000-len(s), toneFloor, rng)...)
+	return append(s, datasets.Silence(40000-len(s), fixtures.ToneFloor, rng)...)
 }
 
 // cpuTime is the user + system time the process has used.

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -15,7 +16,7 @@ import (
 // not a model anyone can rebuild or save.
 const TableKind = "count-table"
 
-// CountTable holds the features a CountMap gives a fixed set of inputs,
+// CountTable holds the features a classifier.CountMap gives a fixed set of inputs,
 // as their integer counts (one byte each when the counts fit), so that
 // fits on many subsets of those inputs, such as the paper's training draws,
 // map each input once instead of once a draw. As a Map its input is a
@@ -33,7 +34,7 @@ type CountTable struct {
 
 // NewCountTable maps every row of x through m, block rows at a time, and
 // keeps the counts.
-func NewCountTable(m CountMap, x blas32.General, block int) (*CountTable, error) {
+func NewCountTable(m classifier.CountMap, x blas32.General, block int) (*CountTable, error) {
 	if x.Cols != m.InDim() {
 		return nil, fmt.Errorf("rfstream: %d-column input for a %d-input map", x.Cols, m.InDim())
 	}
@@ -60,7 +61,7 @@ func NewCountTable(m CountMap, x blas32.General, block int) (*CountTable, error)
 		for i := 0; i < zb.Rows; i++ {
 			at := (b0 + i) * t.cols
 			for j, v := range linalg.Row32(zb, i) {
-				c, ok := countOf(v, unit, inv, top)
+				c, ok := classifier.CountOf(v, unit, inv, top)
 				if !ok {
 					return nil, fmt.Errorf("rfstream: row %d, feature %d is %v, not a count of %v in [0, %d]", b0+i, j, v, unit, maxCount)
 				}

@@ -6,18 +6,23 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
 func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
-	m, x, z, labels := countFeatures(t, 400)
-	table, err := NewCountTable(m.(CountMap), x, 64)
+	m, x, z, labels := fixtures.CountFeatures(t, 400)
+	table, err := NewCountTable(m.(classifier.CountMap), x, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := identityOrder(x.Rows)
-	got := Features(table, TableRows(all), 100)
+	all := make([]int, x.Rows)
+	for i := range all {
+		all[i] = i
+	}
+	got := features.Apply(table, TableRows(all), 100)
 	for i := range z.Data {
 		if got.Data[i] != z.Data[i] {
 			t.Fatalf("feature %d: table %v, map %v", i, got.Data[i], z.Data[i])
@@ -35,12 +40,12 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 		copy(linalg.Row32(xs, a), linalg.Row32(x, i))
 		ls[a] = labels[i]
 	}
-	opt := FitOptions{Seed: 5, Float64Gram: true, ExactCounts: true}
-	want, wantRep, err := FitRLS(m, xs, ls, 2, opt)
+	opt := classifier.FitOptions{Seed: 5, Float64Gram: true, ExactCounts: true}
+	want, wantRep, err := classifier.FitRLS(m, xs, ls, 2, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, haveRep, err := FitRLS(table, TableRows(idx), ls, 2, opt)
+	have, haveRep, err := classifier.FitRLS(table, TableRows(idx), ls, 2, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +57,7 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 			t.Fatalf("W[%d]: table %v, map %v", i, have.W.Data[i], want.W.Data[i])
 		}
 	}
-	pm, pt := Predict(m, want, x, 64), Predict(table, have, TableRows(all), 64)
+	pm, pt := classifier.Predict(m, want, x, 64), classifier.Predict(table, have, TableRows(all), 64)
 	for i := range pm {
 		if pm[i] != pt[i] {
 			t.Fatalf("row %d: table predicts %d, map %d", i, pt[i], pm[i])
@@ -60,7 +65,7 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 	}
 }
 
-// wideCounts is a CountMap whose counts exceed a byte, or, when broken,
+// wideCounts is a classifier.CountMap whose counts exceed a byte, or, when broken,
 // one of whose outputs is not a count at all.
 type wideCounts struct{ broken bool }
 
@@ -86,7 +91,7 @@ func TestCountTableKeepsWideCountsAndRefusesOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Features(table, TableRows([]int{2, 0, 1}), 2)
+	got := features.Apply(table, TableRows([]int{2, 0, 1}), 2)
 	want := []float32{999 * 0.125, 125, 0, 0, 125, 0, 300 * 0.125, 125, 0}
 	for i, v := range want {
 		if got.Data[i] != v {

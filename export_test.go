@@ -1,12 +1,13 @@
 package rfstream
 
 import (
-	"github.com/rfstream/rfstream/frontend"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/frontend"
 )
 
 // AdaptToVoiceRefittingFully is AdaptToVoice with every round refitted by
-// FitRLS from the rows, the reference for its cached refits.
+// classifier.FitRLS from the rows, the reference for its cached refits.
 func (c *WordClassifier) AdaptToVoiceRefittingFully(raw blas32.General) (*VoiceAdaptation, error) {
 	return c.adaptToVoice(raw, true)
 }

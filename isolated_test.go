@@ -10,13 +10,14 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/fixtures"
 )
 
 // TestIsolatedWordTones recognises single synthetic words with one-word
 // grammars, and checks each word's score against a forced alignment of
 // the recording to that word (the same search by another route).
 func TestIsolatedWordTones(t *testing.T) {
-	m := trainToneModel(t, "rls")
+	m := toneModel(t, "rls")
 	iw, err := NewIsolatedWord(m)
 	if err != nil {
 		t.Fatal(err)
@@ -24,8 +25,8 @@ func TestIsolatedWordTones(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for i := 0; i < 8; i++ {
 		w := []string{"lo", "hi"}[i%2]
-		s := append(datasets.Silence(int(8000*(0.05+0.2*rng.Float64())), toneFloor, rng), toneWord(w, 0.2+0.2*rng.Float64(), 0.1, 8000)...)
-		s = append(s, datasets.Silence(int(8000*0.1*rng.Float64()), toneFloor, rng)...)
+		s := append(datasets.Silence(int(8000*(0.05+0.2*rng.Float64())), fixtures.ToneFloor, rng), fixtures.ToneWord(w, 0.2+0.2*rng.Float64(), 0.1, 8000)...)
+		s = append(s, datasets.Silence(int(8000*0.1*rng.Float64()), fixtures.ToneFloor, rng)...)
 		a := &frontend.Audio{Samples: s, Rate: 8000}
 		got, conf, err := iw.Recognize(a)
 		if err != nil {

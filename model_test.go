@@ -15,6 +15,7 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -213,7 +214,7 @@ func threeClusters(n int) (blas32.General, []int) {
 func TestFitRLSChoosesLambdaAndLearns(t *testing.T) {
 	x, labels := threeClusters(3000)
 	mp, _ := maxout.New(3, maxout.Params{M: 64, Q: 2}, 1)
-	r, rep, err := FitRLS(mp, x, labels, 3, FitOptions{Block: 500, Seed: 1})
+	r, rep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Block: 500, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,12 +223,12 @@ func TestFitRLSChoosesLambdaAndLearns(t *testing.T) {
 	if len(rep.Trials) < 4 || rep.Lambda <= 0 {
 		t.Fatalf("λ search report %+v", rep)
 	}
-	z := Features(mp, x, 700)
+	z := features.Apply(mp, x, 700)
 	if e := classifier.ErrorRate(r.Predict(z), labels); e > 0.01 {
 		t.Fatalf("training error %.3f on separable clusters", e)
 	}
 	// Streaming prediction equals prediction from the whole feature matrix.
-	pz, ps := r.Predict(z), Predict(mp, r, x, 333)
+	pz, ps := r.Predict(z), classifier.Predict(mp, r, x, 333)
 	for i := range pz {
 		if pz[i] != ps[i] {
 			t.Fatalf("row %d: streamed prediction %d, one-shot %d", i, ps[i], pz[i])
@@ -260,12 +261,12 @@ func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
 		labels[i] = i % 3
 	}
 	mp, _ := maxout.New(8, maxout.Params{M: 40, Q: 3}, 2)
-	r, _, err := FitRLS(mp, x, labels, 3, FitOptions{Lambda: 0.1, Block: 128})
+	r, _, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Lambda: 0.1, Block: 128})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acc := classifier.NewRLSAccumulator(40, 3)
-	if err := acc.Add(Features(mp, x, 0), labels); err != nil {
+	if err := acc.Add(features.Apply(mp, x, 0), labels); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := acc.Solve(0.1)
@@ -274,40 +275,23 @@ func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
 			t.Fatalf("weight %d: blockwise %v, one-shot %v", i, r.W.Data[i], d.W.Data[i])
 		}
 	}
-	if _, _, err := FitRLS(mp, x, labels[:10], 3, FitOptions{}); err == nil {
+	if _, _, err := classifier.FitRLS(mp, x, labels[:10], 3, classifier.FitOptions{}); err == nil {
 		t.Fatal("label count mismatch accepted")
 	}
 }
 
-// threeClassRows are 150 Gaussian rows of 8 values with three classes
-// drawn from their first three coordinates.
-func threeClassRows(seed uint64) (blas32.General, []int) {
-	x := linalg.NewGeneral32(150, 8)
-	features.FillNormal32(features.NewRand(seed, 0), x.Data)
-	labels := make([]int, 150)
-	for i := range labels {
-		if x.Data[i*8]+x.Data[i*8+1] > 0 {
-			labels[i]++
-		}
-		if x.Data[i*8+2] > 0.5 {
-			labels[i]++
-		}
-	}
-	return x, labels
-}
-
-// TestFitRLSDualEqualsPrimal: with fewer rows than features FitRLS solves
+// TestFitRLSDualEqualsPrimal: with fewer rows than features classifier.FitRLS solves
 // the N×N dual system; it must choose the same λ from the same held-out
 // rows and return the primal's weights.
 func TestFitRLSDualEqualsPrimal(t *testing.T) {
-	x, labels := threeClassRows(5)
+	x, labels := fixtures.ThreeClassRows(5)
 	mp, _ := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
 	grid := []float64{1e-3, 1e-2, 1e-1, 1}
-	primal, prep, err := FitRLS(mp, x, labels, 3, FitOptions{Seed: 2, Form: FormPrimal, Grid: grid})
+	primal, prep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Seed: 2, Form: classifier.FormPrimal, Grid: grid})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dual, drep, err := FitRLS(mp, x, labels, 3, FitOptions{Seed: 2, Grid: grid}) // auto: 150 rows < 200 features
+	dual, drep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Seed: 2, Grid: grid}) // auto: 150 rows < 200 features
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,12 +312,12 @@ func TestFitRLSDualEqualsPrimal(t *testing.T) {
 	if worst > 1e-3*scale {
 		t.Fatalf("dual weights differ from primal by %.3g (largest %.3g)", worst, scale)
 	}
-	fixed, _, err := FitRLS(mp, x, labels, 3, FitOptions{Lambda: 0.5, Form: FormDual})
+	fixed, _, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Lambda: 0.5, Form: classifier.FormDual})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acc := classifier.NewRLSAccumulator(200, 3)
-	if err := acc.Add(Features(mp, x, 0), labels); err != nil {
+	if err := acc.Add(features.Apply(mp, x, 0), labels); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := acc.Solve(0.5)

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/registry"
 )
 
@@ -83,4 +84,18 @@ func CheckShapes(m Map, dst, x blas32.General) {
 		panic(fmt.Sprintf("features: %s map %d→%d applied to %dx%d into %dx%d",
 			m.Recipe().Kind, m.InDim(), m.OutDim(), x.Rows, x.Cols, dst.Rows, dst.Cols))
 	}
+}
+
+// Apply maps all rows of x through m, block rows at a time (4096 when block
+// ≤ 0), and returns the n×OutDim features.
+func Apply(m Map, x blas32.General, block int) blas32.General {
+	if block <= 0 {
+		block = 4096
+	}
+	z := linalg.NewGeneral32(x.Rows, m.OutDim())
+	for b0 := 0; b0 < x.Rows; b0 += block {
+		b1 := min(b0+block, x.Rows)
+		m.Apply(linalg.Rows32(z, b0, b1), linalg.Rows32(x, b0, b1))
+	}
+	return z
 }

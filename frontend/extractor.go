@@ -252,10 +252,30 @@ func deltaOf(off, dim int) func([]float32, func(int) []float32) {
 
 // splice concatenates frames -k..k.
 func splice(in, k int) func([]float32, func(int) []float32) {
-	return func(dst []float32, at func(int) []float32) {
-		for o := -k; o <= k; o++ {
-			copy(dst[(o+k)*in:], at(o))
+	return func(dst []float32, at func(int) []float32) { spliceFrame(dst, in, k, at) }
+}
+
+// spliceFrame writes the in-long frames at(−k) … at(k) one after another
+// into dst: the one definition of a spliced frame, streamed or batched.
+func spliceFrame(dst []float32, in, k int, at func(int) []float32) {
+	for o := -k; o <= k; o++ {
+		copy(dst[(o+k)*in:], at(o))
+	}
+}
+
+// Splice writes rows t0 … t1−1 of frames, each spliced with its k
+// neighbours on either side, into rows 0 … t1−t0−1 of dst. Frames beyond
+// either end repeat the end frame, as the Extractor's context does at the
+// edges of a stream, so a whole utterance spliced here equals the
+// Extractor's output for it.
+func Splice(dst, frames blas32.General, t0, t1, k int) {
+	in, n := frames.Cols, frames.Rows
+	for t := t0; t < t1; t++ {
+		at := func(o int) []float32 {
+			s := min(max(t+o, 0), n-1)
+			return frames.Data[s*frames.Stride : s*frames.Stride+in]
 		}
+		spliceFrame(dst.Data[(t-t0)*dst.Stride:], in, k, at)
 	}
 }
 

@@ -571,7 +571,7 @@ func (m *Map) Apply(dst, x blas32.General) {
 // between 0 and maxCount (= |G|) times unit, computed as float32(count)·unit:
 // the paper's weight √(s/(n·m)) on the threshold grid, divided by |G|. A
 // caller can recover the counts exactly and do integer arithmetic on them,
-// as the exact-count Gram of rfstream.FitOptions.ExactCounts does.
+// as the exact-count Gram of classifier.FitOptions.ExactCounts does.
 func (m *Map) CountUnit() (unit float32, maxCount int) {
 	return float32(math.Sqrt(m.step/float64(m.p.M)) / float64(len(m.elems))), len(m.elems)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/internal/parallel"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -76,8 +77,8 @@ func (f *connectedFlags) register(fs *flag.FlagSet) {
 
 // train reads the FSDD training split, pads every recording with silence
 // and trains a connected model by alignment.
-func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.ConnectedTrainReport, error) {
-	var rep rfstream.ConnectedTrainReport
+func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, train.ConnectedReport, error) {
+	var rep train.ConnectedReport
 	if err := f.mf.refuseSelect("connected digits"); err != nil {
 		return nil, rep, err
 	}
@@ -85,12 +86,12 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 	if err != nil {
 		return nil, rep, err
 	}
-	train, _ := datasets.OfficialSplit(recs)
-	m, rep, err := f.trainOn(train, heldOutTake, log)
+	trainRecs, _ := datasets.OfficialSplit(recs)
+	m, rep, err := f.trainOn(trainRecs, heldOutTake, log)
 	if err != nil || !f.tune {
 		return m, rep, err
 	}
-	rep.Tuning, err = f.tuneModel(m, train, log)
+	rep.Tuning, err = f.tuneModel(m, trainRecs, log)
 	return m, rep, err
 }
 
@@ -98,15 +99,15 @@ func (f *connectedFlags) train(log io.Writer) (*rfstream.Model, rfstream.Connect
 // with silence, plus joined strings when trainStrings > 0); heldOut marks
 // the recordings kept out of the classifier's training (nil: a seeded
 // tenth). It does not tune the decoder.
-func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datasets.Recording) bool, log io.Writer) (*rfstream.Model, rfstream.ConnectedTrainReport, error) {
-	var rep rfstream.ConnectedTrainReport
+func (f *connectedFlags) trainOn(trainRecs []datasets.Recording, heldOut func(datasets.Recording) bool, log io.Writer) (*rfstream.Model, train.ConnectedReport, error) {
+	var rep train.ConnectedReport
 	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = f.states, f.silStates, f.classifier
-	utts := make([]rfstream.TrainUtterance, len(train))
-	errs := make([]error, len(train))
-	parallel.For(len(train), func(i int) {
-		a, err := datasets.ReadAudioAt(train[i].Path, in.Audio.SampleRate)
+	utts := make([]train.Utterance, len(trainRecs))
+	errs := make([]error, len(trainRecs))
+	parallel.For(len(trainRecs), func(i int) {
+		a, err := datasets.ReadAudioAt(trainRecs[i].Path, in.Audio.SampleRate)
 		if err != nil {
 			errs[i] = err
 			return
@@ -114,15 +115,15 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 		rng := rand.New(rand.NewPCG(f.mf.seed, uint64(i)))
 		lead := f.padMin + (f.padMax-f.padMin)*rng.Float64()
 		trail := f.padMin + (f.padMax-f.padMin)*rng.Float64()
-		utts[i] = rfstream.TrainUtterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{train[i].Label},
-			HeldOut: held(train[i])}
+		utts[i] = train.Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{trainRecs[i].Label},
+			HeldOut: held(trainRecs[i])}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, rep, err
 	}
 	if f.trainStrings > 0 {
 		var pool []datasets.Recording
-		for _, r := range train {
+		for _, r := range trainRecs {
 			if !held(r) {
 				pool = append(pool, r)
 			}
@@ -131,7 +132,7 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 		if err != nil {
 			return nil, rep, err
 		}
-		strs := make([]rfstream.TrainUtterance, len(plans))
+		strs := make([]train.Utterance, len(plans))
 		errs := make([]error, len(plans))
 		parallel.For(len(plans), func(i int) {
 			a, spans, err := datasets.RenderString(plans[i], in.Audio.SampleRate, datasets.Noise{}, f.mf.seed+uint64(i)<<20)
@@ -139,7 +140,7 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 				errs[i] = err
 				return
 			}
-			u := rfstream.TrainUtterance{Samples: a.Samples, Words: plans[i].Words()}
+			u := train.Utterance{Samples: a.Samples, Words: plans[i].Words()}
 			for _, sp := range spans {
 				u.Spans = append(u.Spans, [2]float64{sp.Start, sp.End})
 			}
@@ -154,8 +155,8 @@ func (f *connectedFlags) trainOn(train []datasets.Recording, heldOut func(datase
 	if err != nil {
 		return nil, rep, err
 	}
-	words := datasets.Labels(train)
-	m, rep, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{
+	words := datasets.Labels(trainRecs)
+	m, rep, err := train.Connected(utts, train.ConnectedOptions{
 		Input: in, Decoder: f.dec, Map: recipe, Words: words, Passes: f.passes,
 		SoftmaxFrames: f.softmaxFrames, RLSLambda: f.rlsLambda, Seed: f.mf.seed, Log: log,
 		Softmax: classifier.SoftmaxOptions{Optimizer: f.optimizer, Lambda: f.softmaxLambda, MaxIter: f.softmaxIter, Seed: f.mf.seed},
@@ -174,10 +175,10 @@ const pausesMeta = "string_pauses"
 
 // tuneModel chooses the decoder settings on strings of the held-out
 // training recordings and writes them into m.
-func (f *connectedFlags) tuneModel(m *rfstream.Model, train []datasets.Recording, log io.Writer) ([]rfstream.TuneTrial, error) {
+func (f *connectedFlags) tuneModel(m *rfstream.Model, trainRecs []datasets.Recording, log io.Writer) ([]train.TuneTrial, error) {
 	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
 	var held []datasets.Recording
-	for _, r := range train {
+	for _, r := range trainRecs {
 		if heldOutTake(r) {
 			held = append(held, r)
 		}
@@ -186,16 +187,16 @@ func (f *connectedFlags) tuneModel(m *rfstream.Model, train []datasets.Recording
 	if err != nil {
 		return nil, err
 	}
-	dev := make([]rfstream.DevUtterance, len(plans))
+	dev := make([]train.DevUtterance, len(plans))
 	errs := make([]error, len(plans))
 	parallel.For(len(plans), func(i int) {
 		a, _, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, uint64(i))
-		dev[i], errs[i] = rfstream.DevUtterance{Audio: a, Words: plans[i].Words()}, err
+		dev[i], errs[i] = train.DevUtterance{Audio: a, Words: plans[i].Words()}, err
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	trials, err := rfstream.TuneConnected(m, dev, rfstream.DefaultTuneGrid())
+	trials, err := train.TuneConnected(m, dev, train.DefaultTuneGrid())
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ type connectedEval struct {
 	Classifier string                   `json:"classifier"`
 	Map        string                   `json:"map"`
 	M          int                      `json:"m"`
-	Passes     []rfstream.PassReport    `json:"passes,omitempty"`
+	Passes     []train.PassReport       `json:"passes,omitempty"`
 	TrainSec   float64                  `json:"train_seconds,omitempty"`
 	Sets       []connectedSetResult     `json:"sets"`
 	PeakRSSMB  float64                  `json:"peak_rss_mb"`
@@ -306,7 +307,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	case *retrain:
-		var rep rfstream.ConnectedTrainReport
+		var rep train.ConnectedReport
 		if m, rep, err = cf.train(stderr); err != nil {
 			return err
 		}

@@ -544,7 +544,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			opt := rfstream.FitOptions{Lambda: *lambda, Seed: mfs.seed}
+			opt := classifier.FitOptions{Lambda: *lambda, Seed: mfs.seed}
 			if *lambda == 0 {
 				var bySpeaker bool
 				if opt.HeldOutRows, bySpeaker, err = lambdaRows(*lambdaBy, sp.train, groups, xtr.Rows, xfit.Rows, mfs.seed); err != nil {
@@ -555,7 +555,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 					opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
 				}
 			}
-			rls, fitRep, err := rfstream.FitRLS(fm, xfit, yfit, len(labels), opt)
+			rls, fitRep, err := classifier.FitRLS(fm, xfit, yfit, len(labels), opt)
 			if err != nil {
 				return err
 			}
@@ -576,7 +576,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			// plain, or pooled over the test-time warps.
 			scoreTest := func(m *classifier.RLS) (blas32.General, error) {
 				out := linalg.NewGeneral32(scored.Rows, len(labels))
-				m.Scores(out, rfstream.Features(fm, scored, 0))
+				m.Scores(out, features.Apply(fm, scored, 0))
 				return out, nil
 			}
 			if len(testWarps) > 0 {
@@ -588,7 +588,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				scoreTest = func(m *classifier.RLS) (blas32.General, error) {
 					return pooledScores(views, func(x blas32.General) blas32.General {
 						out := linalg.NewGeneral32(x.Rows, len(labels))
-						m.Scores(out, rfstream.Features(fm, x, 0))
+						m.Scores(out, features.Apply(fm, x, 0))
 						return out
 					}, *testWarpPool)
 				}
@@ -608,7 +608,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				}
 				score := func(x blas32.General) blas32.General {
 					out := linalg.NewGeneral32(x.Rows, len(labels))
-					rls.Scores(out, rfstream.Features(fm, x, 0))
+					rls.Scores(out, features.Apply(fm, x, 0))
 					return out
 				}
 				var chosen map[string]float64
@@ -644,7 +644,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 				xa, ya := withRows(xfit, yfit, scored, rows, pl)
 				o := opt
 				o.Lambda, o.HeldOutRows = fitRep.Lambda*float64(xa.Rows)/float64(xfit.Rows), nil
-				adapted, _, err := rfstream.FitRLS(fm, xa, ya, len(labels), o)
+				adapted, _, err := classifier.FitRLS(fm, xa, ya, len(labels), o)
 				if err != nil {
 					return blas32.General{}, err
 				}
@@ -694,7 +694,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 			perCond[0] = append(perCond[0], splitAcc[len(splitAcc)-1])
 			for i := 1; i < len(conds); i++ {
-				p := rls.Predict(rfstream.Features(fm, xtes[i], 0))
+				p := rls.Predict(features.Apply(fm, xtes[i], 0))
 				perCond[i] = append(perCond[i], 1-classifier.ErrorRate(p, yte))
 			}
 			for i := range conds {

@@ -10,13 +10,13 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/plots"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -277,11 +277,11 @@ func (g *elssGrid) rawBaseline(d *elssData) ([]float64, error) {
 	for s := 1; s <= g.seeds; s++ {
 		x, y := g.labelled(d, uint64(s))
 		id := features.NewIdentity(x.Cols)
-		rls, _, err := rfstream.FitRLS(id, x, y, d.classes, rfstream.FitOptions{Seed: uint64(s)})
+		rls, _, err := classifier.FitRLS(id, x, y, d.classes, classifier.FitOptions{Seed: uint64(s)})
 		if err != nil {
 			return nil, err
 		}
-		errs = append(errs, 100*classifier.ErrorRate(rfstream.Predict(id, rls, d.xte, 0), d.yte))
+		errs = append(errs, 100*classifier.ErrorRate(classifier.Predict(id, rls, d.xte, 0), d.yte))
 	}
 	return errs, nil
 }
@@ -306,7 +306,7 @@ func (g *elssGrid) cell(d *elssData, kind, method string, m int, seed uint64, la
 		if method == "elss2" {
 			alg = elss.Top
 		}
-		mp, rep, err := rfstream.SelectFeatures(base, d.xtr, x, y, d.classes, rfstream.SelectOptions{
+		mp, rep, err := train.SelectFeatures(base, d.xtr, x, y, d.classes, train.SelectOptions{
 			Config: elss.Config{Algorithm: alg, Pool: g.pool, Lambda: lambda}, N0: g.n0, Seed: seed})
 		if err != nil {
 			return c, err
@@ -315,12 +315,12 @@ func (g *elssGrid) cell(d *elssData, kind, method string, m int, seed uint64, la
 		c.scoreSec, c.scoreMB, c.lambda, c.distinct = rep.Seconds, float64(rep.ScoreBytes)/(1<<20), rep.Lambda, rep.DistinctKept
 	}
 	start := time.Now()
-	rls, _, err := rfstream.FitRLS(fm, x, y, d.classes, rfstream.FitOptions{Seed: seed})
+	rls, _, err := classifier.FitRLS(fm, x, y, d.classes, classifier.FitOptions{Seed: seed})
 	if err != nil {
 		return c, err
 	}
 	c.trainSec = time.Since(start).Seconds()
-	c.err = classifier.ErrorRate(rfstream.Predict(fm, rls, d.xte, 0), d.yte)
+	c.err = classifier.ErrorRate(classifier.Predict(fm, rls, d.xte, 0), d.yte)
 	if c.distinct == 0 {
 		c.distinct = fm.OutDim()
 	}

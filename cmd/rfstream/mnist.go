@@ -299,12 +299,12 @@ func trainAndTest(train, test *frontend.LabelledImages, in rfstream.ImageInput, 
 	// Formed from the integer counts it is exact, and faster than float64
 	// products (the fallback for anything that is not a count).
 	cdf := recipe.Kind == invariant.Kind
-	opt := rfstream.FitOptions{Lambda: lambda, Seed: recipe.Seed, Float64Gram: cdf, ExactCounts: cdf}
+	opt := classifier.FitOptions{Lambda: lambda, Seed: recipe.Seed, Float64Gram: cdf, ExactCounts: cdf}
 	if !quiet {
 		opt.Progress = log
 	}
 	start := time.Now()
-	rls, rep, err := rfstream.FitRLS(fm, train.X, train.Labels, classes, opt)
+	rls, rep, err := classifier.FitRLS(fm, train.X, train.Labels, classes, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +336,7 @@ func trainAndTest(train, test *frontend.LabelledImages, in rfstream.ImageInput, 
 	}
 	if test != nil {
 		start = time.Now()
-		run.pred = rfstream.Predict(fm, rls, test.X, 0)
+		run.pred = classifier.Predict(fm, rls, test.X, 0)
 		sec := time.Since(start).Seconds()
 		run.result.TestN = test.N
 		run.result.TestError = classifier.ErrorRate(run.pred, test.Labels)
@@ -517,7 +517,7 @@ func evalSavedImageModel(path string, imf *imageFlags, log io.Writer) (*mnistRun
 		return nil, fmt.Errorf("model expects %d pixels, test images have %d", fm.InDim(), test.X.Cols)
 	}
 	start := time.Now()
-	pred := rfstream.Predict(fm, model.RLS, test.X, 0)
+	pred := classifier.Predict(fm, model.RLS, test.X, 0)
 	sec := time.Since(start).Seconds()
 	return &mnistRun{model: model, test: test, pred: pred, result: evalResult{
 		Task: "mnist", Map: model.Map.Kind, M: fm.OutDim(), Seed: model.Map.Seed, Lambda: model.RLS.Lambda,

@@ -42,9 +42,9 @@ type sizesRow struct {
 	Lambda     float64 `json:"lambda"`
 	// LambdaTrials are the λ tried and their held-out or leave-one-out
 	// errors, so the choice can be checked.
-	LambdaTrials []rfstream.LambdaTrial `json:"lambda_trials"`
-	Accuracy     float64                `json:"accuracy"`
-	TrainSecs    float64                `json:"train_seconds"`
+	LambdaTrials []classifier.LambdaTrial `json:"lambda_trials"`
+	Accuracy     float64                  `json:"accuracy"`
+	TrainSecs    float64                  `json:"train_seconds"`
 	// LambdaPath, with --lambda-path, is the test accuracy of the model
 	// refitted at each λ of the path: what every fixed choice of λ would
 	// have scored on this draw.
@@ -236,21 +236,21 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 					fitX, testX = gatherImages(full, picked).X, test.X
 				}
 				start := time.Now()
-				opt := rfstream.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo, Grid: searchGrid}
+				opt := classifier.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo, Grid: searchGrid}
 				var path []pathScore
 				var fitted time.Time // when the chosen model was ready: the path comes after it
 				if len(pathGrid) > 0 {
 					opt.PathGrid = pathGrid
-					opt.Path = func(p rfstream.PathPoint, r *classifier.RLS) error {
+					opt.Path = func(p classifier.PathPoint, r *classifier.RLS) error {
 						if fitted.IsZero() {
 							fitted = time.Now()
 						}
-						acc := 1 - classifier.ErrorRate(rfstream.Predict(testMap, r, testX, testBlock), test.Labels)
+						acc := 1 - classifier.ErrorRate(classifier.Predict(testMap, r, testX, testBlock), test.Labels)
 						path = append(path, pathScore{Relative: p.Relative, Lambda: p.Lambda, Accuracy: acc})
 						return nil
 					}
 				}
-				rls, rep, err := rfstream.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), opt)
+				rls, rep, err := classifier.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), opt)
 				if err != nil {
 					return fmt.Errorf("%s, %d per class, subset seed %d: %w", k, n, seed, err)
 				}
@@ -259,7 +259,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 				}
 				secs := fitted.Sub(start).Seconds()
 				r := sizesRow{Map: k, PerClass: n, SubsetSeed: seed, TrainN: len(picked), Features: fm.OutDim(), Lambda: rls.Lambda, LambdaTrials: rep.Trials,
-					Accuracy: 1 - classifier.ErrorRate(rfstream.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs, LambdaPath: path}
+					Accuracy: 1 - classifier.ErrorRate(classifier.Predict(testMap, rls, testX, testBlock), test.Labels), TrainSecs: secs, LambdaPath: path}
 				rows = append(rows, r)
 				if err := journal.add(r); err != nil {
 					return err
@@ -364,7 +364,7 @@ func tablePays(train *frontend.LabelledImages, testN int, perClass []int) bool {
 // maps its own images. The fits' times then leave out the mapping of their
 // training images, which this reports once.
 func tabulateImages(m features.Map, asked bool, train, test *frontend.LabelledImages, stderr io.Writer) (*imageTables, error) {
-	cm, ok := m.(rfstream.CountMap)
+	cm, ok := m.(classifier.CountMap)
 	if !asked || !ok {
 		return nil, nil
 	}

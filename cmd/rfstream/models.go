@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
@@ -288,13 +289,13 @@ func trainWordModel(o wordTrainOptions, log io.Writer) (*rfstream.Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	opt := rfstream.FitOptions{Seed: mf.seed, Progress: log}
+	opt := classifier.FitOptions{Seed: mf.seed, Progress: log}
 	// Copies of a recording (synthetic takes aside, every row is one
 	// recording unless the voices flags add copies) are held out together.
 	if opt.HeldOutRows, _, err = lambdaRows("random", rows.recs, groups, x.Rows, x.Rows, mf.seed); err != nil {
 		return nil, err
 	}
-	rls, rep, err := rfstream.FitRLS(mp, x, y, len(labels), opt)
+	rls, rep, err := classifier.FitRLS(mp, x, y, len(labels), opt)
 	if err != nil {
 		return nil, err
 	}

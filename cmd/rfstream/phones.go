@@ -22,6 +22,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -84,8 +85,8 @@ type phoneTest struct {
 type phoneData struct {
 	source string
 	phones []string // the units, in class order
-	train  []rfstream.TrainUtterance
-	dev    []rfstream.DevUtterance
+	train  []train.Utterance
+	dev    []train.DevUtterance
 	test   []phoneTest
 	fold   decode.PhoneMap
 	// trainVoices, devVoices, testVoices name who speaks each split.
@@ -138,12 +139,12 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 	}
 	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
 	d := &phoneData{source: "espeak-ng", phones: datasets.Phones, trainVoices: f.espeak.Voices.Train, devVoices: f.espeak.Voices.Dev, testVoices: f.espeak.Voices.Test}
-	read := func(manifest string, held bool) ([]rfstream.TrainUtterance, []datasets.Utterance, error) {
+	read := func(manifest string, held bool) ([]train.Utterance, []datasets.Utterance, error) {
 		us, err := datasets.ReadTranscripts(manifest)
 		if err != nil {
 			return nil, nil, err
 		}
-		out := make([]rfstream.TrainUtterance, len(us))
+		out := make([]train.Utterance, len(us))
 		errs := make([]error, len(us))
 		parallel.For(len(us), func(i int) {
 			a, err := datasets.ReadAudioAt(us[i].Path, rate)
@@ -151,11 +152,11 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 				errs[i] = err
 				return
 			}
-			out[i] = rfstream.TrainUtterance{Samples: a.Samples, Words: us[i].Words, HeldOut: held}
+			out[i] = train.Utterance{Samples: a.Samples, Words: us[i].Words, HeldOut: held}
 		})
 		return out, us, errors.Join(errs...)
 	}
-	train, _, err := read(c.Train, false)
+	trainUtts, _, err := read(c.Train, false)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +164,9 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.train = append(train, dev...)
+	d.train = append(trainUtts, dev...)
 	for i, u := range devUs {
-		d.dev = append(d.dev, rfstream.DevUtterance{Audio: &frontend.Audio{Rate: rate, Samples: dev[i].Samples}, Words: u.Words})
+		d.dev = append(d.dev, train.DevUtterance{Audio: &frontend.Audio{Rate: rate, Samples: dev[i].Samples}, Words: u.Words})
 	}
 	test, err := datasets.ReadTranscripts(c.Test)
 	if err != nil {
@@ -260,11 +261,11 @@ func (f *phoneFlags) loadCorpus(log io.Writer) (*phoneData, error) {
 			d.test = append(d.test, phoneTest{path: u.Audio, speaker: u.Speaker, phones: words})
 			spk["test"][u.Speaker] = true
 		case devSpk[u.Speaker]:
-			d.train = append(d.train, rfstream.TrainUtterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true, HeldOut: true})
-			d.dev = append(d.dev, rfstream.DevUtterance{Audio: a, Words: words})
+			d.train = append(d.train, train.Utterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true, HeldOut: true})
+			d.dev = append(d.dev, train.DevUtterance{Audio: a, Words: words})
 			spk["dev"][u.Speaker] = true
 		default:
-			d.train = append(d.train, rfstream.TrainUtterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true})
+			d.train = append(d.train, train.Utterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true})
 			for _, w := range words {
 				inventory[w] = true
 			}
@@ -307,14 +308,14 @@ type phoneModelSpec struct {
 
 // phoneModelResult is one model's training and test scores.
 type phoneModelResult struct {
-	Name       string                `json:"name"`
-	Decoder    string                `json:"decoder"` // "phone loop" or "bigram"
-	Map        string                `json:"map"`
-	M          int                   `json:"m"`
-	Classifier string                `json:"classifier"`
-	Passes     []rfstream.PassReport `json:"passes"`
-	TrainSec   float64               `json:"train_seconds"`
-	Tuned      *rfstream.TuneTrial   `json:"tuned,omitempty"`
+	Name       string             `json:"name"`
+	Decoder    string             `json:"decoder"` // "phone loop" or "bigram"
+	Map        string             `json:"map"`
+	M          int                `json:"m"`
+	Classifier string             `json:"classifier"`
+	Passes     []train.PassReport `json:"passes"`
+	TrainSec   float64            `json:"train_seconds"`
+	Tuned      *train.TuneTrial   `json:"tuned,omitempty"`
 	phoneScore
 	PerSpeaker map[string]float64 `json:"per_speaker_per"`
 }
@@ -332,8 +333,8 @@ type phoneScore struct {
 
 // phoneGrid is the tuning grid: phone insertion penalties (positive ones
 // favour more phones), acoustic and prior scales.
-func phoneGrid(fold decode.PhoneMap) rfstream.TuneGrid {
-	return rfstream.TuneGrid{WordPenalties: []float64{0, -2, -4, -8, -12, 2, 4}, AcousticScales: []float64{1, 0.5, 0.25},
+func phoneGrid(fold decode.PhoneMap) train.TuneGrid {
+	return train.TuneGrid{WordPenalties: []float64{0, -2, -4, -8, -12, 2, 4}, AcousticScales: []float64{1, 0.5, 0.25},
 		PriorScales: []float64{1, 0.5, 0.2}, Fold: fold}
 }
 
@@ -344,7 +345,7 @@ func (f *phoneFlags) trainPhoneModel(d *phoneData, spec phoneModelSpec, log io.W
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, spec.classifier
 	spec.recipe.In = in.Audio.Dim()
-	m, rep, err := rfstream.TrainConnected(d.train, rfstream.ConnectedTrainOptions{
+	m, rep, err := train.Connected(d.train, train.ConnectedOptions{
 		Task: rfstream.TaskPhones, Input: in, Decoder: f.dec, Map: spec.recipe, Words: d.phones, Passes: f.passes,
 		RLSLambda: f.lambda, Seed: f.mf.seed, Log: log,
 	})
@@ -376,7 +377,7 @@ func (f *phoneFlags) setDecoder(m *rfstream.Model, d *phoneData, bigram bool, re
 	if !f.tune {
 		return nil
 	}
-	trials, err := rfstream.TuneConnected(m, d.dev, phoneGrid(d.fold))
+	trials, err := train.TuneConnected(m, d.dev, phoneGrid(d.fold))
 	if err != nil {
 		return err
 	}

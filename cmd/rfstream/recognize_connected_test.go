@@ -9,6 +9,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/train"
 )
 
 // tone is a synthetic word: two harmonics of a pitch that names it.
@@ -29,11 +30,11 @@ func tone(word string, dur float64) []float32 {
 func TestRecognizeConnectedModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pad := func() []float32 { return datasets.Silence(int(8000*(0.1+0.3*rng.Float64())), 1e-3, rng) }
-	var utts []rfstream.TrainUtterance
+	var utts []train.Utterance
 	for i := 0; i < 60; i++ {
 		w := []string{"lo", "hi"}[i%2]
 		s := append(append(pad(), tone(w, 0.2+0.2*rng.Float64())...), pad()...)
-		utts = append(utts, rfstream.TrainUtterance{Samples: s, Words: []string{w}})
+		utts = append(utts, train.Utterance{Samples: s, Words: []string{w}})
 	}
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 1, "rls"
@@ -41,7 +42,7 @@ func TestRecognizeConnectedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
+	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
 		Map: mp.Recipe(), Words: []string{"hi", "lo"}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)

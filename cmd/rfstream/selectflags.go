@@ -7,10 +7,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/invariant"
+	"github.com/rfstream/rfstream/train"
 )
 
 // selectFlags choose leverage-score selection (ELSS) of any map's features.
@@ -46,15 +47,15 @@ func (f *selectFlags) algorithm() (elss.Algorithm, error) {
 
 // selection is what a task records about a selection.
 type selection struct {
-	Method         string                 `json:"select,omitempty"`
-	SelectLambda   float64                `json:"select_lambda,omitempty"`
-	PoolM0         int                    `json:"pool_m0,omitempty"`
-	N0             int                    `json:"n0,omitempty"`
-	Distinct       int                    `json:"distinct_features,omitempty"`
-	ScoreSeconds   float64                `json:"score_seconds,omitempty"`
-	ScoreMB        float64                `json:"score_mb,omitempty"`          // memory the scorer held (features of the sample, Gram, factor)
-	ScorePeakRSSMB float64                `json:"score_peak_rss_mb,omitempty"` // process peak RSS after scoring, before training
-	Trials         []rfstream.LambdaTrial `json:"select_lambda_trials,omitempty"`
+	Method         string                   `json:"select,omitempty"`
+	SelectLambda   float64                  `json:"select_lambda,omitempty"`
+	PoolM0         int                      `json:"pool_m0,omitempty"`
+	N0             int                      `json:"n0,omitempty"`
+	Distinct       int                      `json:"distinct_features,omitempty"`
+	ScoreSeconds   float64                  `json:"score_seconds,omitempty"`
+	ScoreMB        float64                  `json:"score_mb,omitempty"`          // memory the scorer held (features of the sample, Gram, factor)
+	ScorePeakRSSMB float64                  `json:"score_peak_rss_mb,omitempty"` // process peak RSS after scoring, before training
+	Trials         []classifier.LambdaTrial `json:"select_lambda_trials,omitempty"`
 }
 
 // selectFeatures selects the features of base (the recipe of f) when
@@ -96,8 +97,8 @@ func (f *selectFlags) apply(base, pool features.Recipe, unlabelled, x blas32.Gen
 	if err != nil || alg == 0 {
 		return base, nil, err
 	}
-	opt := rfstream.SelectOptions{Config: elss.Config{Algorithm: alg, Pool: f.pool, Lambda: f.lambda}, N0: f.n0, Seed: base.Seed, PoolRecipe: pool}
-	mp, rep, err := rfstream.SelectFeatures(base, unlabelled, x, labels, classes, opt)
+	opt := train.SelectOptions{Config: elss.Config{Algorithm: alg, Pool: f.pool, Lambda: f.lambda}, N0: f.n0, Seed: base.Seed, PoolRecipe: pool}
+	mp, rep, err := train.SelectFeatures(base, unlabelled, x, labels, classes, opt)
 	if err != nil {
 		return base, nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
@@ -118,11 +117,11 @@ func accuracy(pred, labels []int) float64 { return 1 - classifier.ErrorRate(pred
 // rls trains RLS (λ on held-out training rows) on map fm of x's training
 // rows and returns its test accuracy and λ.
 func (s *xpermSet) rls(fm features.Map, x blas32.General, seed uint64) (float64, float64, error) {
-	r, _, err := rfstream.FitRLS(fm, linalg.Rows32(x, 0, s.trainN), s.labels[:s.trainN], 2, rfstream.FitOptions{Seed: seed})
+	r, _, err := classifier.FitRLS(fm, linalg.Rows32(x, 0, s.trainN), s.labels[:s.trainN], 2, classifier.FitOptions{Seed: seed})
 	if err != nil {
 		return 0, 0, err
 	}
-	pred := rfstream.Predict(fm, r, linalg.Rows32(x, s.trainN, x.Rows), 0)
+	pred := classifier.Predict(fm, r, linalg.Rows32(x, s.trainN, x.Rows), 0)
 	return accuracy(pred, s.labels[s.trainN:]), r.Lambda, nil
 }
 

@@ -8,9 +8,11 @@ import (
 	"math"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/train"
 )
 
 // Glide is a synthetic "word": a tone sweeping from f0 to f1 Hz over dur
@@ -75,7 +77,7 @@ func Words() (*rfstream.WordClassifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	rls, _, err := rfstream.FitRLS(mp, x, labels, 2, rfstream.FitOptions{Lambda: 1e-2})
+	rls, _, err := classifier.FitRLS(mp, x, labels, 2, classifier.FitOptions{Lambda: 1e-2})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func voiceWords(rounds []float64) (*rfstream.WordClassifier, error) {
 	}
 	voice := frontend.EstimateVoice(rows, wc.Audio.Mels, false)
 	rfstream.NormaliseVoice(x, wc.Audio.Mels)
-	rls, _, err := rfstream.FitRLS(w.Map, x, labels, 2, rfstream.FitOptions{Lambda: 1e-2})
+	rls, _, err := classifier.FitRLS(w.Map, x, labels, 2, classifier.FitOptions{Lambda: 1e-2})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +131,7 @@ func voiceWords(rounds []float64) (*rfstream.WordClassifier, error) {
 // glides (3 states a word, 1 of silence, softmax read-out, two passes of
 // align-and-retrain), which then decodes strings of them.
 func Connected() (*rfstream.Connected, error) {
-	var utts []rfstream.TrainUtterance
+	var utts []train.Utterance
 	for i := 0; i < 60; i++ {
 		d := 0.25 + 0.01*float64(i%15)
 		w, sig := "up", Glide(400, 1500, d, uint32(i))
@@ -137,7 +139,7 @@ func Connected() (*rfstream.Connected, error) {
 			w, sig = "down", Glide(1500, 400, d, uint32(i+100))
 		}
 		s := append(append(Noise(800+40*(i%10), uint32(i+7)), sig...), Noise(1200+40*(i%7), uint32(i+3))...)
-		utts = append(utts, rfstream.TrainUtterance{Samples: s, Words: []string{w}})
+		utts = append(utts, train.Utterance{Samples: s, Words: []string{w}})
 	}
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates = 3, 1
@@ -145,7 +147,7 @@ func Connected() (*rfstream.Connected, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := rfstream.TrainConnected(utts, rfstream.ConnectedTrainOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
+	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
 		Map: mp.Recipe(), Words: []string{"up", "down"}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func Images() (*rfstream.ImageTagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	rls, _, err := rfstream.FitRLS(mp, x, labels, 2, rfstream.FitOptions{Lambda: 1e-3})
+	rls, _, err := classifier.FitRLS(mp, x, labels, 2, classifier.FitOptions{Lambda: 1e-3})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package rfstream
+package classifier
 
 import (
 	"math/rand/v2"

@@ -1,9 +1,10 @@
-package rfstream
+package train
 
 import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
@@ -22,12 +23,12 @@ func TestModelWithSelectedMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := linalg.NewGeneral32(mp.OutDim(), 2)
-	m := &Model{Task: "toy", Labels: []string{"a", "b"}, Map: mp.Recipe(), RLS: &classifier.RLS{Dim: mp.OutDim(), Classes: 2, Lambda: 1, W: w}}
+	m := &rfstream.Model{Task: "toy", Labels: []string{"a", "b"}, Map: mp.Recipe(), RLS: &classifier.RLS{Dim: mp.OutDim(), Classes: 2, Lambda: 1, W: w}}
 	path := filepath.Join(t.TempDir(), "elss.rfm")
-	if err := SaveModel(path, m); err != nil {
+	if err := rfstream.SaveModel(path, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadModel(path)
+	got, err := rfstream.LoadModel(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestModelWithSelectedMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	za, zb := Features(mp, x, 0), Features(fm, x, 0)
+	za, zb := features.Apply(mp, x, 0), features.Apply(fm, x, 0)
 	for i := range za.Data {
 		if za.Data[i] != zb.Data[i] {
 			t.Fatalf("feature %d: %v from the file, %v from the selection", i, zb.Data[i], za.Data[i])

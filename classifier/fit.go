@@ -1,4 +1,4 @@
-package rfstream
+package classifier
 
 import (
 	"errors"
@@ -12,11 +12,18 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/rfstream/rfstream/classifier"
-	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/progress"
 )
+
+// Featurizer is what FitRLS needs of a random feature map: every
+// features.Map is one. It is declared here, where it is used, so that the
+// classifiers stay independent of the maps that feed them.
+type Featurizer interface {
+	InDim() int
+	OutDim() int
+	Apply(dst, x blas32.General)
+}
 
 // FitOptions control FitRLS.
 type FitOptions struct {
@@ -66,7 +73,7 @@ type FitOptions struct {
 	// grid value x is the one a search over Grid = {x} returns. It lets a
 	// caller score a whole λ path on its own test set from one Gram, the
 	// costliest step, instead of one fit per λ.
-	Path func(p PathPoint, r *classifier.RLS) error
+	Path func(p PathPoint, r *RLS) error
 	// PathGrid lists the λ of the path relative to the mean diagonal of
 	// ZᵀZ (default: Grid).
 	PathGrid []float64
@@ -108,7 +115,7 @@ type FitReport struct {
 // FitRLS trains an RLS read-out on map m of the rows of x, streaming x
 // through the map block by block so only one block of features is held at
 // a time (plus, when λ is being chosen, the held-out rows' features).
-func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt FitOptions) (*classifier.RLS, FitReport, error) {
+func FitRLS(m Featurizer, x blas32.General, labels []int, classes int, opt FitOptions) (*RLS, FitReport, error) {
 	if x.Rows != len(labels) {
 		return nil, FitReport{}, fmt.Errorf("rfstream: %d rows but %d labels", x.Rows, len(labels))
 	}
@@ -144,7 +151,7 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 	if opt.Form == FormDual || (opt.Form == FormAuto && x.Rows < m.OutDim()) {
 		return fitDual(m, x, labels, classes, opt, bar)
 	}
-	train := classifier.NewRLSAccumulator(m.OutDim(), classes)
+	train := NewRLSAccumulator(m.OutDim(), classes)
 	train.Float64 = opt.Float64Gram
 	if opt.Lambda > 0 {
 		err := streamRows(m, x, labels, identityOrder(x.Rows), opt.Block, bar, func(z blas32.General, l []int) error { return train.Add(z, l) })
@@ -187,7 +194,7 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 		if err != nil {
 			return 0, err
 		}
-		return classifier.ErrorRate(r.Predict(heldZ), heldLabels), nil
+		return ErrorRate(r.Predict(heldZ), heldLabels), nil
 	})
 	if err != nil {
 		return nil, rep, err
@@ -221,7 +228,7 @@ func FitRLS(m features.Map, x blas32.General, labels []int, classes int, opt Fit
 // the same λ grid relative to the mean diagonal of ZᵀZ and the same refit,
 // so it returns the model the primal would, at O(N²·dim + N³) cost instead
 // of O(N·dim² + dim³).
-func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt FitOptions, bar *progress.Bar) (*classifier.RLS, FitReport, error) {
+func fitDual(m Featurizer, x blas32.General, labels []int, classes int, opt FitOptions, bar *progress.Bar) (*RLS, FitReport, error) {
 	// The map writes straight into z, block by block: a separate block
 	// buffer would be one more block×OutDim matrix (800 MB at 4096 rows of
 	// 49 500 features) alive beside z.
@@ -235,7 +242,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	}
 	for i, v := range z.Data {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, FitReport{}, fmt.Errorf("%w (row %d, feature %d = %v)", classifier.ErrNonFinite, i/z.Cols, i%z.Cols, v)
+			return nil, FitReport{}, fmt.Errorf("%w (row %d, feature %d = %v)", ErrNonFinite, i/z.Cols, i%z.Cols, v)
 		}
 	}
 	k64 := linalg.NewGeneral64(x.Rows, x.Rows)
@@ -268,7 +275,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		return out
 	}
 	// weights turns dual coefficients for the rows idx into W = Z[idx]ᵀC.
-	weights := func(c *classifier.KernelRLS, idx []int) *classifier.RLS {
+	weights := func(c *KernelRLS, idx []int) *RLS {
 		w := make([]float64, z.Cols*classes)
 		// Split by features: every w[f, k] still sums its rows in order,
 		// so the split changes no bit.
@@ -288,18 +295,18 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 		for i, v := range w {
 			out.Data[i] = float32(v)
 		}
-		return &classifier.RLS{Dim: z.Cols, Classes: classes, Lambda: c.Lambda, W: out}
+		return &RLS{Dim: z.Cols, Classes: classes, Lambda: c.Lambda, W: out}
 	}
 	all := identityOrder(x.Rows)
 	if opt.Lambda > 0 {
-		c, err := classifier.FitKernelRLS(k64, labels, classes, opt.Lambda)
+		c, err := FitKernelRLS(k64, labels, classes, opt.Lambda)
 		if err != nil {
 			return nil, FitReport{}, err
 		}
 		return weights(c, all), FitReport{Lambda: opt.Lambda}, nil
 	}
-	solve := func(lambda float64) (*classifier.RLS, error) {
-		c, err := classifier.FitKernelRLS(k64, labels, classes, lambda)
+	solve := func(lambda float64) (*RLS, error) {
+		c, err := FitKernelRLS(k64, labels, classes, lambda)
 		if err != nil {
 			return nil, err
 		}
@@ -321,21 +328,21 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 	kRest, kHeld, restLabels, heldLabels := kernel(rest, rest), kernel(held, rest), pick(rest), pick(held)
 	scale := meanDiagonal(k64, rest, z.Cols)
 	rep, err := searchLambda(opt.Grid, scale, func(lambda float64) (float64, error) {
-		c, err := classifier.FitKernelRLS(kRest, restLabels, classes, lambda)
+		c, err := FitKernelRLS(kRest, restLabels, classes, lambda)
 		if err != nil {
 			return 0, err
 		}
-		return classifier.ErrorRate(c.Predict(kHeld), heldLabels), nil
+		return ErrorRate(c.Predict(kHeld), heldLabels), nil
 	})
 	if err != nil {
 		return nil, rep, err
 	}
 	growth := float64(x.Rows) / float64(len(rest))
 	rep.Lambda *= growth
-	c, err := classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
+	c, err := FitKernelRLS(k64, labels, classes, rep.Lambda)
 	for tries := 0; tries < 3 && errors.Is(err, linalg.ErrNotPositiveDefinite); tries++ {
 		rep.Lambda *= 10 // as in the primal: a singular kernel rounded indefinite
-		c, err = classifier.FitKernelRLS(k64, labels, classes, rep.Lambda)
+		c, err = FitKernelRLS(k64, labels, classes, rep.Lambda)
 	}
 	if err != nil {
 		return nil, rep, err
@@ -351,7 +358,7 @@ func fitDual(m features.Map, x blas32.General, labels []int, classes int, opt Fi
 // the Gram to stay positive definite is skipped, as the search skips it.
 // The chosen model is handed over as it is where the path meets its λ:
 // refitting would repeat a factorisation to get the same bits.
-func walkPath(opt FitOptions, scale, growth float64, chosen *classifier.RLS, solve func(lambda float64) (*classifier.RLS, error)) error {
+func walkPath(opt FitOptions, scale, growth float64, chosen *RLS, solve func(lambda float64) (*RLS, error)) error {
 	if opt.Path == nil {
 		return nil
 	}
@@ -385,18 +392,18 @@ func walkPath(opt FitOptions, scale, growth float64, chosen *classifier.RLS, sol
 // fitDualLOO chooses λ on the grid (relative to the mean diagonal of ZᵀZ,
 // dim features) by the leave-one-out error over all rows of kernel k and
 // fits the model with it. Ties go to the larger λ, as on a held-out split.
-func fitDualLOO(k blas64.General, labels []int, classes, dim int, grid []float64) (*classifier.KernelRLS, FitReport, error) {
+func fitDualLOO(k blas64.General, labels []int, classes, dim int, grid []float64) (*KernelRLS, FitReport, error) {
 	rep, err := searchLambda(grid, meanDiagonal(k, identityOrder(k.Rows), dim), func(lambda float64) (float64, error) {
-		s, err := classifier.KernelLOOScores(k, labels, classes, lambda)
+		s, err := KernelLOOScores(k, labels, classes, lambda)
 		if err != nil {
 			return 0, err
 		}
-		return classifier.ErrorRate(classifier.ArgMaxRows(s), labels), nil
+		return ErrorRate(ArgMaxRows(s), labels), nil
 	})
 	if err != nil {
 		return nil, rep, err
 	}
-	c, err := classifier.FitKernelRLS(k, labels, classes, rep.Lambda)
+	c, err := FitKernelRLS(k, labels, classes, rep.Lambda)
 	return c, rep, err
 }
 
@@ -485,13 +492,13 @@ func gramFloat64(k blas64.General, z blas32.General) {
 // CountMap is a feature map whose every output is float32(count)·unit
 // for an integer count in [0, maxCount].
 type CountMap interface {
-	features.Map
+	Featurizer
 	CountUnit() (unit float32, maxCount int)
 }
 
 // gramOfCounts is gramCounts for a map that says its features are counts;
 // it reports false for any other map.
-func gramOfCounts(m features.Map, k blas64.General, z blas32.General) bool {
+func gramOfCounts(m Featurizer, k blas64.General, z blas32.General) bool {
 	cm, ok := m.(CountMap)
 	if !ok {
 		return false
@@ -530,7 +537,7 @@ func gramCounts(k blas64.General, z blas32.General, unit float32, maxCount int) 
 		for i := 0; i < n; i++ {
 			dst := a.Data[i*w : (i+1)*w]
 			for j, v := range z.Data[i*z.Stride+c0 : i*z.Stride+c1] {
-				c, ok := countOf(v, unit, inv, top)
+				c, ok := CountOf(v, unit, inv, top)
 				if !ok {
 					return false
 				}
@@ -556,11 +563,11 @@ func gramCounts(k blas64.General, z blas32.General, unit float32, maxCount int) 
 	return true
 }
 
-// countOf is the count c in [0, top] whose feature float32(c)·unit is v,
+// CountOf is the count c in [0, top] whose feature float32(c)·unit is v,
 // found by rounding v·inv (inv = 1/unit) and checked by recomputing the
 // feature the way a CountMap makes it; ok is false for any other value,
 // NaN included.
-func countOf(v, unit, inv, top float32) (c float32, ok bool) {
+func CountOf(v, unit, inv, top float32) (c float32, ok bool) {
 	c = float32(int32(v*inv + 0.5))
 	return c, c*unit == v && c <= top && v >= 0
 }
@@ -598,6 +605,16 @@ func heldOutSplit(n int, opt FitOptions) (held, rest []int, err error) {
 	return held, rest, nil
 }
 
+// AddMapped adds the features m gives the rows of x, with their labels,
+// streaming x through m block rows at a time (4096 when block ≤ 0), so only
+// one block of features is held at once.
+func (a *RLSAccumulator) AddMapped(m Featurizer, x blas32.General, labels []int, block int) error {
+	if block <= 0 {
+		block = 4096
+	}
+	return streamRows(m, x, labels, identityOrder(x.Rows), block, nil, a.Add)
+}
+
 func identityOrder(n int) []int {
 	o := make([]int, n)
 	for i := range o {
@@ -616,7 +633,7 @@ func identityOrder(n int) []int {
 // so the two overlap instead of each leaving cores idle — or, worse,
 // leaving the BLAS's threads spinning for work on the cores the map
 // needs.
-func streamRows(m features.Map, x blas32.General, labels []int, idx []int, block int, bar *progress.Bar, sink func(blas32.General, []int) error) error {
+func streamRows(m Featurizer, x blas32.General, labels []int, idx []int, block int, bar *progress.Bar, sink func(blas32.General, []int) error) error {
 	type mapped struct {
 		z  blas32.General
 		lb []int
@@ -700,24 +717,11 @@ func contiguous(rows []int) bool {
 	return true
 }
 
-// Features applies m to all rows of x in blocks and returns the features.
-func Features(m features.Map, x blas32.General, block int) blas32.General {
-	if block <= 0 {
-		block = 4096
-	}
-	z := linalg.NewGeneral32(x.Rows, m.OutDim())
-	for b0 := 0; b0 < x.Rows; b0 += block {
-		b1 := min(b0+block, x.Rows)
-		m.Apply(linalg.Rows32(z, b0, b1), linalg.Rows32(x, b0, b1))
-	}
-	return z
-}
-
 // Predict maps the rows of x through m block by block and returns r's
 // arg-max class for each, holding one block of features at a time rather
 // than the whole n×OutDim feature matrix (400 MB for the MNIST test set at
 // 10000 features).
-func Predict(m features.Map, r *classifier.RLS, x blas32.General, block int) []int {
+func Predict(m Featurizer, r *RLS, x blas32.General, block int) []int {
 	if block <= 0 {
 		block = 4096
 	}

@@ -1,4 +1,4 @@
-package rfstream
+package train
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
@@ -19,9 +20,9 @@ import (
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
-// TrainUtterance is one training recording at the model's sample rate and
+// Utterance is one training recording at the model's sample rate and
 // the words spoken in it.
-type TrainUtterance struct {
+type Utterance struct {
 	Samples []float32
 	Words   []string
 	// Spans, when given, are the words' times in seconds (one per word):
@@ -39,13 +40,13 @@ type TrainUtterance struct {
 	HeldOut bool
 }
 
-// ConnectedTrainOptions control TrainConnected.
-type ConnectedTrainOptions struct {
+// ConnectedOptions control Connected.
+type ConnectedOptions struct {
 	// Task is the trained model's task: TaskConnected (the default) or
-	// TaskPhones.
+	// rfstream.TaskPhones.
 	Task    string
-	Input   ConnectedInput
-	Decoder ConnectedDecoder
+	Input   rfstream.ConnectedInput
+	Decoder rfstream.ConnectedDecoder
 	// Map is the feature map's recipe; its input dimension is set from
 	// the frontend.
 	Map features.Recipe
@@ -91,8 +92,8 @@ type PassReport struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// ConnectedTrainReport says how training went.
-type ConnectedTrainReport struct {
+// ConnectedReport says how training went.
+type ConnectedReport struct {
 	Utterances, HeldOut        int
 	TrainFrames, HeldOutFrames int
 	Passes                     []PassReport
@@ -111,14 +112,14 @@ type utt struct {
 	held   bool
 }
 
-// TrainConnected trains a connected-word model by alignment: frame labels
+// Connected trains a connected-word model by alignment: frame labels
 // start from a uniform split of each utterance's speech region over its
 // words' states (the rest silence), the classifier is trained, the
 // utterances are force-aligned with it, and the classifier retrained, for
 // opt.Passes rounds.
-func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, ConnectedTrainReport, error) {
+func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, ConnectedReport, error) {
 	start := time.Now()
-	var rep ConnectedTrainReport
+	var rep ConnectedReport
 	in := opt.Input
 	if in.StatesPerWord < 1 || in.SilenceStates < 1 || len(opt.Words) == 0 {
 		return nil, rep, fmt.Errorf("rfstream: connected training with %d words, %d states a word, %d silence states", len(opt.Words), in.StatesPerWord, in.SilenceStates)
@@ -131,10 +132,10 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	}
 	switch opt.Task {
 	case "":
-		opt.Task = TaskConnected
-	case TaskConnected, TaskPhones:
+		opt.Task = rfstream.TaskConnected
+	case rfstream.TaskConnected, rfstream.TaskPhones:
 	default:
-		return nil, rep, fmt.Errorf("rfstream: connected training of a %q model (%s, %s)", opt.Task, TaskConnected, TaskPhones)
+		return nil, rep, fmt.Errorf("rfstream: connected training of a %q model (%s, %s)", opt.Task, rfstream.TaskConnected, rfstream.TaskPhones)
 	}
 	if opt.SpeechMarginDB <= 0 {
 		opt.SpeechMarginDB = 35
@@ -150,7 +151,7 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 		logw = io.Discard
 	}
 	classes := in.Classes(len(opt.Words))
-	words, sil, err := connectedUnits(opt.Words, in, opt.Decoder.SelfLoop)
+	words, sil, err := in.Units(opt.Words, opt.Decoder.SelfLoop)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -199,7 +200,7 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	if err := tr.firstPass(rng); err != nil {
 		return nil, rep, err
 	}
-	var model *Model
+	var model *rfstream.Model
 	for pass := 0; pass <= opt.Passes; pass++ {
 		t0 := time.Now()
 		pr := PassReport{Pass: pass, Labels: "uniform"}
@@ -226,7 +227,7 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 	for i, v := range lp {
 		prior.Data[i] = float32(v)
 	}
-	model.Blobs[blobLogPrior] = prior
+	model.Blobs[rfstream.BlobLogPrior] = prior
 	rep.Seconds = time.Since(start).Seconds()
 	model.Meta = map[string]any{"train_utterances": rep.Utterances, "train_frames": rep.TrainFrames, "passes": rep.Passes}
 	return model, rep, nil
@@ -234,7 +235,7 @@ func TrainConnected(utts []TrainUtterance, opt ConnectedTrainOptions) (*Model, C
 
 // prepareUtterances extracts every utterance's frames (on all cores) and
 // its bootstrap labels.
-func prepareUtterances(utts []TrainUtterance, ac frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) ([]*utt, error) {
+func prepareUtterances(utts []Utterance, ac frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) ([]*utt, error) {
 	base := ac
 	base.Splice = 0
 	out := make([]*utt, len(utts))
@@ -248,7 +249,7 @@ func prepareUtterances(utts []TrainUtterance, ac frontend.AudioConfig, marginDB 
 	return out, nil
 }
 
-func prepareUtterance(u TrainUtterance, base frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) (*utt, error) {
+func prepareUtterance(u Utterance, base frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) (*utt, error) {
 	e, err := frontend.NewExtractor(base)
 	if err != nil {
 		return nil, err
@@ -377,24 +378,10 @@ func exactSpanLabels(n int, spans [][2]float64, seq []decode.Unit, sil decode.Un
 	return labels, nil
 }
 
-// spliceInto writes rows t0…t1−1 of frames spliced ±k (edges replicated,
-// as frontend.Extractor does) into dst.
-func spliceInto(dst blas32.General, frames blas32.General, t0, t1, k int) {
-	d := frames.Cols
-	n := frames.Rows
-	for t := t0; t < t1; t++ {
-		row := linalg.Row32(dst, t-t0)
-		for o := -k; o <= k; o++ {
-			s := min(max(t+o, 0), n-1)
-			copy(row[(o+k)*d:(o+k+1)*d], linalg.Row32(frames, s))
-		}
-	}
-}
-
 // connTrainer holds the state of align-and-retrain.
 type connTrainer struct {
-	opt     ConnectedTrainOptions
-	in      ConnectedInput
+	opt     ConnectedOptions
+	in      rfstream.ConnectedInput
 	fm      features.Map
 	classes int
 	us      []*utt
@@ -439,7 +426,7 @@ func (t *connTrainer) forBlocks(fn func(ui int, z blas32.General) error) error {
 		at := 0
 		for i := u0; i < u1; i++ {
 			n := t.us[i].frames.Rows
-			spliceInto(linalg.Rows32(x, at, at+n), t.us[i].frames, 0, n, k)
+			frontend.Splice(linalg.Rows32(x, at, at+n), t.us[i].frames, 0, n, k)
 			at += n
 		}
 		zb := linalg.Rows32(z, 0, rows)
@@ -522,12 +509,12 @@ func (t *connTrainer) labelsOf(ref [][2]int) []int {
 
 // fit trains the classifier on the current labels and returns a model
 // without priors.
-func (t *connTrainer) fit(pr *PassReport) (*Model, error) {
+func (t *connTrainer) fit(pr *PassReport) (*rfstream.Model, error) {
 	labels := make([]string, len(t.opt.Words))
 	copy(labels, t.opt.Words)
 	in := t.in
 	in.Temperature = 0
-	m := &Model{Task: t.opt.Task, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
+	m := &rfstream.Model{Task: t.opt.Task, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
 	heldLabels := t.labelsOf(t.heldRef)
 	if t.in.Classifier == "rls" {
 		lambda := t.opt.RLSLambda
@@ -563,8 +550,8 @@ func (t *connTrainer) fit(pr *PassReport) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Blobs[blobSoftmaxW] = sm.W
-		m.Blobs[blobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
+		m.Blobs[rfstream.BlobSoftmaxW] = sm.W
+		m.Blobs[rfstream.BlobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
 		pr.Loss, pr.Lambda = srep.Loss, t.opt.Softmax.Lambda
 		fmt.Fprintf(t.logw(), "%s: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", t.opt.Task, srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
 	}
@@ -588,16 +575,16 @@ func (t *connTrainer) logw() io.Writer {
 // scoreAndAlign maps every frame through the fitted model, measures frame
 // accuracy against the current labels and, when realign is set, replaces
 // the labels by a forced alignment (and, for RLS, accumulates the new ZᵀY).
-func (t *connTrainer) scoreAndAlign(m *Model, realign bool, pr *PassReport) error {
-	var post posteriorModel
+func (t *connTrainer) scoreAndAlign(m *rfstream.Model, realign bool, pr *PassReport) error {
+	var post interface{ LogPosteriors(dst, z blas32.General) }
 	if t.in.Classifier == "rls" {
-		var in ConnectedInput
+		var in rfstream.ConnectedInput
 		if err := json.Unmarshal(m.Input, &in); err != nil {
 			return err
 		}
 		post = &classifier.CalibratedRLS{RLS: m.RLS, Temp: in.Temperature}
 	} else {
-		w, b := m.Blobs[blobSoftmaxW], m.Blobs[blobSoftmaxB]
+		w, b := m.Blobs[rfstream.BlobSoftmaxW], m.Blobs[rfstream.BlobSoftmaxB]
 		post = &classifier.Softmax{Dim: w.Rows, Classes: w.Cols, W: w, B: b.Data}
 	}
 	// Priors of the current labels turn posteriors into likelihoods for

@@ -1,4 +1,4 @@
-package rfstream
+package classifier
 
 import (
 	"math"
@@ -8,12 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream/classifier"
-	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
-	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
-	"github.com/rfstream/rfstream/transforms"
 )
 
 // Naming the held-out rows explicitly is the same as the random split
@@ -168,50 +165,13 @@ func TestFitRLSLeaveOneOut(t *testing.T) {
 	}
 }
 
-// countFeatures builds a small invariant map over all 120 permutations of
-// five positions (|G| = 120, so the exact-count chunks are 1165 columns
-// wide) with more features than one chunk, and its features of random
-// one-hot sequences.
-func countFeatures(t *testing.T, rows int) (features.Map, blas32.General, blas32.General, []int) {
-	t.Helper()
-	const positions, symbols = 5, 8
-	g, err := transforms.NewPermutationGroup(positions, symbols)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := positions * symbols
-	m, err := features.Build(features.Recipe{Kind: invariant.Kind, In: d, Seed: 4, Params: features.MarshalParams(invariant.Params{
-		M: 100, N: 6, Group: g.Spec(), S: math.Sqrt(positions) * 1.5})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(7, 8))
-	x := linalg.NewGeneral32(rows, d)
-	labels := make([]int, rows)
-	for i := 0; i < rows; i++ {
-		has := [2]bool{}
-		for p := 0; p < positions; p++ {
-			s := r.IntN(symbols)
-			has[0] = has[0] || s == 0
-			has[1] = has[1] || s == 1
-			linalg.Row32(x, i)[p*symbols+s] = 1
-		}
-		if has[0] && has[1] {
-			labels[i] = 1
-		}
-	}
-	z := linalg.NewGeneral32(rows, m.OutDim())
-	m.Apply(z, x)
-	return m, x, z, labels
-}
-
 // The exact-count kernel is the integer Gram of the counts times unit²,
 // to the last bit, over chunks that do not divide the feature count; it
 // agrees with the float64 products to their rounding; and a value that is
 // not a count hands the kernel back to the caller.
 func TestGramCountsIsTheIntegerGram(t *testing.T) {
 	const rows = 40
-	m, _, z, _ := countFeatures(t, rows)
+	m, _, z, _ := fixtures.CountFeatures(t, rows)
 	unit, maxCount := m.(CountMap).CountUnit()
 	if width := exactFloat32Sum / (maxCount * maxCount); z.Cols <= width || z.Cols%width == 0 {
 		t.Fatalf("%d features in chunks of %d: the test wants a partial last chunk", z.Cols, width)
@@ -248,7 +208,7 @@ func TestGramCountsIsTheIntegerGram(t *testing.T) {
 // predicts as the float64 kernel does; on a map that is not count-valued it
 // is the float64 fit to the bit.
 func TestFitRLSExactCounts(t *testing.T) {
-	m, x, _, labels := countFeatures(t, 300)
+	m, x, _, labels := fixtures.CountFeatures(t, 300)
 	opt := FitOptions{Seed: 3, Float64Gram: true, Form: FormDual}
 	ref, refRep, err := FitRLS(m, x, labels, 2, opt)
 	if err != nil {
@@ -297,7 +257,7 @@ func TestFitRLSExactCounts(t *testing.T) {
 // leave-one-out; the path's model at the chosen λ is the fit's own; a λ
 // too small to solve is skipped; a path beside a fixed λ is refused.
 func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
-	x, labels := threeClassRows(11)
+	x, labels := fixtures.ThreeClassRows(11)
 	mp, err := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -317,9 +277,9 @@ func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
 			opt := tc.opt
 			opt.Grid = grid
 			var got []PathPoint
-			models := map[float64]*classifier.RLS{}
+			models := map[float64]*RLS{}
 			opt.PathGrid = append(append([]float64(nil), grid...), pathGrid...)
-			opt.Path = func(p PathPoint, r *classifier.RLS) error {
+			opt.Path = func(p PathPoint, r *RLS) error {
 				got = append(got, p)
 				models[p.Relative] = r
 				return nil
@@ -349,7 +309,7 @@ func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
 					t.Fatalf("grid value %g: path λ %v, one-value search λ %v; weights equal: %v", rel, r.Lambda, wrep.Lambda, sameWeights(r.W.Data, want.W.Data))
 				}
 			}
-			var atChosen *classifier.RLS
+			var atChosen *RLS
 			for _, p := range got {
 				if p.Lambda == rep.Lambda {
 					atChosen = models[p.Relative]
@@ -360,7 +320,7 @@ func TestFitRLSPathIsOneValueGridFits(t *testing.T) {
 			}
 		})
 	}
-	bad := FitOptions{Lambda: 0.1, Path: func(PathPoint, *classifier.RLS) error { return nil }}
+	bad := FitOptions{Lambda: 0.1, Path: func(PathPoint, *RLS) error { return nil }}
 	if _, _, err := FitRLS(mp, x, labels, 3, bad); err == nil || !strings.Contains(err.Error(), "path") {
 		t.Fatalf("a path with a fixed λ: error %v", err)
 	}

@@ -1,4 +1,4 @@
-package rfstream
+package train
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -49,24 +50,23 @@ func DefaultTuneGrid() TuneGrid {
 // The prior scale matters most: dividing by the state priors boosts the
 // rare word states against the frequent silence states, and at full
 // strength a word can swallow the silence around it.
-func TuneConnected(m *Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, error) {
-	c, err := NewConnected(m)
+func TuneConnected(m *rfstream.Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, error) {
+	c, err := rfstream.NewConnected(m)
 	if err != nil {
 		return nil, err
 	}
 	if len(dev) == 0 || len(grid.WordPenalties) == 0 || len(grid.AcousticScales) == 0 || len(grid.PriorScales) == 0 {
 		return nil, fmt.Errorf("rfstream: tuning needs dev strings and a grid")
 	}
-	// Log posteriors: the log-likelihoods with no prior divided out.
-	noPrior := make([]float32, len(c.logPrior))
 	post := make([]blas32.General, len(dev))
 	for i, d := range dev {
 		x, err := c.Frames(d.Audio)
 		if err != nil {
 			return nil, err
 		}
-		post[i] = frameLogLikelihoods(c.Map, c.post, noPrior, x)
+		post[i] = c.LogPosteriors(x)
 	}
+	rawPrior := c.LogPriors()
 	ll := make([]blas32.General, len(dev))
 	var trials []TuneTrial
 	best := -1
@@ -76,11 +76,11 @@ func TuneConnected(m *Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, er
 			for f := 0; f < p.Rows; f++ {
 				src, dst := linalg.Row32(p, f), linalg.Row32(ll[i], f)
 				for j, v := range src {
-					dst[j] = v - float32(ps)*c.rawPrior[j]
+					dst[j] = v - float32(ps)*rawPrior[j]
 				}
 			}
 		}
-		if err := c.tryGrid(ps, grid, dev, ll, &trials, &best); err != nil {
+		if err := tryGrid(c, ps, grid, dev, ll, &trials, &best); err != nil {
 			return nil, err
 		}
 	}
@@ -92,20 +92,18 @@ func TuneConnected(m *Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, er
 	return trials, nil
 }
 
-func (c *Connected) tryGrid(ps float64, grid TuneGrid, dev []DevUtterance, ll []blas32.General, trials *[]TuneTrial, best *int) error {
+func tryGrid(c *rfstream.Connected, ps float64, grid TuneGrid, dev []DevUtterance, ll []blas32.General, trials *[]TuneTrial, best *int) error {
 	for _, wp := range grid.WordPenalties {
 		for _, as := range grid.AcousticScales {
 			dc := c.Decoder
 			dc.WordPenalty, dc.AcousticScale = wp, as
-			g, err := c.loop(dc)
+			decodeWith, err := c.DecoderWith(dc)
 			if err != nil {
 				return err
 			}
-			opt := c.options()
-			opt.AcousticScale = as
 			var counts decode.ErrorCounts
 			for i, d := range dev {
-				r, err := decode.Viterbi(g, ll[i], opt)
+				r, err := decodeWith(ll[i])
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package rfstream
+package train
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/frontend"
@@ -15,9 +16,9 @@ import (
 // fixtureCorpus reads the TIMIT-style fixture (testdata/timit): training
 // utterances with their phone spans (silence labels left out), and the
 // test utterances' audio and phones.
-func fixtureCorpus(t *testing.T, rate int, exact bool) (train []TrainUtterance, test []TrainUtterance, phones []string) {
+func fixtureCorpus(t *testing.T, rate int, exact bool) (train []Utterance, test []Utterance, phones []string) {
 	t.Helper()
-	us, err := datasets.TIMITCorpus("testdata/timit")
+	us, err := datasets.TIMITCorpus("../testdata/timit")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func fixtureCorpus(t *testing.T, rate int, exact bool) (train []TrainUtterance, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		tu := TrainUtterance{Samples: a.Samples, ExactSpans: exact}
+		tu := Utterance{Samples: a.Samples, ExactSpans: exact}
 		for _, p := range u.Phones {
 			if p.Phone == "h#" || p.Phone == "pau" {
 				continue
@@ -56,7 +57,7 @@ func fixtureCorpus(t *testing.T, rate int, exact bool) (train []TrainUtterance, 
 // map. Chance is far off: the test strings have 4–5 phones from 4, so a
 // guess of the right length is wrong about 3 times in 4.
 func TestPhonesEndToEndOnFixture(t *testing.T) {
-	f, err := os.Open("testdata/timit/phones.map")
+	f, err := os.Open("../testdata/timit/phones.map")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,24 +67,24 @@ func TestPhonesEndToEndOnFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, exact := range []bool{true, false} {
-		in := DefaultConnectedInput()
+		in := rfstream.DefaultConnectedInput()
 		in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, "rls"
 		train, test, phones := fixtureCorpus(t, in.Audio.SampleRate, exact)
 		mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 256, Q: 2}, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := DefaultConnectedDecoder()
+		dec := rfstream.DefaultConnectedDecoder()
 		dec.SelfLoop = 0.5
-		m, rep, err := TrainConnected(train, ConnectedTrainOptions{Task: TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(),
+		m, rep, err := Connected(train, ConnectedOptions{Task: rfstream.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(),
 			Words: phones, Passes: 2, Seed: 1, HeldOut: 0.2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Task != TaskPhones || len(rep.Passes) != 3 {
+		if m.Task != rfstream.TaskPhones || len(rep.Passes) != 3 {
 			t.Fatalf("task %q, %d passes", m.Task, len(rep.Passes))
 		}
-		c, err := NewConnected(m)
+		c, err := rfstream.NewConnected(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestPhonesEndToEndOnFixture(t *testing.T) {
 	}
 }
 
-func mustFrames(t *testing.T, c *Connected, samples []float32) blas32.General {
+func mustFrames(t *testing.T, c *rfstream.Connected, samples []float32) blas32.General {
 	t.Helper()
 	x, err := c.Frames(&frontend.Audio{Rate: c.Input.Audio.SampleRate, Samples: samples})
 	if err != nil {
@@ -146,61 +147,5 @@ func TestExactSpanLabels(t *testing.T) {
 	}
 	if _, err := exactSpanLabels(20, [][2]float64{{0, 0.1}}, []decode.Unit{a, b}, sil, 0.01); err == nil {
 		t.Fatal("one span for two units was accepted")
-	}
-}
-
-// A unit bigram stored in the model survives saving and makes the decoder
-// a bigram loop; removing it restores the plain loop.
-func TestUnitBigramInModel(t *testing.T) {
-	in := DefaultConnectedInput()
-	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, "rls"
-	train, _, phones := fixtureCorpus(t, in.Audio.SampleRate, true)
-	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 64, Q: 2}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := TrainConnected(train, ConnectedTrainOptions{Task: TaskPhones, Input: in, Decoder: DefaultConnectedDecoder(), Map: mp.Recipe(),
-		Words: phones, Passes: 0, Seed: 1, HeldOut: 0.2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := SetUnitBigram(m, [][]string{{"zz"}}, 0.5); err == nil {
-		t.Fatal("a transcript with an unknown phone was accepted")
-	}
-	var tr [][]string
-	for _, u := range train {
-		tr = append(tr, u.Words)
-	}
-	if err := SetUnitBigram(m, tr, 0.5); err != nil {
-		t.Fatal(err)
-	}
-	path := t.TempDir() + "/p.rfm"
-	if err := SaveModel(path, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := LoadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewConnected(back)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The bigram loop has an arc between every pair of units (phones and
-	// silence, no silence→silence) on top of the units' own arcs.
-	n := len(phones)
-	if c.bigram == nil || c.graph.NumArcs() != 2*(3*(n+1))-(n+1)+n*n+2*n {
-		t.Fatalf("bigram %v, %d arcs", c.bigram != nil, c.graph.NumArcs())
-	}
-	if err := SetUnitBigram(back, nil, 0); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = NewConnected(back); err != nil || c.bigram != nil {
-		t.Fatalf("bigram removed: %v", err)
-	}
-	bad := back.Blobs[blobLogPrior]
-	back.Blobs[blobBigram] = bad
-	if _, err := NewConnected(back); err == nil {
-		t.Fatal("a bigram of the wrong shape was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package rfstream
+package train
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ type SelectOptions struct {
 type SelectReport struct {
 	elss.Report
 	Lambda float64
-	Trials []LambdaTrial // λ search: held-out error of each λ
+	Trials []classifier.LambdaTrial // λ search: held-out error of each λ
 	// Seconds is the whole scoring cost (pool features of the sample, Gram,
 	// factorisations, λ search included).
 	Seconds float64
@@ -134,7 +134,7 @@ func checkPoolSize(base features.Recipe, m0, pool int) error {
 // searchSelectionLambda tries every λ of the grid: select, fit RLS (its own
 // ridge chosen inside the fit rows) and count errors on held-out rows. Ties
 // go to the larger λ, the one closer to plain sampling.
-func searchSelectionLambda(sc *elss.Scorer, poolRecipe features.Recipe, cfg elss.Config, x blas32.General, labels []int, classes int, opt SelectOptions) ([]LambdaTrial, float64, error) {
+func searchSelectionLambda(sc *elss.Scorer, poolRecipe features.Recipe, cfg elss.Config, x blas32.General, labels []int, classes int, opt SelectOptions) ([]classifier.LambdaTrial, float64, error) {
 	order := rand.New(rand.NewPCG(opt.Seed, 0x6c616d)).Perm(x.Rows)
 	order = order[:min(len(order), opt.SearchRows)]
 	nHeld := len(order) / 10
@@ -153,7 +153,7 @@ func searchSelectionLambda(sc *elss.Scorer, poolRecipe features.Recipe, cfg elss
 	}
 	heldX, heldY := gather(order[:nHeld])
 	fitX, fitY := gather(order[nHeld:])
-	var trials []LambdaTrial
+	var trials []classifier.LambdaTrial
 	best := -1
 	for _, lambda := range opt.Grid {
 		c := cfg
@@ -162,12 +162,12 @@ func searchSelectionLambda(sc *elss.Scorer, poolRecipe features.Recipe, cfg elss
 		if err != nil {
 			continue // e.g. too small a λ for the Gram: skip it
 		}
-		rls, _, err := FitRLS(mp, fitX, fitY, classes, FitOptions{Seed: opt.Seed})
+		rls, _, err := classifier.FitRLS(mp, fitX, fitY, classes, classifier.FitOptions{Seed: opt.Seed})
 		if err != nil {
 			return nil, 0, err
 		}
-		e := classifier.ErrorRate(Predict(mp, rls, heldX, 0), heldY)
-		trials = append(trials, LambdaTrial{Lambda: lambda, Relative: lambda, HeldOutError: e})
+		e := classifier.ErrorRate(classifier.Predict(mp, rls, heldX, 0), heldY)
+		trials = append(trials, classifier.LambdaTrial{Lambda: lambda, Relative: lambda, HeldOutError: e})
 		if best < 0 || e <= trials[best].HeldOutError {
 			best = len(trials) - 1
 		}
