@@ -19,6 +19,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -180,7 +181,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 // their in-process results, or the toy model and utterance when the data
 // set is missing.
 func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtterance, string, error) {
-	recs, err := datasets.FSDD(fsddDir())
+	recs, err := datasets.FSDD(cli.FSDDDir())
 	var words *rfstream.WordClassifier
 	var utts []benchUtterance
 	source := ""
@@ -203,7 +204,7 @@ func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtteranc
 			}
 			utts = append(utts, benchUtterance{audio: a})
 		}
-		source = fmt.Sprintf("%d FSDD test recordings (%s), the default digit model", len(test), fsddDir())
+		source = fmt.Sprintf("%d FSDD test recordings (%s), the default digit model", len(test), cli.FSDDDir())
 	}
 	for i := range utts {
 		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), utts[i].audio.Rate)
@@ -220,7 +221,7 @@ func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtteranc
 // benchImageData returns the image model and n raw MNIST test images, or
 // the toy tagger and bar images when MNIST is missing.
 func benchImageData(n int, stderr io.Writer) (*rfstream.ImageTagger, [][]byte, string, error) {
-	path := filepath.Join(mnistDir(), "t10k-images-idx3-ubyte")
+	path := filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte")
 	if _, err := os.Stat(path); err != nil {
 		fmt.Fprintf(stderr, "MNIST not found (%v): benchmarking the toy image model instead\n", err)
 		t, err := toymodels.Images()

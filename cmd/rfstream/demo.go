@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/train"
 )
 
 // demoPart is one section of `rfstream demo`; areas add theirs from their
@@ -58,18 +60,18 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 }
 
 // demoMNISTModel is where the demo keeps its image model for later parts.
-func demoMNISTModel() string { return dataDir() + "/models/mnist-maxout.rfm" }
+func demoMNISTModel() string { return cli.DataDir() + "/models/mnist-maxout.rfm" }
 
 func demoMNIST(stdout, stderr io.Writer) error {
-	mf := mapFlags{kind: "maxout", m: 1000, q: 4, seed: 1}
-	var imf imageFlags
-	run, err := fitImages(&mf, &imf, 0, false, stderr)
+	o := train.DefaultImageOptions()
+	o.Log = stderr
+	run, err := trainImageModel(o, stderr)
 	if err != nil {
 		return err
 	}
-	r := run.result
-	fmt.Fprintf(stdout, "trained maxout m=%d q=%d on %d images in %.1fs (λ=%.3g chosen on held-out training images)\n", r.M, mf.q, r.TrainN, r.TrainSeconds, r.Lambda)
+	r := run.Report
+	fmt.Fprintf(stdout, "trained maxout m=%d q=%d on %d images in %.1fs (λ=%.3g chosen on held-out training images)\n", r.M, o.Map.Q, r.TrainN, r.TrainSeconds, r.Lambda)
 	fmt.Fprintf(stdout, "test error on the %d MNIST test images: %.2f%% (paper, Table 1: 5.50%%)\n", r.TestN, 100*r.TestError)
-	showExamples(stdout, run, 12)
-	return rfstream.SaveModel(demoMNISTModel(), run.model)
+	cli.ShowImageExamples(stdout, run, 12)
+	return rfstream.SaveModel(demoMNISTModel(), run.Model)
 }

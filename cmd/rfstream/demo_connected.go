@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,7 +10,9 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/streaming"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -21,19 +22,13 @@ func init() {
 // demoConnectedStrings is how many generated test strings the demo streams.
 const demoConnectedStrings = 60
 
-// defaultConnectedTraining is how the data cache's connected model is
-// trained on first use: the defaults of `rfstream train connected`.
-func defaultConnectedTraining() *connectedFlags {
-	var cf connectedFlags
-	cf.register(flag.NewFlagSet("defaults", flag.ContinueOnError))
-	return &cf
-}
-
 // connectedModel loads the data cache's connected-digit model, training
 // it on FSDD's official training takes first when it is missing.
 func connectedModel(log io.Writer) (*rfstream.Connected, error) {
-	m, err := loadConnectedModel(defaultConnectedModel(), log, func() (*rfstream.Model, error) {
-		m, _, err := defaultConnectedTraining().train(log)
+	m, err := loadConnectedModel(cli.ConnectedModel(), log, func() (*rfstream.Model, error) {
+		o := train.DefaultDigitStringOptions()
+		o.FSDD, o.Log = cli.FSDDDir(), log
+		m, _, err := train.DigitStrings(o)
 		return m, err
 	})
 	if err != nil {
@@ -43,17 +38,17 @@ func connectedModel(log io.Writer) (*rfstream.Connected, error) {
 }
 
 // loadConnectedModel loads the connected model at path, training it with
-// train (and saving it) when it is missing or was trained on strings whose
+// retrain (and saving it) when it is missing or was trained on strings whose
 // pauses were rendered otherwise than the test strings' are now: a model
 // cached before the pauses were rendered in the recordings' background
 // learnt white ones and decodes the new strings far worse (docs/audio.md).
-func loadConnectedModel(path string, log io.Writer, train func() (*rfstream.Model, error)) (*rfstream.Model, error) {
-	m, err := loadOrTrain(path, log, train)
-	if err != nil || m.Meta[pausesMeta] == datasets.PauseRendering {
+func loadConnectedModel(path string, log io.Writer, retrain func() (*rfstream.Model, error)) (*rfstream.Model, error) {
+	m, err := loadOrTrain(path, log, retrain)
+	if err != nil || m.Meta[train.PausesMeta] == datasets.PauseRendering {
 		return m, err
 	}
 	fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
-	if m, err = train(); err != nil {
+	if m, err = retrain(); err != nil {
 		return nil, err
 	}
 	return m, rfstream.SaveModel(path, m)
@@ -64,12 +59,12 @@ func demoConnected(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs, err := datasets.FSDD(fsddDir())
+	recs, err := datasets.FSDD(cli.FSDDDir())
 	if err != nil {
 		return err
 	}
 	_, test := datasets.OfficialSplit(recs)
-	manifest, err := datasets.BuildConnectedSet(filepath.Join(dataDir(), "connected"), datasets.ConnectedSet{Name: "demo-clean"}, test,
+	manifest, err := datasets.BuildConnectedSet(filepath.Join(cli.DataDir(), "connected"), datasets.ConnectedSet{Name: "demo-clean"}, test,
 		datasets.BuildOptions{Strings: datasets.StringOptions{Count: demoConnectedStrings, Seed: 7}})
 	if err != nil {
 		return err

@@ -15,7 +15,9 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/streaming"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -28,16 +30,16 @@ func demoDigits(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs, err := datasets.FSDD(fsddDir())
+	recs, err := datasets.FSDD(cli.FSDDDir())
 	if err != nil {
 		return err
 	}
 	_, test := datasets.OfficialSplit(recs)
-	x, err := loadWordVectors(test, words.Config)
+	x, err := train.WordVectors(test, words.Config, train.Condition{}, stderr)
 	if err != nil {
 		return err
 	}
-	y, err := indices(test, labelIndex(words.Model.Labels))
+	y, err := train.Indices(test, train.LabelIndex(words.Model.Labels))
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func demoLive(stdout, stderr io.Writer) error {
 	st := srv.Stages
 	fmt.Fprintf(stdout, "embedded NATS server on %s (loopback only), stages: %v\n", srv.ClientURL(), streaming.AllStages)
 
-	recs, err := datasets.FSDD(fsddDir())
+	recs, err := datasets.FSDD(cli.FSDDDir())
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func demoLive(stdout, stderr io.Writer) error {
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
 	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
 
-	batch, err := loadImages([]string{filepath.Join(mnistDir(), "t10k-images-idx3-ubyte")}, 0)
+	batch, err := loadImages([]string{filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
 	if err != nil {
 		return err
 	}

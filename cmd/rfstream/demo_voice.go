@@ -16,8 +16,10 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -29,7 +31,7 @@ func init() {
 const demoVoiceSpeaker = "george"
 
 func demoVoice(stdout, stderr io.Writer) error {
-	path := filepath.Join(dataDir(), "models", "digits-adaptable-without-"+demoVoiceSpeaker+".rfm")
+	path := filepath.Join(cli.DataDir(), "models", "digits-adaptable-without-"+demoVoiceSpeaker+".rfm")
 	if _, err := os.Stat(path); err != nil {
 		if _, err := exec.LookPath("espeak-ng"); err != nil {
 			fmt.Fprintln(stdout, "skipped: this part trains its model with synthetic voices from espeak-ng, which is not installed (apt-get install espeak-ng)")
@@ -44,7 +46,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	all, err := datasets.FSDD(fsddDir())
+	all, err := datasets.FSDD(cli.FSDDDir())
 	if err != nil {
 		return err
 	}
@@ -55,9 +57,9 @@ func demoVoice(stdout, stderr io.Writer) error {
 		}
 	}
 	if len(recs) == 0 {
-		return fmt.Errorf("no FSDD recordings of %s in %s", demoVoiceSpeaker, fsddDir())
+		return fmt.Errorf("no FSDD recordings of %s in %s", demoVoiceSpeaker, cli.FSDDDir())
 	}
-	y, err := indices(recs, labelIndex(m.Labels))
+	y, err := train.Indices(recs, train.LabelIndex(m.Labels))
 	if err != nil {
 		return err
 	}

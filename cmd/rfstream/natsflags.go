@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -141,7 +142,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if f.durable && eo.StoreDir == "" {
 		if listen {
 			// A serving process keeps its store across restarts.
-			eo.StoreDir = filepath.Join(dataDir(), "jetstream")
+			eo.StoreDir = filepath.Join(cli.DataDir(), "jetstream")
 		} else {
 			// A one-shot client with its own server stores only for its run.
 			if tmp, err = os.MkdirTemp("", "rfstream-js-"); err != nil {

@@ -1,70 +1,63 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/rfstream/rfstream/internal/cli"
 )
-
-// task is something `rfstream eval` and `rfstream train` know how to do:
-// each data set (mnist, xperm, digits, …) registers one from its own file.
-type task struct {
-	name    string
-	summary string
-	eval    func(args []string, stdout, stderr io.Writer) error
-	train   func(args []string, stdout, stderr io.Writer) error
-}
-
-var tasks = map[string]*task{}
-
-func registerTask(t *task) {
-	if _, dup := tasks[t.name]; dup {
-		panic("rfstream: task registered twice: " + t.name)
-	}
-	tasks[t.name] = t
-}
-
-func taskUsage(w io.Writer, verb string) {
-	fmt.Fprintf(w, "usage: rfstream %s TASK [flags]\n\ntasks:\n", verb)
-	names := make([]string, 0, len(tasks))
-	for n, t := range tasks {
-		if (verb == "eval" && t.eval != nil) || (verb == "train" && t.train != nil) {
-			names = append(names, n)
-		}
-	}
-	listNames(w, names, func(n string) string { return tasks[n].summary })
-	fmt.Fprintf(w, "\nrun 'rfstream %s TASK -h' for a task's flags\n", verb)
-}
-
-func dispatchTask(verb string, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		taskUsage(stderr, verb)
-		if len(args) == 0 {
-			return errUsage
-		}
-		return nil
-	}
-	t, ok := tasks[args[0]]
-	var fn func([]string, io.Writer, io.Writer) error
-	if ok {
-		if verb == "eval" {
-			fn = t.eval
-		} else {
-			fn = t.train
-		}
-	}
-	if fn == nil {
-		fmt.Fprintf(stderr, "rfstream %s: unknown task %q\n", verb, args[0])
-		taskUsage(stderr, verb)
-		return errUsage
-	}
-	return fn(args[1:], stdout, stderr)
-}
 
 func init() {
 	register(&command{name: "eval", summary: "train on a task's training set and report test error",
-		run: func(args []string, stdout, stderr io.Writer) error { return dispatchTask("eval", args, stdout, stderr) }})
+		run: runEval})
 	register(&command{name: "train", summary: "train a model on a task and save it",
 		run: func(args []string, stdout, stderr io.Writer) error {
-			return dispatchTask("train", args, stdout, stderr)
+			return cli.DispatchTask("train", args, stdout, stderr)
 		}})
+}
+
+// labBinary is the laboratory's executable, which `rfstream eval` runs.
+const labBinary = "rfstream-lab"
+
+// runEval runs `rfstream-lab eval ARGS…`: the evaluation protocols are the
+// laboratory's (experiments/), which the product does not link. The
+// laboratory is looked for beside this executable (make build puts both in
+// bin/), then on PATH; it speaks as rfstream (its argv[0]), gets this
+// process's standard streams, and its exit code is this command's.
+func runEval(args []string, stdout, stderr io.Writer) error {
+	path, err := findLab()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, append([]string{"eval"}, args...)...)
+	cmd.Args[0] = cli.Program
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if code := exit.ExitCode(); code > 0 {
+			return cli.ExitCode(code)
+		}
+		return fmt.Errorf("%s: %w", path, err) // killed by a signal
+	}
+	return err
+}
+
+// findLab returns the laboratory's path: beside this executable, else on
+// PATH.
+func findLab() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), labBinary)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath(labBinary); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the evaluation protocols are in the laboratory binary %s, which is neither beside this executable nor on PATH: run make build (it builds bin/rfstream and bin/%s)", labBinary, labBinary)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// setSoftMemoryLimit gives the collector a soft limit of three quarters of
+// SetSoftMemoryLimit gives the collector a soft limit of three quarters of
 // the memory the process may use, unless GOMEMLIMIT sets one. The largest
 // evaluations hold many gigabytes live (the MNIST count table beside a
 // fit's features and kernel: about 13 GB at 99 000 features), and the
 // collector's default goal, twice the live heap, would ask for more memory
 // than the machine has; near the limit it collects sooner instead.
-func setSoftMemoryLimit() {
+func SetSoftMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bufio"
@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// peakRSSMB is the process's peak resident set size in MiB (VmHWM), or 0
-// where /proc is not available.
-func peakRSSMB() float64 {
+// PeakRSSMB is the process's peak resident set size in MiB (VmHWM), or 0
+// where /proc is not available. Long jobs report it beside their timings
+// (evaluation tables, feature-selection records kept in model files).
+func PeakRSSMB() float64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0

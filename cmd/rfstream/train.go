@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/train"
+)
+
+// The four tasks the product trains models for: their recipes are package
+// train's, their flags internal/cli's. Their evaluations are the
+// laboratory's (rfstream eval).
+func init() {
+	cli.RegisterTask(&cli.Task{Name: "digits", Summary: "spoken digits (FSDD or manifests): whole-word random features + RLS", Train: trainDigits})
+	cli.RegisterTask(&cli.Task{Name: "mnist", Summary: "MNIST digits (or any IDX image/label files): random features + RLS", Train: trainMNIST})
+	cli.RegisterTask(&cli.Task{Name: "connected", Summary: "connected digit strings: frame classifier over HMM states + Viterbi (WER/SER)", Train: trainConnected})
+	cli.RegisterTask(&cli.Task{Name: "phones", Summary: "phone recognition: 3-state phone HMMs trained by alignment, phone loop (PER on held-out voices)", Train: trainPhones})
+}
+
+func trainDigits(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train digits", "--out MODEL [flags]", stderr)
+	o := train.DefaultDigitOptions()
+	var ws cli.WordSet
+	cli.WordSetFlags(fs, &ws)
+	cli.MapFlags(fs, &o.Map)
+	checkVoices := cli.VoiceFlags(fs, &o.Voices)
+	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
+	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	fs.StringVar(&o.Split, "split", o.Split, "FSDD recordings to train on: official (takes 5-49) or all")
+	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
+	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN: none, or mean (each training voice's mean log-mel spectrum removed; a new voice's is removed too, estimated from one recording, or with recognize --adapt from all of a voice's recordings)")
+	selfTrain := fs.String("self-train", "", "make the model adaptable: rfstream recognize --adapt runs one self-training round per comma-separated fraction over a voice's recordings, as eval digits --self-train does (the model then carries its training rows)")
+	fs.BoolVar(&o.AloneCopies, "alone-copies", false, "with --speaker-norm mean: add a copy of every training row normalised as a voice's first recording is in a live session (mostly with the training voices' average spectrum), so the model also knows a voice it has not learnt yet; train only (eval digits has no such flag)")
+	cli.WordConfigFlags(fs, &o.Word)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkVoices(); err != nil {
+		return err
+	}
+	if o.AloneCopies && *spkNorm != "mean" {
+		return errors.New("--alone-copies needs --speaker-norm mean")
+	}
+	var err error
+	if o.Rounds, err = cli.ParseSelfTrain(*selfTrain); err != nil {
+		return err
+	}
+	if *spkNorm != "none" && *spkNorm != "mean" {
+		return fmt.Errorf("unknown --speaker-norm %q (none, mean)", *spkNorm)
+	}
+	if *out == "" {
+		*out = defaultDigitModel()
+	}
+	spec := train.WordGroup(o.Word, *cents, *tempo, false)
+	o.Map.Group = &spec
+	o.FSDD, o.Manifest, o.Exclude = ws.FSDD, ws.TrainManifest, ws.Exclude
+	o.VoiceNorm, o.Log = *spkNorm == "mean", stderr
+	model, err := train.Words(o)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, model); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "saved %s\n", *out)
+	return nil
+}
+
+func trainMNIST(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train mnist", "--out MODEL [flags]", stderr)
+	o := train.DefaultImageOptions()
+	cli.MapFlags(fs, &o.Map)
+	cli.ImageFlags(fs, &o)
+	cli.ThreadsFlag(fs, &o)
+	fs.Float64Var(&o.Lambda, "lambda", o.Lambda, "ridge parameter (0: choose on 10% of the training set)")
+	out := fs.String("out", "", "where to save the model")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		fs.Usage()
+		return errUsage
+	}
+	o.Log = stderr
+	run, err := trainImageModel(o, stderr)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, run.Model); err != nil {
+		return err
+	}
+	r := run.Report
+	msg := fmt.Sprintf("saved %s (%s, λ=%.3g, trained in %.1fs)", *out, o.Map.Label(features.NewIdentity(r.M)), r.Lambda, r.TrainSeconds)
+	if run.Test != nil {
+		msg += fmt.Sprintf("; test error %.2f%%", 100*r.TestError)
+	}
+	fmt.Fprintln(stdout, msg)
+	return nil
+}
+
+func trainConnected(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train connected", "[flags]", stderr)
+	o := train.DefaultDigitStringOptions()
+	cli.DigitStringFlags(fs, &o)
+	out := fs.String("out", cli.ConnectedModel(), "model file to write")
+	asJSON := fs.Bool("json", false, "end with one JSON object (the training report)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o.Log = stderr
+	m, rep, err := train.DigitStrings(o)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trained in %.1f s; saved %s\n", rep.Seconds, *out)
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	return nil
+}
+
+func trainPhones(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train phones", "[flags]", stderr)
+	o := train.DefaultPhoneOptions()
+	cli.PhoneFlags(fs, &o)
+	out := fs.String("out", cli.PhoneModelPath(), "model file to write")
+	asJSON := fs.Bool("json", false, "end with one JSON object (passes, tuning)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := train.LoadPhones(o, stderr)
+	if err != nil {
+		return err
+	}
+	recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
+	if err != nil {
+		return err
+	}
+	m, res, err := train.TrainPhoneModel(o, d, train.PhoneModelSpec{Name: "model", Recipe: recipe, Classifier: o.Classifier}, stderr)
+	if err != nil {
+		return err
+	}
+	if err := train.SetPhoneDecoder(o, m, d, o.Bigram, &res, stderr); err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trained a %d-phone model in %.1f s; saved %s\n", len(d.Phones), res.TrainSec, *out)
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/rfstream/rfstream/train"
+)
+
+// ImageFlags registers the flags that locate an IDX data set and choose
+// a training subset and the invariant map's group, with o's values as
+// defaults.
+func ImageFlags(fs *flag.FlagSet, o *train.ImageOptions) {
+	fs.StringVar(&o.TrainImages, "train-images", o.TrainImages, "training images, IDX (default: MNIST from the data cache)")
+	fs.StringVar(&o.TrainLabels, "train-labels", o.TrainLabels, "training labels, IDX")
+	fs.StringVar(&o.TestImages, "test-images", o.TestImages, "test images, IDX")
+	fs.StringVar(&o.TestLabels, "test-labels", o.TestLabels, "test labels, IDX")
+	fs.IntVar(&o.PerClass, "per-class", o.PerClass, "train on this many examples per class (0: all)")
+	fs.Uint64Var(&o.SubsetSeed, "subset-seed", o.SubsetSeed, "seed choosing the --per-class subset")
+	fs.Float64Var(&o.Degrees, "degrees", o.Degrees, "invariant map: templates rotated within ±degrees")
+	fs.Float64Var(&o.Shift, "shift", o.Shift, "invariant map: templates shifted within ±shift pixels (sub-pixel)")
+	fs.IntVar(&o.RotationSteps, "rotation-steps", o.RotationSteps, "invariant map: rotate templates by the 2·steps+1 evenly spaced angles in ±degrees only (0: any angle)")
+	fs.BoolVar(&o.IntegerShifts, "integer-shifts", o.IntegerShifts, "invariant map: shift templates by whole pixels only; with --rotation-steps the group is finite and --g 0 uses all of it")
+	fs.BoolVar(&o.Deskew, "deskew", o.Deskew, "shear every image upright (zero slant, centre of mass centred) before normalising: training, test and template rows alike")
+	fs.StringVar(&o.Normalize, "normalize", o.Normalize, "rows after pixels are scaled to [0, 1]: unit (length 1) or none")
+}
+
+// ThreadsFlag adds --blas-threads, for the commands that fit through
+// train.ImageOptions.FitImages.
+func ThreadsFlag(fs *flag.FlagSet, o *train.ImageOptions) {
+	fs.IntVar(&o.BLASThreads, "blas-threads", o.BLASThreads, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: README, \"Speed against NumPy\"), else the BLAS's own count")
+}
+
+// LoadImages reads the image sets o names (train.LoadImages), or MNIST
+// from the data cache, fetched when missing, when o names no file; o then
+// names MNIST's files.
+func LoadImages(o *train.ImageOptions, log io.Writer, needTrain bool) (*train.ImageData, error) {
+	if err := o.Input(0, 0).Validate(); err != nil {
+		return nil, err
+	}
+	if o.TrainImages == "" && o.TrainLabels == "" && o.TestImages == "" && o.TestLabels == "" {
+		if err := EnsureMNIST(log); err != nil {
+			return nil, err
+		}
+		d := MNISTDir()
+		o.TrainImages, o.TrainLabels = filepath.Join(d, "train-images-idx3-ubyte"), filepath.Join(d, "train-labels-idx1-ubyte")
+		o.TestImages, o.TestLabels = filepath.Join(d, "t10k-images-idx3-ubyte"), filepath.Join(d, "t10k-labels-idx1-ubyte")
+	}
+	return train.LoadImages(*o, needTrain)
+}
+
+// DigitStringFlags registers the training flags of connected digit
+// strings, shared by train and eval connected, with o's values as defaults.
+func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
+	MapFlags(fs, &o.Map)
+	fs.StringVar(&o.FSDD, "fsdd", FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD); training uses takes 5-49")
+	fs.StringVar(&o.Classifier, "classifier", o.Classifier, "frame classifier: rls (scores → posteriors by a fitted temperature) or softmax")
+	fs.IntVar(&o.Passes, "passes", o.Passes, "re-alignments after the uniform bootstrap")
+	fs.IntVar(&o.States, "states", o.States, "HMM states per digit")
+	fs.IntVar(&o.SilStates, "sil-states", o.SilStates, "HMM states of silence")
+	fs.IntVar(&o.SoftmaxFrames, "softmax-frames", o.SoftmaxFrames, "softmax: training frames subsampled (features are held in memory)")
+	fs.StringVar(&o.Optimizer, "optimizer", o.Optimizer, "softmax: adam or lbfgs")
+	fs.Float64Var(&o.SoftmaxLambda, "softmax-lambda", o.SoftmaxLambda, "softmax: L2 weight on standardised features")
+	fs.IntVar(&o.SoftmaxIter, "softmax-iter", o.SoftmaxIter, "softmax: L-BFGS iterations or Adam epochs (0: the optimiser's default)")
+	fs.Float64Var(&o.RLSLambda, "lambda", o.RLSLambda, "rls: ridge parameter (0: choose on held-out frames)")
+	fs.Float64Var(&o.PadMin, "pad-min", o.PadMin, "training: least background-level silence added before and after each recording, s")
+	fs.Float64Var(&o.PadMax, "pad-max", o.PadMax, "training: most silence added, s")
+	fs.IntVar(&o.TrainStrings, "train-strings", o.TrainStrings, "also train on this many strings joined from training recordings (word times known from their construction)")
+	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the word penalty and acoustic scale on strings of held-out training recordings (takes 5-9)")
+	fs.IntVar(&o.DevStrings, "dev-strings", o.DevStrings, "strings built for tuning")
+	dec := &o.Decoder
+	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability")
+	fs.Float64Var(&dec.WordPenalty, "word-penalty", dec.WordPenalty, "decoder: log-domain cost of each word")
+	fs.Float64Var(&dec.AcousticScale, "acoustic-scale", dec.AcousticScale, "decoder: weight of the scaled log-likelihoods")
+	fs.Float64Var(&dec.PriorScale, "prior-scale", dec.PriorScale, "decoder: power of the state priors divided out")
+	fs.Float64Var(&dec.Beam, "beam", dec.Beam, "decoder: beam (0: exact search)")
+}
+
+// PhoneFlags registers the flags shared by train phones and eval phones,
+// with o's values as defaults; the espeak-ng corpus is built in the data
+// cache.
+func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
+	if o.EspeakDir == "" {
+		o.EspeakDir = PhonesDir()
+	}
+	MapFlags(fs, &o.Map)
+	fs.StringVar(&o.Corpus, "corpus", o.Corpus, "TIMIT-style corpus folder (audio + .PHN beside it, train/ and test/ folders); empty: the espeak-ng corpus in the data cache")
+	fs.StringVar(&o.PhoneMap, "phone-map", o.PhoneMap, "phone map file folding phones before scoring (e.g. TIMIT 61→39: phone [48-set] 39-set per line)")
+	fs.StringVar(&o.TrainMap, "train-map", o.TrainMap, "phone map file folding the corpus's labels before training (default: train on its phones as they are)")
+	fs.StringVar(&o.Silence, "silence", o.Silence, "corpus labels that are silence (trained as the silence model, never scored)")
+	fs.Float64Var(&o.DevFrac, "dev-speakers", o.DevFrac, "corpus: fraction of training speakers held out of the classifier, to tune the decoder")
+	fs.StringVar(&o.Classifier, "classifier", o.Classifier, "frame classifier: rls or softmax")
+	fs.IntVar(&o.Passes, "passes", o.Passes, "re-alignments after the flat start (or the corpus's phone times)")
+	fs.Float64Var(&o.Lambda, "lambda", o.Lambda, "rls: ridge parameter (0: choose on held-out frames)")
+	fs.BoolVar(&o.Bigram, "bigram", o.Bigram, "decode with a phone bigram estimated on the training transcripts (eval phones reports the plain phone loop too)")
+	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the phone insertion penalty, acoustic and prior scales on the held-out training voices/speakers")
+	e := &o.Espeak
+	fs.IntVar(&e.TrainPerVoice, "train-per-voice", e.TrainPerVoice, "espeak corpus: sentences per training voice")
+	fs.IntVar(&e.DevPerVoice, "dev-per-voice", e.DevPerVoice, "espeak corpus: sentences per development voice")
+	fs.IntVar(&e.TestPerVoice, "test-per-voice", e.TestPerVoice, "espeak corpus: sentences per test voice")
+	fs.Uint64Var(&e.Seed, "corpus-seed", e.Seed, "espeak corpus: seed of sentences, speeds and pitches")
+	dec := &o.Decoder
+	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability (0.5: 2 frames a state on average)")
+	fs.Float64Var(&dec.WordPenalty, "phone-penalty", dec.WordPenalty, "decoder: log-domain cost of each phone (replaced by tuning)")
+	fs.Float64Var(&dec.Beam, "beam", dec.Beam, "decoder: beam (0: exact search)")
+}
+
+// PhoneModelPath is where train phones writes its model by default.
+func PhoneModelPath() string { return ModelPath("phones.rfm") }
+
+
+// ShowImageExamples prints the first n test predictions of run beside the
+// truth.
+func ShowImageExamples(w io.Writer, run *train.ImageRun, n int) {
+	if run.Pred == nil {
+		return
+	}
+	fmt.Fprint(w, "examples (true→predicted):")
+	for i := 0; i < n && i < len(run.Pred); i++ {
+		mark := ""
+		if run.Pred[i] != run.Test.Labels[i] {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, " %d→%d%s", run.Test.Labels[i], run.Pred[i], mark)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,215 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/parallel"
+)
+
+// DigitStringOptions say how a connected digit-string model is trained
+// (DigitStrings): a frame classifier over HMM states, trained by alignment
+// on FSDD's training takes, each padded with silence, and on strings joined
+// from them.
+type DigitStringOptions struct {
+	Map  MapOptions
+	FSDD string // the FSDD recordings folder; training uses takes 5-49
+	// Classifier is the frame classifier: "rls" (scores → posteriors by a
+	// fitted temperature) or "softmax".
+	Classifier string
+	Passes     int // re-alignments after the uniform bootstrap
+	States     int // HMM states per digit
+	SilStates  int // HMM states of silence
+	// SoftmaxFrames caps the frames the softmax trains on (features are
+	// held in memory); Optimizer ("adam" or "lbfgs"), SoftmaxLambda (L2
+	// weight on standardised features) and SoftmaxIter (0: the optimiser's
+	// default) set its fit.
+	SoftmaxFrames int
+	Optimizer     string
+	SoftmaxLambda float64
+	SoftmaxIter   int
+	RLSLambda     float64 // rls: the ridge parameter (0: chosen on held-out frames)
+	// PadMin and PadMax bound the background-level silence added before
+	// and after each recording, in seconds.
+	PadMin, PadMax float64
+	// Tune chooses the word penalty and acoustic scale on DevStrings
+	// strings of held-out training recordings (takes 5-9).
+	Tune       bool
+	DevStrings int
+	// TrainStrings strings joined from training recordings (word times
+	// known from their construction) are trained on too.
+	TrainStrings int
+	Decoder      rfstream.ConnectedDecoder
+	Log          io.Writer
+}
+
+// DefaultDigitStringOptions are how the data cache's connected model is
+// trained: the defaults of `rfstream train connected`.
+func DefaultDigitStringOptions() DigitStringOptions {
+	return DigitStringOptions{Map: DefaultMapOptions("maxout", 2000), Classifier: "rls", Passes: 4, States: 8, SilStates: 3,
+		SoftmaxFrames: 60000, Optimizer: "adam", SoftmaxLambda: 1e-3, PadMin: 0.1, PadMax: 0.4, TrainStrings: 400,
+		Tune: true, DevStrings: 100, Decoder: rfstream.DefaultConnectedDecoder()}
+}
+
+// PausesMeta is the model metadata key naming how the pauses of its
+// training strings were rendered (datasets.PauseRendering).
+const PausesMeta = "string_pauses"
+
+// HeldOutTake: takes 5-9 of the training split are held out of the
+// classifier's training, to choose λ and the temperature, measure held-out
+// frame accuracy and tune the decoder; the test split (takes 0-4) is never
+// used for any choice.
+func HeldOutTake(r datasets.Recording) bool { return r.Take >= 5 && r.Take <= 9 }
+
+// DigitStrings reads the FSDD training split, pads every recording with
+// silence and trains a connected model by alignment, then tunes its
+// decoder when o.Tune.
+func DigitStrings(o DigitStringOptions) (*rfstream.Model, ConnectedReport, error) {
+	var rep ConnectedReport
+	if err := o.Map.RefuseSelect("connected digits"); err != nil {
+		return nil, rep, err
+	}
+	recs, err := datasets.FSDD(o.FSDD)
+	if err != nil {
+		return nil, rep, err
+	}
+	trainRecs, _ := datasets.OfficialSplit(recs)
+	m, rep, err := DigitStringsOn(o, trainRecs, HeldOutTake)
+	if err != nil || !o.Tune {
+		return m, rep, err
+	}
+	rep.Tuning, err = TuneDigitStrings(o, m, trainRecs)
+	return m, rep, err
+}
+
+// DigitStringsOn trains a connected model on the given recordings (each
+// padded with silence, plus joined strings when TrainStrings > 0); heldOut
+// marks the recordings kept out of the classifier's training (nil: a
+// seeded tenth). It does not tune the decoder.
+func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOut func(datasets.Recording) bool) (*rfstream.Model, ConnectedReport, error) {
+	var rep ConnectedReport
+	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
+	in := rfstream.DefaultConnectedInput()
+	in.StatesPerWord, in.SilenceStates, in.Classifier = o.States, o.SilStates, o.Classifier
+	utts, err := o.paddedRecordings(trainRecs, held, in.Audio.SampleRate)
+	if err != nil {
+		return nil, rep, err
+	}
+	if o.TrainStrings > 0 {
+		strs, err := o.joinedStrings(trainRecs, held, in.Audio.SampleRate)
+		if err != nil {
+			return nil, rep, err
+		}
+		utts = append(utts, strs...)
+	}
+	recipe, err := o.Map.Recipe(in.Audio.Dim())
+	if err != nil {
+		return nil, rep, err
+	}
+	words := datasets.Labels(trainRecs)
+	seed := o.Map.Seed
+	m, rep, err := Connected(utts, ConnectedOptions{
+		Input: in, Decoder: o.Decoder, Map: recipe, Words: words, Passes: o.Passes,
+		SoftmaxFrames: o.SoftmaxFrames, RLSLambda: o.RLSLambda, Seed: seed, Log: o.Log,
+		Softmax: classifier.SoftmaxOptions{Optimizer: o.Optimizer, Lambda: o.SoftmaxLambda, MaxIter: o.SoftmaxIter, Seed: seed},
+	})
+	if err == nil && o.TrainStrings > 0 {
+		// The model learns the joined strings' pauses: say how they were
+		// rendered, so a cached model from another rendering is retrained.
+		m.Meta[PausesMeta] = datasets.PauseRendering
+	}
+	return m, rep, err
+}
+
+// paddedRecordings reads the training recordings at rate, each padded
+// with seeded background-level silence.
+func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int) ([]Utterance, error) {
+	utts := make([]Utterance, len(trainRecs))
+	errs := make([]error, len(trainRecs))
+	parallel.For(len(trainRecs), func(i int) {
+		a, err := datasets.ReadAudioAt(trainRecs[i].Path, rate)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		rng := rand.New(rand.NewPCG(o.Map.Seed, uint64(i)))
+		lead := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
+		trail := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
+		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{trainRecs[i].Label},
+			HeldOut: held(trainRecs[i])}
+	})
+	return utts, errors.Join(errs...)
+}
+
+// joinedStrings renders TrainStrings strings joined from the recordings
+// not held out, with the words' times known from their construction.
+func (o DigitStringOptions) joinedStrings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int) ([]Utterance, error) {
+	var pool []datasets.Recording
+	for _, r := range trainRecs {
+		if !held(r) {
+			pool = append(pool, r)
+		}
+	}
+	plans, err := datasets.PlanStrings(pool, datasets.StringOptions{Count: o.TrainStrings, Seed: o.Map.Seed + 2000})
+	if err != nil {
+		return nil, err
+	}
+	strs := make([]Utterance, len(plans))
+	errs := make([]error, len(plans))
+	parallel.For(len(plans), func(i int) {
+		a, spans, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, o.Map.Seed+uint64(i)<<20)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		u := Utterance{Samples: a.Samples, Words: plans[i].Words()}
+		for _, sp := range spans {
+			u.Spans = append(u.Spans, [2]float64{sp.Start, sp.End})
+		}
+		strs[i] = u
+	})
+	return strs, errors.Join(errs...)
+}
+
+// TuneDigitStrings chooses the decoder settings on strings of the held-out
+// training recordings and writes them into m.
+func TuneDigitStrings(o DigitStringOptions, m *rfstream.Model, trainRecs []datasets.Recording) ([]TuneTrial, error) {
+	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	var held []datasets.Recording
+	for _, r := range trainRecs {
+		if HeldOutTake(r) {
+			held = append(held, r)
+		}
+	}
+	plans, err := datasets.PlanStrings(held, datasets.StringOptions{Count: o.DevStrings, Seed: o.Map.Seed + 1000})
+	if err != nil {
+		return nil, err
+	}
+	dev := make([]DevUtterance, len(plans))
+	errs := make([]error, len(plans))
+	parallel.For(len(plans), func(i int) {
+		a, _, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, uint64(i))
+		dev[i], errs[i] = DevUtterance{Audio: a, Words: plans[i].Words()}, err
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	trials, err := TuneConnected(m, dev, DefaultTuneGrid())
+	if err != nil {
+		return nil, err
+	}
+	best := trials[0]
+	for _, t := range trials {
+		if t.WER < best.WER {
+			best = t
+		}
+	}
+	fmt.Fprintf(orDiscard(o.Log), "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g, prior scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
+		len(dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
+	return trials, nil
+}

@@ -1,0 +1,378 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/parallel"
+)
+
+// PhoneOptions say how a phone model is trained (LoadPhones,
+// TrainPhoneModel, SetPhoneDecoder): 3-state phone HMMs over a frame
+// classifier, trained by alignment on a corpus, decoded by a phone loop.
+type PhoneOptions struct {
+	Map MapOptions
+	// Corpus is a TIMIT-style corpus folder (audio + .PHN beside it,
+	// train/ and test/ folders); empty: the espeak-ng corpus, built in
+	// EspeakDir as Espeak says.
+	Corpus    string
+	EspeakDir string
+	Espeak    datasets.PhoneCorpusOptions
+	// PhoneMap folds phones before scoring (e.g. TIMIT 61→39), TrainMap
+	// the corpus's labels before training (files; empty: none).
+	PhoneMap, TrainMap string
+	// Silence lists the corpus labels that are silence (trained as the
+	// silence model, never scored), comma-separated.
+	Silence string
+	// DevFrac is the fraction of a corpus's training speakers held out of
+	// the classifier, to tune the decoder.
+	DevFrac    float64
+	Classifier string  // "rls" or "softmax"
+	Passes     int     // re-alignments after the flat start (or the corpus's phone times)
+	Lambda     float64 // rls: the ridge parameter (0: chosen on held-out frames)
+	// Bigram decodes with a phone bigram estimated on the training
+	// transcripts; Tune chooses the phone insertion penalty, acoustic and
+	// prior scales on the held-out training voices/speakers.
+	Bigram, Tune bool
+	Decoder      rfstream.ConnectedDecoder
+}
+
+// DefaultPhoneOptions are the defaults of `rfstream train phones`.
+func DefaultPhoneOptions() PhoneOptions {
+	dec := rfstream.DefaultConnectedDecoder()
+	dec.SelfLoop = 0.5
+	return PhoneOptions{Map: DefaultMapOptions("maxout", 2000), Silence: "h#,pau,epi,sil", DevFrac: 0.1, Classifier: "rls",
+		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec}
+}
+
+// PhoneTest is one test utterance.
+type PhoneTest struct {
+	Path, Speaker string
+	Phones        []string
+}
+
+// PhoneData is a corpus ready for training and scoring.
+type PhoneData struct {
+	Source string
+	Phones []string // the units, in class order
+	Train  []Utterance
+	Dev    []DevUtterance
+	Test   []PhoneTest
+	Fold   decode.PhoneMap
+	// TrainVoices, DevVoices, TestVoices name who speaks each split.
+	TrainVoices, DevVoices, TestVoices []string
+}
+
+// ReadPhoneMap reads a phone map file (nil for no path).
+func ReadPhoneMap(path string) (decode.PhoneMap, error) {
+	if path == "" {
+		return nil, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	m, err := decode.ParsePhoneMap(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// LoadPhones reads the corpus o names (building the espeak-ng one when
+// none is named), logging what it reads to log.
+func LoadPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
+	fold, err := ReadPhoneMap(o.PhoneMap)
+	if err != nil {
+		return nil, err
+	}
+	var d *PhoneData
+	if o.Corpus == "" {
+		d, err = LoadEspeakPhones(o, log)
+	} else {
+		d, err = loadCorpus(o, log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Fold = fold
+	return d, nil
+}
+
+// LoadEspeakPhones builds (once) and reads the espeak-ng corpus: training voices
+// train the classifier, development voices are held out of it (they choose
+// λ, the temperature and the decoder settings), test voices only score.
+func LoadEspeakPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
+	dir := o.EspeakDir
+	fmt.Fprintf(log, "phones: espeak-ng corpus in %s (%d/%d/%d sentences per train/dev/test voice)\n", dir, o.Espeak.TrainPerVoice, o.Espeak.DevPerVoice, o.Espeak.TestPerVoice)
+	c, err := datasets.BuildPhoneCorpus(dir, o.Espeak)
+	if err != nil {
+		return nil, err
+	}
+	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	d := &PhoneData{Source: "espeak-ng", Phones: datasets.Phones, TrainVoices: o.Espeak.Voices.Train, DevVoices: o.Espeak.Voices.Dev, TestVoices: o.Espeak.Voices.Test}
+	read := func(manifest string, held bool) ([]Utterance, []datasets.Utterance, error) {
+		us, err := datasets.ReadTranscripts(manifest)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([]Utterance, len(us))
+		errs := make([]error, len(us))
+		parallel.For(len(us), func(i int) {
+			a, err := datasets.ReadAudioAt(us[i].Path, rate)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i] = Utterance{Samples: a.Samples, Words: us[i].Words, HeldOut: held}
+		})
+		return out, us, errors.Join(errs...)
+	}
+	trainUtts, _, err := read(c.Train, false)
+	if err != nil {
+		return nil, err
+	}
+	dev, devUs, err := read(c.Dev, true)
+	if err != nil {
+		return nil, err
+	}
+	d.Train = append(trainUtts, dev...)
+	for i, u := range devUs {
+		d.Dev = append(d.Dev, DevUtterance{Audio: &frontend.Audio{Rate: rate, Samples: dev[i].Samples}, Words: u.Words})
+	}
+	test, err := datasets.ReadTranscripts(c.Test)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range test {
+		d.Test = append(d.Test, PhoneTest{Path: u.Path, Speaker: u.Speaker, Phones: u.Words})
+	}
+	return d, nil
+}
+
+// loadCorpus reads a TIMIT-style corpus: utterances under a train/ folder
+// train (a seeded fraction of their speakers held out for tuning), those
+// under test/ only score. The corpus's phone times give the first
+// alignment instead of a flat start.
+func loadCorpus(o PhoneOptions, log io.Writer) (*PhoneData, error) {
+	us, err := datasets.TIMITCorpus(o.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	trainMap, err := ReadPhoneMap(o.TrainMap)
+	if err != nil {
+		return nil, err
+	}
+	silence := map[string]bool{}
+	for _, s := range strings.Split(o.Silence, ",") {
+		silence[strings.TrimSpace(s)] = true
+	}
+	var trainSpk []string
+	seen := map[string]bool{}
+	nTest := 0
+	for _, u := range us {
+		switch u.Split {
+		case "train":
+			if !seen[u.Speaker] {
+				seen[u.Speaker] = true
+				trainSpk = append(trainSpk, u.Speaker)
+			}
+		case "test":
+			nTest++
+		}
+	}
+	if len(trainSpk) < 2 || nTest == 0 {
+		return nil, fmt.Errorf("%s: need utterances of at least 2 speakers under a train/ folder and some under test/ (have %d speakers, %d test utterances)", o.Corpus, len(trainSpk), nTest)
+	}
+	sort.Strings(trainSpk)
+	rng := rand.New(rand.NewPCG(o.Map.Seed, 0x64657673))
+	rng.Shuffle(len(trainSpk), func(i, j int) { trainSpk[i], trainSpk[j] = trainSpk[j], trainSpk[i] })
+	nDev := min(max(1, int(o.DevFrac*float64(len(trainSpk))+0.5)), len(trainSpk)-1)
+	devSpk := map[string]bool{}
+	for _, s := range trainSpk[:nDev] {
+		devSpk[s] = true
+	}
+	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	d := &PhoneData{Source: o.Corpus}
+	inventory := map[string]bool{}
+	spk := map[string]map[string]bool{"train": {}, "dev": {}, "test": {}}
+	for _, u := range us {
+		if u.Split == "" {
+			continue
+		}
+		a, err := datasets.ReadAudioFile(u.Audio, 0)
+		if err != nil {
+			return nil, err
+		}
+		var words []string
+		var spans [][2]float64
+		for _, p := range u.Phones {
+			label := p.Phone
+			if to, ok := trainMap[label]; ok {
+				label = to
+			}
+			if label == "" || silence[label] {
+				continue
+			}
+			if p.End > len(a.Samples) {
+				return nil, fmt.Errorf("%s: phone %q ends at sample %d, after the audio's %d samples", u.Audio, p.Phone, p.End, len(a.Samples))
+			}
+			words = append(words, label)
+			spans = append(spans, [2]float64{float64(p.Start) / float64(a.Rate), float64(p.End) / float64(a.Rate)})
+		}
+		if len(words) == 0 {
+			return nil, fmt.Errorf("%s: no phones besides silence", u.Audio)
+		}
+		if a.Rate != rate {
+			if a, err = frontend.Resample(a, rate); err != nil {
+				return nil, fmt.Errorf("%s: %w", u.Audio, err)
+			}
+		}
+		switch {
+		case u.Split == "test":
+			d.Test = append(d.Test, PhoneTest{Path: u.Audio, Speaker: u.Speaker, Phones: words})
+			spk["test"][u.Speaker] = true
+		case devSpk[u.Speaker]:
+			d.Train = append(d.Train, Utterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true, HeldOut: true})
+			d.Dev = append(d.Dev, DevUtterance{Audio: a, Words: words})
+			spk["dev"][u.Speaker] = true
+		default:
+			d.Train = append(d.Train, Utterance{Samples: a.Samples, Words: words, Spans: spans, ExactSpans: true})
+			for _, w := range words {
+				inventory[w] = true
+			}
+			spk["train"][u.Speaker] = true
+		}
+	}
+	for p := range inventory {
+		d.Phones = append(d.Phones, p)
+	}
+	sort.Strings(d.Phones)
+	// A phone only the held-out or test speakers say cannot be trained;
+	// held-out utterances using one would fail to align, so refuse early.
+	for _, u := range d.Train {
+		for _, w := range u.Words {
+			if !inventory[w] {
+				return nil, fmt.Errorf("%s: phone %q occurs in held-out speech but never in training speech", o.Corpus, w)
+			}
+		}
+	}
+	names := func(m map[string]bool) []string {
+		var out []string
+		for s := range m {
+			out = append(out, s)
+		}
+		sort.Strings(out)
+		return out
+	}
+	d.TrainVoices, d.DevVoices, d.TestVoices = names(spk["train"]), names(spk["dev"]), names(spk["test"])
+	fmt.Fprintf(log, "phones: corpus %s: %d phones; %d training utterances (%d speakers held out for tuning), %d test utterances\n",
+		o.Corpus, len(d.Phones), len(d.Train), len(d.DevVoices), len(d.Test))
+	return d, nil
+}
+
+// PhoneModelSpec is one phone model to train: its name in reports, its
+// map and its frame classifier.
+type PhoneModelSpec struct {
+	Name       string
+	Recipe     features.Recipe
+	Classifier string
+}
+
+// PhoneResult is one model's training and, once scored, test scores.
+type PhoneResult struct {
+	Name       string       `json:"name"`
+	Decoder    string       `json:"decoder"` // "phone loop" or "bigram"
+	Map        string       `json:"map"`
+	M          int          `json:"m"`
+	Classifier string       `json:"classifier"`
+	Passes     []PassReport `json:"passes"`
+	TrainSec   float64      `json:"train_seconds"`
+	Tuned      *TuneTrial   `json:"tuned,omitempty"`
+	PhoneScore
+	PerSpeaker map[string]float64 `json:"per_speaker_per"`
+}
+
+// PhoneScore is PER on a test set.
+type PhoneScore struct {
+	Utterances int     `json:"utterances"`
+	Phones     int     `json:"phones"`
+	PER        float64 `json:"per"`
+	Sub        int     `json:"sub"`
+	Ins        int     `json:"ins"`
+	Del        int     `json:"del"`
+	RTF        float64 `json:"rtf"`
+}
+
+// phoneGrid is the tuning grid: phone insertion penalties (positive ones
+// favour more phones), acoustic and prior scales.
+func phoneGrid(fold decode.PhoneMap) TuneGrid {
+	return TuneGrid{WordPenalties: []float64{0, -2, -4, -8, -12, 2, 4}, AcousticScales: []float64{1, 0.5, 0.25},
+		PriorScales: []float64{1, 0.5, 0.2}, Fold: fold}
+}
+
+// TrainPhoneModel trains one model by alignment on d (SetPhoneDecoder then
+// gives it its decoder).
+func TrainPhoneModel(o PhoneOptions, d *PhoneData, spec PhoneModelSpec, log io.Writer) (*rfstream.Model, PhoneResult, error) {
+	res := PhoneResult{Name: spec.Name, Map: spec.Recipe.Kind, Classifier: spec.Classifier}
+	in := rfstream.DefaultConnectedInput()
+	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, spec.Classifier
+	spec.Recipe.In = in.Audio.Dim()
+	m, rep, err := Connected(d.Train, ConnectedOptions{
+		Task: rfstream.TaskPhones, Input: in, Decoder: o.Decoder, Map: spec.Recipe, Words: d.Phones, Passes: o.Passes,
+		RLSLambda: o.Lambda, Seed: o.Map.Seed, Log: log,
+	})
+	if err != nil {
+		return nil, res, err
+	}
+	res.Passes, res.TrainSec = rep.Passes, rep.Seconds
+	return m, res, nil
+}
+
+// SetPhoneDecoder gives m the plain phone loop or a bigram loop (estimated
+// on the transcripts of the classifier's training utterances) and, with
+// o.Tune, chooses its settings on the held-out training utterances.
+func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram bool, res *PhoneResult, log io.Writer) error {
+	res.Decoder = "phone loop"
+	var transcripts [][]string
+	if bigram {
+		res.Decoder = "bigram"
+		transcripts = [][]string{}
+		for _, u := range d.Train {
+			if !u.HeldOut {
+				transcripts = append(transcripts, u.Words)
+			}
+		}
+	}
+	if err := rfstream.SetUnitBigram(m, transcripts, 0.5); err != nil {
+		return err
+	}
+	if !o.Tune {
+		return nil
+	}
+	trials, err := TuneConnected(m, d.Dev, phoneGrid(d.Fold))
+	if err != nil {
+		return err
+	}
+	best := trials[0]
+	for _, t := range trials {
+		if t.WER < best.WER {
+			best = t
+		}
+	}
+	res.Tuned = &best
+	fmt.Fprintf(log, "phones: %s, %s: tuned on %d held-out training utterances: phone penalty %g, acoustic scale %g, prior scale %g (dev PER %.2f%%; untuned %.2f%%)\n",
+		res.Name, res.Decoder, len(d.Dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
+	return nil
+}
