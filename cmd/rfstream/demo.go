@@ -65,7 +65,7 @@ func demoMNISTModel() string { return cli.DataDir() + "/models/mnist-maxout.rfm"
 func demoMNIST(stdout, stderr io.Writer) error {
 	o := train.DefaultImageOptions()
 	o.Log = stderr
-	run, err := trainImageModel(o, stderr)
+	run, err := cli.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func connectedModel(log io.Writer) (*rfstream.Connected, error) {
 // cached before the pauses were rendered in the recordings' background
 // learnt white ones and decodes the new strings far worse (docs/audio.md).
 func loadConnectedModel(path string, log io.Writer, retrain func() (*rfstream.Model, error)) (*rfstream.Model, error) {
-	m, err := loadOrTrain(path, log, retrain)
+	m, err := cli.LoadOrTrain(path, log, retrain)
 	if err != nil || m.Meta[train.PausesMeta] == datasets.PauseRendering {
 		return m, err
 	}

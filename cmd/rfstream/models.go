@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/internal/cli"
@@ -16,23 +14,6 @@ import (
 func defaultDigitModel() string          { return cli.ModelPath("digits-maxout.rfm") }
 func defaultImageModel() string          { return cli.ModelPath("mnist-maxout.rfm") }
 func defaultAdaptableDigitModel() string { return cli.ModelPath("digits-adaptable.rfm") }
-
-// loadOrTrain loads path, or when it does not exist runs train to create it.
-func loadOrTrain(path string, log io.Writer, train func() (*rfstream.Model, error)) (*rfstream.Model, error) {
-	m, err := rfstream.LoadModel(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return m, err
-	}
-	fmt.Fprintf(log, "%s is missing: training it now\n", path)
-	if m, err = train(); err != nil {
-		return nil, err
-	}
-	if err := rfstream.SaveModel(path, m); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "saved %s\n", path)
-	return m, nil
-}
 
 // modelOr loads the model at path, or without a path returns the default
 // one (loaded or trained by fallback).
@@ -97,7 +78,7 @@ const adaptableUsage = "use the adaptable digit model (data/models/digits-adapta
 // defaultDigitWordModel loads the data cache's digit model, training it on
 // FSDD's official training takes first when it is missing.
 func defaultDigitWordModel(log io.Writer) (*rfstream.Model, error) {
-	return loadOrTrain(defaultDigitModel(), log, func() (*rfstream.Model, error) {
+	return cli.LoadOrTrain(defaultDigitModel(), log, func() (*rfstream.Model, error) {
 		o := defaultDigitTraining.apply(train.DefaultDigitOptions())
 		o.FSDD, o.Log = cli.FSDDDir(), log
 		return train.Words(o)
@@ -114,7 +95,7 @@ func defaultAdaptableDigitModelTrained(log io.Writer) (*rfstream.Model, error) {
 // adaptableDigitModel loads the adaptable digit model at path, training it
 // first when it is missing, on FSDD without the excluded speakers.
 func adaptableDigitModel(path, exclude string, log io.Writer) (*rfstream.Model, error) {
-	return loadOrTrain(path, log, func() (*rfstream.Model, error) {
+	return cli.LoadOrTrain(path, log, func() (*rfstream.Model, error) {
 		o := defaultAdaptableTraining.apply(train.DefaultAdaptableDigitOptions())
 		o.FSDD, o.Exclude, o.Log = cli.FSDDDir(), exclude, log
 		o.Voices.SynthDir = cli.SynthDigitsDir()
@@ -155,8 +136,8 @@ func imageModel(path string, log io.Writer) (*rfstream.ImageTagger, error) {
 	if path != "" {
 		m, err = rfstream.LoadModel(path)
 	} else {
-		m, err = loadOrTrain(defaultImageModel(), log, func() (*rfstream.Model, error) {
-			run, err := trainImageModel(train.DefaultImageOptions(), log)
+		m, err = cli.LoadOrTrain(defaultImageModel(), log, func() (*rfstream.Model, error) {
+			run, err := cli.TrainImages(train.DefaultImageOptions(), log)
 			if err != nil {
 				return nil, err
 			}
@@ -167,15 +148,4 @@ func imageModel(path string, log io.Writer) (*rfstream.ImageTagger, error) {
 		return nil, err
 	}
 	return rfstream.NewImageTagger(m)
-}
-
-// trainImageModel trains an image model on the files o names, or on MNIST
-// (fetched into the data cache when missing); log receives what fetching
-// says and, when o.Log is set, the fit's progress.
-func trainImageModel(o train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
-	d, err := cli.LoadImages(&o, log, true)
-	if err != nil {
-		return nil, err
-	}
-	return train.Images(o, d)
 }

@@ -51,6 +51,17 @@ func LoadImages(o *train.ImageOptions, log io.Writer, needTrain bool) (*train.Im
 	return train.LoadImages(*o, needTrain)
 }
 
+// TrainImages trains an image model (train.Images) on the files o names,
+// or on MNIST (fetched into the data cache when missing); log receives what
+// fetching says, o.Log the fit's progress.
+func TrainImages(o train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
+	d, err := LoadImages(&o, log, true)
+	if err != nil {
+		return nil, err
+	}
+	return train.Images(o, d)
+}
+
 // DigitStringFlags registers the training flags of connected digit
 // strings, shared by train and eval connected, with o's values as defaults.
 func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
@@ -109,7 +120,6 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 
 // PhoneModelPath is where train phones writes its model by default.
 func PhoneModelPath() string { return ModelPath("phones.rfm") }
-
 
 // ShowImageExamples prints the first n test predictions of run beside the
 // truth.

@@ -20,8 +20,10 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/parallel"
+	"github.com/rfstream/rfstream/train"
 )
 
 // hmmFlags configure the HMM isolated-word recogniser of eval digits: the
@@ -36,7 +38,7 @@ type hmmFlags struct {
 	teacherOnly bool
 	weights     string
 	pad         float64
-	cf          connectedFlags
+	cf          train.DigitStringOptions
 }
 
 func (h *hmmFlags) register(fs *flag.FlagSet) {
@@ -44,16 +46,15 @@ func (h *hmmFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&h.weight, "hmm-weight", 1, "combo: weight of the HMM's standardised scores against the whole-word model's")
 	fs.BoolVar(&h.teacherOnly, "hmm-teacher-only", false, "combo with --self-train: the combined scores pick the pseudo-labels, the refitted whole-word model alone decides")
 	fs.StringVar(&h.weights, "hmm-weights", "", "also report combo accuracy at each of these comma-separated weights (for choosing --hmm-weight on dev)")
-	// The connected trainer's own flags, prefixed so they do not clash.
-	h.cf.mf = mapFlags{kind: "maxout", m: 2000, q: 4}
-	fs.IntVar(&h.cf.mf.m, "hmm-m", 2000, "hmm: maxout units of the frame classifier")
-	fs.IntVar(&h.cf.passes, "hmm-passes", 4, "hmm: re-alignments after the uniform bootstrap")
-	fs.IntVar(&h.cf.states, "hmm-states", 8, "hmm: states per digit")
+	// The connected trainer's own options (its defaults, without joined
+	// strings), a few set by flags prefixed so they do not clash.
+	h.cf = train.DefaultDigitStringOptions()
+	h.cf.TrainStrings = 0
+	fs.IntVar(&h.cf.Map.M, "hmm-m", h.cf.Map.M, "hmm: maxout units of the frame classifier")
+	fs.IntVar(&h.cf.Passes, "hmm-passes", h.cf.Passes, "hmm: re-alignments after the uniform bootstrap")
+	fs.IntVar(&h.cf.States, "hmm-states", h.cf.States, "hmm: states per digit")
 	fs.Float64Var(&h.pad, "hmm-pad", 0.25, "hmm: seconds of background-level silence added before and after each test recording (training pads 0.1-0.4 s)")
-	fs.IntVar(&h.cf.trainStrings, "hmm-strings", 0, "hmm: also train on this many strings joined from training recordings")
-	h.cf.classifier, h.cf.silStates, h.cf.softmaxFrames, h.cf.optimizer, h.cf.softmaxLambda = "rls", 3, 60000, "adam", 1e-3
-	h.cf.padMin, h.cf.padMax = 0.1, 0.4
-	h.cf.dec = rfstream.DefaultConnectedDecoder()
+	fs.IntVar(&h.cf.TrainStrings, "hmm-strings", h.cf.TrainStrings, "hmm: also train on this many strings joined from training recordings")
 }
 
 func (h *hmmFlags) validate() error {
@@ -111,19 +112,19 @@ func (h *hmmFlags) comboWeights() ([]float64, error) {
 
 // model trains (or loads from the data cache, keyed by the training
 // recordings and every setting) the HMM model of one split and seed.
-func (h *hmmFlags) model(train []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*rfstream.IsolatedWord, error) {
+func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*rfstream.IsolatedWord, error) {
 	cf := h.cf
-	cf.fsdd, cf.mf.seed = fsdd, seed
-	path := filepath.Join(dataDir(), "models", "isolated", h.cacheKey(train, seed)+".rfm")
+	cf.FSDD, cf.Map.Seed, cf.Log = fsdd, seed, log
+	path := filepath.Join(cli.DataDir(), "models", "isolated", h.cacheKey(trainRecs, seed)+".rfm")
 	m, err := rfstream.LoadModel(path)
 	if errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(log, "hmm: training on %d recordings (seed %d) → %s\n", len(train), seed, path)
+		fmt.Fprintf(log, "hmm: training on %d recordings (seed %d) → %s\n", len(trainRecs), seed, path)
 		start := time.Now()
-		if m, _, err = cf.trainOn(train, nil, log); err != nil {
+		if m, _, err = train.DigitStringsOn(cf, trainRecs, nil); err != nil {
 			return nil, err
 		}
 		// Wall-clock time, for planning how many HMMs a run can afford.
-		fmt.Fprintf(log, "hmm: trained in %.0f s (m=%d, %d re-alignments)\n", time.Since(start).Seconds(), cf.mf.m, cf.passes)
+		fmt.Fprintf(log, "hmm: trained in %.0f s (m=%d, %d re-alignments)\n", time.Since(start).Seconds(), cf.Map.M, cf.Passes)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
@@ -144,7 +145,7 @@ func (h *hmmFlags) cacheKey(train []datasets.Recording, seed uint64) string {
 	cf := h.cf
 	key := sha256.New()
 	fmt.Fprintf(key, "isolated v1 m=%d q=%d seed=%d passes=%d states=%d sil=%d strings=%d pad=%g-%g cls=%s\n",
-		cf.mf.m, cf.mf.q, seed, cf.passes, cf.states, cf.silStates, cf.trainStrings, cf.padMin, cf.padMax, cf.classifier)
+		cf.Map.M, cf.Map.Q, seed, cf.Passes, cf.States, cf.SilStates, cf.TrainStrings, cf.PadMin, cf.PadMax, cf.Classifier)
 	for _, r := range train {
 		fmt.Fprintf(key, "%s\t%s\n", filepath.Base(r.Path), r.Label)
 	}
@@ -157,7 +158,7 @@ func (h *hmmFlags) cacheKey(train []datasets.Recording, seed uint64) string {
 // training recordings were: the frontend's per-utterance CMVN then sees
 // the same mix of speech and silence in training and test.
 func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
-	idx := labelIndex(iw.Labels())
+	idx := train.LabelIndex(iw.Labels())
 	perm := make([]int, len(labels))
 	for i, l := range labels {
 		j, ok := idx[l]

@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rfstream/rfstream/internal/cli"
 )
 
 func init() {
-	registerTask(&task{name: "digits-mismatch", summary: "spoken digits: accuracy lost under pitch ±400 cents and tempo 0.7×/1.4×, per map of one size",
-		eval: evalDigitsMismatch})
+	cli.RegisterTask(&cli.Task{Name: "digits-mismatch", Summary: "spoken digits: accuracy lost under pitch ±400 cents and tempo 0.7×/1.4×, per map of one size",
+		Eval: evalDigitsMismatch})
 }
 
 // evalDigitsMismatch runs `eval digits --mismatch` once per map, each map
@@ -20,14 +22,14 @@ func init() {
 // loses when the test recordings are pitch-shifted or tempo-warped while
 // training stays clean. Flags after "--" go to every eval digits run.
 func evalDigitsMismatch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval digits-mismatch", "[flags] [-- eval digits flags]", stderr)
+	fs := cli.NewFlagSet("eval digits-mismatch", "[flags] [-- eval digits flags]", stderr)
 	maps := fs.String("maps", "invariant,maxout,fourier,identity", "comma-separated feature maps to compare")
 	size := fs.Int("features", 3300, "features per map (the invariant map has m·(2·bins+1); identity keeps the word vector)")
 	bins := fs.Int("bins", 5, "invariant: bins on each side of zero")
 	seeds := fs.Int("seeds", 5, "template seeds per map")
 	split := fs.String("split", "official", "official or speaker")
 	asJSON := fs.Bool("json", false, "end with one JSON object (a list of the eval digits results)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	width := 2**bins + 1
@@ -60,15 +62,15 @@ func evalDigitsMismatch(args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "map\tfeatures\tclean\t")
 	for _, c := range mismatchConditions {
-		fmt.Fprintf(tw, "Δ %s\t", c.name)
+		fmt.Fprintf(tw, "Δ %s\t", c.Name)
 	}
 	fmt.Fprintln(tw, "mean Δ")
 	for _, r := range results {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f%% ± %.2f\t", r.Map, r.M, 100*r.Accuracy, 100*r.AccuracyStd)
 		var sum float64
 		for _, c := range mismatchConditions {
-			fmt.Fprintf(tw, "%.2f ± %.2f\t", 100*r.Drops[c.name], 100*r.DropsStd[c.name])
-			sum += r.Drops[c.name]
+			fmt.Fprintf(tw, "%.2f ± %.2f\t", 100*r.Drops[c.Name], 100*r.DropsStd[c.Name])
+			sum += r.Drops[c.Name]
 		}
 		fmt.Fprintf(tw, "%.2f\n", 100*sum/float64(len(mismatchConditions)))
 	}

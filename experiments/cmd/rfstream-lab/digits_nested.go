@@ -14,11 +14,12 @@ import (
 	"unicode"
 
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/cli"
 )
 
 func init() {
-	registerTask(&task{name: "digits-nested", summary: "spoken digits: leave-one-speaker-out with the settings chosen per held-out speaker by inner LOSO over the others",
-		eval: evalDigitsNested})
+	cli.RegisterTask(&cli.Task{Name: "digits-nested", Summary: "spoken digits: leave-one-speaker-out with the settings chosen per held-out speaker by inner LOSO over the others",
+		Eval: evalDigitsNested})
 }
 
 // digitsCandidate is one setting of eval digits to choose among.
@@ -55,14 +56,14 @@ func (c *candidateFlag) Set(s string) error {
 // candidate's on the outer speaker. Every candidate's outer accuracy is
 // printed too, for the record; it chooses nothing.
 func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval digits-nested", "--candidate 'name: flags' … [-- flags for every run]", stderr)
+	fs := cli.NewFlagSet("eval digits-nested", "--candidate 'name: flags' … [-- flags for every run]", stderr)
 	var cands candidateFlag
 	fs.Var(&cands, "candidate", "a setting to choose among, as \"name: eval digits flags\" (repeat the flag for each)")
-	fsdd := fs.String("fsdd", fsddDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	asJSON := fs.Bool("json", false, "end with one JSON object")
 	resultsPath := fs.String("results", "", "append every eval digits run (its arguments, the recordings' digest, the binary's revision and the result) to this file as a JSON line, and reuse the runs already in it whose arguments and recordings match (the folder's path may differ): resumes an interrupted selection (empty the file after changing the code)")
 	reuseOnly := fs.Bool("reuse-only", false, "run nothing: build the table from the --results runs alone, and fail naming the first run that is missing")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if len(cands) == 0 {

@@ -12,12 +12,13 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 func init() {
-	registerTask(&task{name: "digits-speech", summary: "spoken digits: the speech region the word vector resamples, per speaker and digit (does the endpointing cut words?)",
-		eval: evalDigitsSpeech})
+	cli.RegisterTask(&cli.Task{Name: "digits-speech", Summary: "spoken digits: the speech region the word vector resamples, per speaker and digit (does the endpointing cut words?)",
+		Eval: evalDigitsSpeech})
 }
 
 // speechStats describes the detected speech region of one recording.
@@ -86,24 +87,24 @@ func measureSpeech(r datasets.Recording, wc frontend.WordConfig) (speechStats, e
 }
 
 func evalDigitsSpeech(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval digits-speech", "[flags]", stderr)
-	var wf wordSetFlags
-	wf.register(fs)
+	fs := cli.NewFlagSet("eval digits-speech", "[flags]", stderr)
+	var ws cli.WordSet
+	cli.WordSetFlags(fs, &ws)
 	predPath := fs.String("predictions", "", "an eval digits --predictions file: also compare the speech regions of misrecognised recordings with those of recognised ones")
 	showErrors := fs.Int("show-errors", 0, "with --predictions: print the energy contour and detected region of this many misrecognised recordings per speaker")
 	wc := frontend.DefaultWordConfig()
-	registerWordFlags(fs, &wc)
-	if err := parseFlags(fs, args); err != nil {
+	cli.WordConfigFlags(fs, &wc)
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	var recs []datasets.Recording
-	if wf.testManifest != "" {
+	if ws.TestManifest != "" {
 		var err error
-		if recs, err = datasets.ReadManifest(wf.testManifest); err != nil {
+		if recs, err = datasets.ReadManifest(ws.TestManifest); err != nil {
 			return err
 		}
 	} else {
-		splits, err := wf.splits("official")
+		splits, err := digitSplits(ws, "official")
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
@@ -24,7 +25,7 @@ import (
 
 // parseTestWarps reads --test-warps: comma-separated shifts in cents.
 func parseTestWarps(s string) ([]float64, error) {
-	out, err := parseDistinct("--test-warps", s, func(part string) (float64, error) {
+	out, err := cli.ParseDistinct("--test-warps", s, func(part string) (float64, error) {
 		v, err := strconv.ParseFloat(part, 64)
 		if err != nil || math.IsNaN(v) || math.Abs(v) > 1200 {
 			return 0, fmt.Errorf("--test-warps: %q is not a shift in cents within ±1200", part)

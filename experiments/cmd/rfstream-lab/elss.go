@@ -15,13 +15,14 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
-	registerTask(&task{name: "elss", summary: "plain random features vs leverage-score selection (ELSS-1, ELSS-2) at equal m, MNIST and spoken digits",
-		eval: evalELSS})
+	cli.RegisterTask(&cli.Task{Name: "elss", Summary: "plain random features vs leverage-score selection (ELSS-1, ELSS-2) at equal m, MNIST and spoken digits",
+		Eval: evalELSS})
 }
 
 // elssData is a labelled train/test split with its unlabelled pool of
@@ -41,11 +42,11 @@ type elssCell struct {
 }
 
 func evalELSS(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval elss", "[flags]", stderr)
-	var imf imageFlags
-	imf.register(fs)
-	var wf wordSetFlags
-	wf.register(fs)
+	fs := cli.NewFlagSet("eval elss", "[flags]", stderr)
+	imo := train.DefaultImageOptions()
+	cli.ImageFlags(fs, &imo)
+	var ws cli.WordSet
+	cli.WordSetFlags(fs, &ws)
 	sets := fs.String("data", "mnist,digits", "data sets: mnist, digits")
 	maps := fs.String("maps", "fourier,maxout", "feature maps")
 	ms := fs.String("ms", "100,200,500,1000,2000", "final numbers of features (empty: only the few-labels setting)")
@@ -59,7 +60,7 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 	trainN := fs.Int("train-n", 0, "use only this many (seeded-random) MNIST training rows (0: all), for quick runs")
 	quick := fs.Bool("quick", false, "a small grid for development: m 100,500, 2 seeds, MNIST on 10000 rows, few labels 10")
 	out := fs.String("out", "out/elss", "base name of the CSV and plot files")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *quick {
@@ -89,21 +90,22 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 	for _, s := range strings.Split(*sets, ",") {
 		switch s {
 		case "mnist":
-			train, test, err := imf.load(stderr, true)
+			d, err := cli.LoadImages(&imo, stderr, true)
 			if err != nil {
 				return err
 			}
+			trainSet, test := d.Train, d.Test
 			if test == nil {
 				return fmt.Errorf("eval elss: no MNIST test set")
 			}
-			xtr, ytr := train.X, train.Labels
-			if *trainN > 0 && *trainN < train.N {
-				sub := perClassSubset(train, (*trainN+9)/10, 7)
+			xtr, ytr := trainSet.X, trainSet.Labels
+			if *trainN > 0 && *trainN < trainSet.N {
+				sub := train.PerClassSubset(trainSet, (*trainN+9)/10, 7)
 				xtr, ytr = sub.X, sub.Labels
 			}
-			data = append(data, &elssData{name: "mnist", xtr: xtr, ytr: ytr, xte: test.X, yte: test.Labels, classes: numClasses(train.Labels, test.Labels), labelRows: "all"})
+			data = append(data, &elssData{name: "mnist", xtr: xtr, ytr: ytr, xte: test.X, yte: test.Labels, classes: train.NumClasses(trainSet.Labels, test.Labels), labelRows: "all"})
 		case "digits":
-			d, err := loadDigitsOfficial(&wf)
+			d, err := loadDigitsOfficial(ws, stderr)
 			if err != nil {
 				return err
 			}
@@ -147,28 +149,28 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadDigitsOfficial reads the spoken digits' official split as word vectors.
-func loadDigitsOfficial(wf *wordSetFlags) (*elssData, error) {
-	splits, err := wf.splits("official")
+func loadDigitsOfficial(ws cli.WordSet, log io.Writer) (*elssData, error) {
+	splits, err := digitSplits(ws, "official")
 	if err != nil {
 		return nil, err
 	}
 	sp := splits[0]
 	wc := frontend.DefaultWordConfig()
 	labels := datasets.Labels(sp.train)
-	idx := labelIndex(labels)
-	ytr, err := indices(sp.train, idx)
+	idx := train.LabelIndex(labels)
+	ytr, err := train.Indices(sp.train, idx)
 	if err != nil {
 		return nil, err
 	}
-	yte, err := indices(sp.test, idx)
+	yte, err := train.Indices(sp.test, idx)
 	if err != nil {
 		return nil, err
 	}
-	xtr, err := loadWordVectors(sp.train, wc)
+	xtr, err := train.WordVectors(sp.train, wc, train.Condition{}, log)
 	if err != nil {
 		return nil, err
 	}
-	xte, err := loadWordVectors(sp.test, wc)
+	xte, err := train.WordVectors(sp.test, wc, train.Condition{}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +270,7 @@ func (g *elssGrid) labelled(d *elssData, seed uint64) (blas32.General, []int) {
 		return d.xtr, d.ytr
 	}
 	im := &frontend.LabelledImages{Images: &frontend.Images{N: d.xtr.Rows, X: d.xtr}, Labels: d.ytr}
-	sub := perClassSubset(im, g.few, seed)
+	sub := train.PerClassSubset(im, g.few, seed)
 	return sub.X, sub.Labels
 }
 
@@ -289,8 +291,9 @@ func (g *elssGrid) rawBaseline(d *elssData) ([]float64, error) {
 // cell trains and tests one configuration; lambda 0 searches the
 // selection's λ.
 func (g *elssGrid) cell(d *elssData, kind, method string, m int, seed uint64, lambda float64) (elssCell, error) {
-	mf := mapFlags{kind: kind, m: m, q: g.q, sigma: g.sigma, seed: seed}
-	base, err := mf.recipe(d.xtr.Cols)
+	mo := train.DefaultMapOptions(kind, m)
+	mo.Q, mo.Sigma, mo.Seed = g.q, g.sigma, seed
+	base, err := mo.Recipe(d.xtr.Cols)
 	if err != nil {
 		return elssCell{}, err
 	}

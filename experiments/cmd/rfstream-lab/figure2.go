@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/maxout"
@@ -19,7 +20,7 @@ import (
 )
 
 func init() {
-	registerTask(&task{name: "figure2", summary: "maxout paper Figure 2 analogue: maxout + PCA of one MNIST digit rotated through −90..90°", eval: evalFigure2})
+	cli.RegisterTask(&cli.Task{Name: "figure2", Summary: "maxout paper Figure 2 analogue: maxout + PCA of one MNIST digit rotated through −90..90°", Eval: evalFigure2})
 }
 
 // evalFigure2 rotates one MNIST test digit through −90..90°, embeds the
@@ -29,23 +30,23 @@ func init() {
 // as ordered by viewing angle: a locally linear kernel keeps near angles
 // near and lets far ones separate.
 func evalFigure2(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval figure2", "[flags]", stderr)
+	fs := cli.NewFlagSet("eval figure2", "[flags]", stderr)
 	index := fs.Int("index", 0, "which MNIST test image to rotate")
 	points := fs.Int("points", 37, "rotations, equally spaced from −90° to 90°")
 	m := fs.Int("m", 10000, "maxout units")
 	q := fs.Int("q", 12, "projections per unit")
 	seed := fs.Uint64("seed", 1, "map seed")
 	out := fs.String("out", "out/figure2", "base name of the plot files")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *points < 3 || *points%2 == 0 {
 		return errors.New("--points must be odd and at least 3 (so 0° is among them)")
 	}
-	if err := ensureMNIST(stderr); err != nil {
+	if err := cli.EnsureMNIST(stderr); err != nil {
 		return err
 	}
-	test, err := frontend.ReadIDXPair(filepath.Join(mnistDir(), "t10k-images-idx3-ubyte"), filepath.Join(mnistDir(), "t10k-labels-idx1-ubyte"))
+	test, err := frontend.ReadIDXPair(filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte"), filepath.Join(cli.MNISTDir(), "t10k-labels-idx1-ubyte"))
 	if err != nil {
 		return err
 	}

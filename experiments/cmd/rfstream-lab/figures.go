@@ -5,13 +5,14 @@ import (
 	"io"
 	"math"
 
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/maxout"
 )
 
 func init() {
-	registerTask(&task{name: "figure1", summary: "maxout paper Figure 1: embedded vs input distance on the unit circle", eval: evalFigure1})
+	cli.RegisterTask(&cli.Task{Name: "figure1", Summary: "maxout paper Figure 1: embedded vs input distance on the unit circle", Eval: evalFigure1})
 }
 
 // evalFigure1 embeds points on the unit circle with random maxout maps and
@@ -19,12 +20,12 @@ func init() {
 // distance between the points: linear for near pairs, saturating sooner for
 // larger q.
 func evalFigure1(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval figure1", "[flags]", stderr)
+	fs := cli.NewFlagSet("eval figure1", "[flags]", stderr)
 	n := fs.Int("points", 100, "points on the unit circle")
 	m := fs.Int("m", 1000, "maxout units")
 	seed := fs.Uint64("seed", 1, "map seed")
 	out := fs.String("out", "out/figure1", "base name of the plot files")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	x := linalg.NewGeneral32(*n, 2)

@@ -17,14 +17,17 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/plots"
+	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
-	registerTask(&task{name: "mnist-sizes", summary: "MNIST accuracy against labelled examples per class: the invariant map against raw pixels, maxout and Fourier of equal dimension",
-		eval: evalMNISTSizes})
+	cli.RegisterTask(&cli.Task{Name: "mnist-sizes", Summary: "MNIST accuracy against labelled examples per class: the invariant map against raw pixels, maxout and Fourier of equal dimension",
+		Eval: evalMNISTSizes})
 }
 
 // testBlock is how many test rows mnist-sizes maps at a time when scoring:
@@ -64,11 +67,11 @@ type pathScore struct {
 // the same number of features. Data templates come from the whole training
 // image file with its labels unread, so every size uses the same map.
 func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval mnist-sizes", "[flags]", stderr)
-	var mf mapFlags
-	var imf imageFlags
-	mf.register(fs, invariant.Kind, 1000)
-	imf.register(fs)
+	fs := cli.NewFlagSet("eval mnist-sizes", "[flags]", stderr)
+	mf := train.DefaultMapOptions(invariant.Kind, 1000)
+	imo := train.DefaultImageOptions()
+	cli.MapFlags(fs, &mf)
+	cli.ImageFlags(fs, &imo)
 	sizes := fs.String("sizes", "10,50,100,500,1000", "labelled training examples per class")
 	maps := fs.String("maps", "invariant,identity,maxout,fourier", "maps to compare; maxout (q = --q) and fourier get the invariant map's feature count")
 	draws := fs.Int("draws", 1, "training subsets drawn per size (subset seeds --subset-seed, +1, …); the table shows their mean ± std, as the paper averages over training draws")
@@ -87,10 +90,10 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		}
 		fs.Lookup(name).DefValue = v
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := mf.refuseSelect("mnist-sizes"); err != nil {
+	if err := mf.RefuseSelect("mnist-sizes"); err != nil {
 		return err
 	}
 	sv, err := parseInts(*sizes)
@@ -116,23 +119,24 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	if *draws < 1 {
 		return fmt.Errorf("--draws %d: need at least one training draw", *draws)
 	}
-	if imf.perClass != 0 {
+	if imo.PerClass != 0 {
 		return fmt.Errorf("give the sizes with --sizes, not --per-class")
 	}
-	full, test, err := imf.load(stderr, true)
+	d, err := cli.LoadImages(&imo, stderr, true)
 	if err != nil {
 		return err
 	}
+	full, test := d.Train, d.Test
 	if test == nil {
 		return fmt.Errorf("mnist-sizes needs a test set")
 	}
-	if mf.kind != invariant.Kind {
+	if mf.Kind != invariant.Kind {
 		return fmt.Errorf("mnist-sizes compares the invariant map with others: leave --map at invariant")
 	}
-	if err := setImageGroup(&mf, &imf, full); err != nil {
+	if mf, err = imo.MapFor(mf, d); err != nil {
 		return err
 	}
-	inv, err := mf.recipe(full.X.Cols)
+	inv, err := mf.Recipe(full.X.Cols)
 	if err != nil {
 		return err
 	}
@@ -145,16 +149,16 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	var order []string
 	for _, k := range strings.Split(*maps, ",") {
 		k = strings.TrimSpace(k)
-		r := features.Recipe{Kind: k, In: full.X.Cols, Seed: mf.seed}
+		r := features.Recipe{Kind: k, In: full.X.Cols, Seed: mf.Seed}
 		switch k {
 		case invariant.Kind:
 			r = inv
 		case "identity", "raw":
 			r.Kind, k = "identity", "identity"
 		case maxout.Kind:
-			r.Params = features.MarshalParams(maxout.Params{M: dim, Q: mf.q})
+			r.Params = features.MarshalParams(maxout.Params{M: dim, Q: mf.Q})
 		case features.FourierKind:
-			sigma := mf.sigma
+			sigma := mf.Sigma
 			if sigma == 0 {
 				sigma = 1
 			}
@@ -166,13 +170,13 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		order = append(order, k)
 	}
 	label := map[string]string{
-		invariant.Kind:       fmt.Sprintf("invariant (%s)", strings.TrimPrefix(mf.label(nil), "invariant ")),
+		invariant.Kind:       fmt.Sprintf("invariant (%s)", strings.TrimPrefix(mf.Label(nil), "invariant ")),
 		"identity":           "raw pixels (784)",
-		maxout.Kind:          fmt.Sprintf("maxout m=%d q=%d", dim, mf.q),
+		maxout.Kind:          fmt.Sprintf("maxout m=%d q=%d", dim, mf.Q),
 		features.FourierKind: fmt.Sprintf("fourier m=%d", dim),
 	}
 	prep := "unit-length pixel rows"
-	if imf.deskew {
+	if imo.Deskew {
 		prep = "deskewed, unit-length pixel rows (every map)"
 	}
 	choice, selection := "λ from 10 % of the training rows", "held-out"
@@ -180,7 +184,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		choice, selection = "λ by leave-one-out over all training rows", "leave-one-out"
 	}
 	fmt.Fprintf(stdout, "MNIST, RLS (%s), test on all %d test images, %s; invariant map: %s, rotations ±%g°, shifts ±%g px, %d features\n\n",
-		choice, test.N, prep, mf.label(nil), imf.degrees, imf.shift, dim)
+		choice, test.N, prep, mf.Label(nil), imo.Degrees, imo.Shift, dim)
 
 	f, cw, err := createCSV(*out, []string{"map", "per_class", "subset_seed", "train_n", "features", "lambda", "accuracy", "train_seconds"})
 	if err != nil {
@@ -204,7 +208,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		var pending []int
 		for _, n := range sv {
 			for d := 0; d < *draws; d++ {
-				if _, ok := journal.done[fitKey{k, n, imf.subsetSeed + uint64(d)}]; !ok {
+				if _, ok := journal.done[fitKey{k, n, imo.SubsetSeed + uint64(d)}]; !ok {
 					pending = append(pending, n)
 				}
 			}
@@ -215,14 +219,14 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, n := range sv {
 			for d := 0; d < *draws; d++ {
-				seed := imf.subsetSeed + uint64(d)
+				seed := imo.SubsetSeed + uint64(d)
 				if r, ok := journal.done[fitKey{k, n, seed}]; ok {
 					rows = append(rows, r)
 					writeSizesRow(cw, r)
 					fmt.Fprintf(stderr, "%s, %d per class, subset seed %d: accuracy %.2f%% (from the journal)\n", k, n, seed, 100*r.Accuracy)
 					continue
 				}
-				picked := perClassRows(full.Labels, n, seed)
+				picked := train.PerClassRows(full.Labels, n, seed)
 				labels := make([]int, len(picked))
 				for j, i := range picked {
 					labels[j] = full.Labels[i]
@@ -233,10 +237,10 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 				if tables != nil {
 					fitMap, fitX, testMap, testX = tables.train, rfstream.TableRows(picked), tables.test, rfstream.TableRows(tables.testRows)
 				} else {
-					fitX, testX = gatherImages(full, picked).X, test.X
+					fitX, testX = train.GatherImages(full, picked).X, test.X
 				}
 				start := time.Now()
-				opt := classifier.FitOptions{Seed: mf.seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo, Grid: searchGrid}
+				opt := classifier.FitOptions{Seed: mf.Seed, Float64Gram: true, ExactCounts: *exactCounts, LeaveOneOut: loo, Grid: searchGrid}
 				var path []pathScore
 				var fitted time.Time // when the chosen model was ready: the path comes after it
 				if len(pathGrid) > 0 {
@@ -250,7 +254,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 						return nil
 					}
 				}
-				rls, rep, err := classifier.FitRLS(fitMap, fitX, labels, numClasses(labels, test.Labels), opt)
+				rls, rep, err := classifier.FitRLS(fitMap, fitX, labels, train.NumClasses(labels, test.Labels), opt)
 				if err != nil {
 					return fmt.Errorf("%s, %d per class, subset seed %d: %w", k, n, seed, err)
 				}
@@ -313,7 +317,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s.csv, %s.png, %s.svg\n", *out, *out, *out)
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"task": "mnist-sizes", "features": dim, "deskew": imf.deskew, "recipe_kind": inv.Kind, "rows": rows, "peak_rss_mb": peakRSSMB()})
+		b, _ := json.Marshal(map[string]any{"task": "mnist-sizes", "features": dim, "deskew": imo.Deskew, "recipe_kind": inv.Kind, "rows": rows, "peak_rss_mb": progress.PeakRSSMB()})
 		fmt.Fprintln(stdout, string(b))
 	}
 	return cw.Error()
@@ -322,7 +326,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 // parseRelativeLambdas reads a list of distinct λ relative to the mean
 // diagonal; "" is no list.
 func parseRelativeLambdas(name, s string) ([]float64, error) {
-	return parseDistinct(name, s, func(part string) (float64, error) {
+	return cli.ParseDistinct(name, s, func(part string) (float64, error) {
 		v, err := strconv.ParseFloat(part, 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("%s: %q is not a positive relative λ", name, part)
@@ -350,13 +354,13 @@ func writeSizesRow(cw *csv.Writer, r sizesRow) {
 // maps fewer images than the pending fits would, each mapping its training
 // subset (perClass examples of every class) and the test set: many draws,
 // not one process per draw.
-func tablePays(train *frontend.LabelledImages, testN int, perClass []int) bool {
-	classes := numClasses(train.Labels)
+func tablePays(trainSet *frontend.LabelledImages, testN int, perClass []int) bool {
+	classes := train.NumClasses(trainSet.Labels)
 	perFits := 0
 	for _, n := range perClass {
-		perFits += min(n*classes, train.N) + testN
+		perFits += min(n*classes, trainSet.N) + testN
 	}
-	return perFits > train.N+testN
+	return perFits > trainSet.N+testN
 }
 
 // tabulateImages maps every image of train and test once through m when

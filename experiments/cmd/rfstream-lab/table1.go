@@ -10,9 +10,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/maxout"
+	"github.com/rfstream/rfstream/train"
 )
 
 // paperTable1 is Table 1 of the random maxout paper: MNIST test error (%),
@@ -26,7 +28,7 @@ var paperTable1 = map[int]map[int]float64{
 }
 
 func init() {
-	registerTask(&task{name: "table1", summary: "reproduce Table 1 of the maxout paper on MNIST (a long grid)", eval: evalTable1})
+	cli.RegisterTask(&cli.Task{Name: "table1", Summary: "reproduce Table 1 of the maxout paper on MNIST (a long grid)", Eval: evalTable1})
 }
 
 func parseInts(s string) ([]int, error) {
@@ -57,16 +59,16 @@ func meanStd(v []float64) (float64, float64) {
 }
 
 func evalTable1(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval table1", "[flags]", stderr)
-	var imf imageFlags
-	imf.register(fs)
-	imf.registerThreads(fs)
+	fs := cli.NewFlagSet("eval table1", "[flags]", stderr)
+	imo := train.DefaultImageOptions()
+	cli.ImageFlags(fs, &imo)
+	cli.ThreadsFlag(fs, &imo)
 	qs := fs.String("q", "1,2,4,8", "values of q")
 	ms := fs.String("m", "500,1000,5000,10000", "values of m")
 	seedsSmall := fs.Int("seeds", 3, "seeds for m ≤ 1000 (one seed above)")
 	rff := fs.Int("rff", 10000, "also run random Fourier features with this many features (0: skip)")
 	out := fs.String("out", "out/table1", "base name of the CSV and plot files")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	qv, err := parseInts(*qs)
@@ -77,10 +79,11 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	train, test, err := imf.load(stderr, true)
+	d, err := cli.LoadImages(&imo, stderr, true)
 	if err != nil {
 		return err
 	}
+	trainSet, test := d.Train, d.Test
 	if test == nil {
 		return fmt.Errorf("table1 needs a test set")
 	}
@@ -114,38 +117,38 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 			c := &cell{}
 			cells[[2]int{q, m}] = c
 			for s := 1; s <= seeds; s++ {
-				r := features.Recipe{Kind: maxout.Kind, In: train.X.Cols, Seed: uint64(s), Params: features.MarshalParams(maxout.Params{M: m, Q: q})}
-				run, err := imf.trainAndTest(train, test, r, 0, true, stderr)
+				r := features.Recipe{Kind: maxout.Kind, In: trainSet.X.Cols, Seed: uint64(s), Params: features.MarshalParams(maxout.Params{M: m, Q: q})}
+				run, err := imo.FitImages(trainSet, test, r)
 				if err != nil {
 					return err
 				}
-				c.errs = append(c.errs, 100*run.result.TestError)
-				c.secs = append(c.secs, run.result.TrainSeconds)
+				c.errs = append(c.errs, 100*run.Report.TestError)
+				c.secs = append(c.secs, run.Report.TrainSeconds)
 				paper := ""
 				if p, ok := paperTable1[q][m]; ok {
 					paper = fmt.Sprint(p)
 				}
-				cw.Write([]string{"maxout", fmt.Sprint(q), fmt.Sprint(m), fmt.Sprint(s), fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), paper})
+				cw.Write([]string{"maxout", fmt.Sprint(q), fmt.Sprint(m), fmt.Sprint(s), fmt.Sprintf("%.4f", run.Report.TestError), fmt.Sprintf("%.2f", run.Report.TrainSeconds), fmt.Sprintf("%.4g", run.Report.Lambda), paper})
 				cw.Flush()
-				b, _ := json.Marshal(run.result)
+				b, _ := json.Marshal(run.Report)
 				grid.Logf("%s", b)
 				grid.Add(1)
 			}
 		}
 	}
 	if *rff > 0 {
-		r := features.Recipe{Kind: features.FourierKind, In: train.X.Cols, Seed: 1, Params: features.MarshalParams(features.FourierParams{M: *rff, Sigma: 1})}
-		run, err := imf.trainAndTest(train, test, r, 0, true, stderr)
+		r := features.Recipe{Kind: features.FourierKind, In: trainSet.X.Cols, Seed: 1, Params: features.MarshalParams(features.FourierParams{M: *rff, Sigma: 1})}
+		run, err := imo.FitImages(trainSet, test, r)
 		if err != nil {
 			return err
 		}
 		grid.Add(1)
-		rffErr, rffSec = 100*run.result.TestError, run.result.TrainSeconds
-		cw.Write([]string{"fourier", "", fmt.Sprint(*rff), "1", fmt.Sprintf("%.4f", run.result.TestError), fmt.Sprintf("%.2f", run.result.TrainSeconds), fmt.Sprintf("%.4g", run.result.Lambda), ""})
+		rffErr, rffSec = 100*run.Report.TestError, run.Report.TrainSeconds
+		cw.Write([]string{"fourier", "", fmt.Sprint(*rff), "1", fmt.Sprintf("%.4f", run.Report.TestError), fmt.Sprintf("%.2f", run.Report.TrainSeconds), fmt.Sprintf("%.4g", run.Report.Lambda), ""})
 		cw.Flush()
 	}
 
-	fmt.Fprintf(stdout, "MNIST test error %% (ours: mean ± std over seeds; paper: mean of 5 seeds), %d train / %d test\n\n", train.N, test.N)
+	fmt.Fprintf(stdout, "MNIST test error %% (ours: mean ± std over seeds; paper: mean of 5 seeds), %d train / %d test\n\n", trainSet.N, test.N)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "q \\ m\t")
 	for _, m := range mv {

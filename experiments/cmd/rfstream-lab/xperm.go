@@ -18,15 +18,17 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
+	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/transforms"
 )
 
 func init() {
-	registerTask(&task{name: "xperm", summary: "the permutation toy set: raw, bag-of-words, invariant map and exact Haar kernel (RLS, kNN)",
-		eval: evalXperm})
+	cli.RegisterTask(&cli.Task{Name: "xperm", Summary: "the permutation toy set: raw, bag-of-words, invariant map and exact Haar kernel (RLS, kNN)",
+		Eval: evalXperm})
 }
 
 // xpermRow is one measured accuracy: the CSV's rows and the JSON's entries.
@@ -242,7 +244,7 @@ func (s *xpermSet) haarRLS(g transforms.Group, k0 invariant.Base, seed uint64, l
 }
 
 func evalXperm(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval xperm", "[flags]", stderr)
+	fs := cli.NewFlagSet("eval xperm", "[flags]", stderr)
 	maps := fs.String("map", "raw,bow,invariant,haar", "maps to compare, comma-separated: raw (one-hot), bow (bag of words), invariant (CDF-pooled), haar (exact Haar-integration kernel RLS)")
 	ms := fs.String("m", "5,10,25,50,100", "invariant: numbers of templates")
 	bins := fs.String("bins", "1,5,10,20", "invariant: bins per side n (2n+1 thresholds)")
@@ -259,7 +261,7 @@ func evalXperm(args []string, stdout, stderr io.Writer) error {
 	trainSeed := fs.Uint64("train-seed", 1, "seed of the balanced 2000/2000 training draw")
 	out := fs.String("out", "", "base name of the CSV and plots (empty: none)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	tv, err := parseInts(*targets)
@@ -489,7 +491,7 @@ func evalXperm(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Map, s.Classifier, cell(s.M), cell(s.N), cell(s.G), feat, s.Draws, acc)
 	}
 	tw.Flush()
-	res.PeakRSSMB = peakRSSMB()
+	res.PeakRSSMB = progress.PeakRSSMB()
 	if *out != "" {
 		if err := xpermPlots(*out, res, mv, nv, sweep, *gM, *gBins); err != nil {
 			return err
