@@ -30,6 +30,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
@@ -62,7 +63,7 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	mnist := filepath.Join(dataDir(), "mnist")
+	mnist := cli.MNISTDir()
 	if _, err := os.Stat(filepath.Join(mnist, "t10k-images-idx3-ubyte")); err != nil {
 		return nil, err
 	}

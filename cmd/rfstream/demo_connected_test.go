@@ -9,6 +9,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/train"
 )
 
 // A cached connected model is retrained when it does not say its training
@@ -21,7 +22,7 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := words.Model
-	if old.Meta[pausesMeta] == datasets.PauseRendering {
+	if old.Meta[train.PausesMeta] == datasets.PauseRendering {
 		t.Fatal("the stand-in model already records the current pauses")
 	}
 	path := filepath.Join(t.TempDir(), "connected.rfm")
@@ -29,29 +30,29 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	trained := 0
-	train := func() (*rfstream.Model, error) {
+	retrain := func() (*rfstream.Model, error) {
 		trained++
 		m := *old
-		m.Meta = map[string]any{pausesMeta: datasets.PauseRendering}
+		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering}
 		return &m, nil
 	}
 	for i, want := range []int{1, 1} {
-		m, err := loadConnectedModel(path, io.Discard, train)
+		m, err := loadConnectedModel(path, io.Discard, retrain)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if trained != want || m.Meta[pausesMeta] != datasets.PauseRendering {
-			t.Fatalf("load %d: trained %d times, pauses %v; want %d and %q", i, trained, m.Meta[pausesMeta], want, datasets.PauseRendering)
+		if trained != want || m.Meta[train.PausesMeta] != datasets.PauseRendering {
+			t.Fatalf("load %d: trained %d times, pauses %v; want %d and %q", i, trained, m.Meta[train.PausesMeta], want, datasets.PauseRendering)
 		}
 	}
 	saved, err := rfstream.LoadModel(path)
-	if err != nil || saved.Meta[pausesMeta] != datasets.PauseRendering {
+	if err != nil || saved.Meta[train.PausesMeta] != datasets.PauseRendering {
 		t.Fatalf("the retrained model was not saved: %v, %v", err, saved)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadConnectedModel(path, io.Discard, train); err != nil || trained != 2 {
+	if _, err := loadConnectedModel(path, io.Discard, retrain); err != nil || trained != 2 {
 		t.Fatalf("a missing model: %v, trained %d times, want 2", err, trained)
 	}
 }

@@ -26,20 +26,6 @@ func TestVersionNamesBackend(t *testing.T) {
 	}
 }
 
-func TestFlagsMayFollowArguments(t *testing.T) {
-	fs := newFlagSet("x", "", &bytes.Buffer{})
-	n := fs.Int("n", 0, "")
-	if err := parseFlags(fs, []string{"a", "-n", "3", "b", "--", "-c"}); err != nil {
-		t.Fatal(err)
-	}
-	if *n != 3 || strings.Join(fs.Args(), " ") != "a b -c" {
-		t.Fatalf("n=%d args=%q", *n, fs.Args())
-	}
-	if err := parseFlags(fs, []string{"a", "-nope"}); err != errUsage {
-		t.Fatalf("unknown flag gave %v", err)
-	}
-}
-
 // The command and task lists keep every summary in one column, however
 // long the longest name.
 func TestListsAlignSummaries(t *testing.T) {

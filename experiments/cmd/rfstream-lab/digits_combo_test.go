@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/cli"
 )
 
 func scoreRows(rows ...[]float32) blas32.General {
@@ -122,13 +123,12 @@ func TestHMMCacheKeySharedByMirroredInnerFolds(t *testing.T) {
 		}
 	}
 	var hf hmmFlags
-	hf.cf.mf.m, hf.cf.passes = 1000, 2
+	hf.cf.Map.M, hf.cf.Passes = 1000, 2
 	// keys[outer][inner] is the key of the fold without both.
 	keys := map[string]map[string]string{}
 	seen := map[string]bool{}
 	for _, outer := range speakers {
-		wf := wordSetFlags{fsdd: dir, exclude: outer}
-		splits, err := wf.splits("speaker")
+		splits, err := digitSplits(cli.WordSet{FSDD: dir, Exclude: outer}, "speaker")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +149,7 @@ func TestHMMCacheKeySharedByMirroredInnerFolds(t *testing.T) {
 	if want := len(speakers) * (len(speakers) - 1) / 2; len(seen) != want {
 		t.Errorf("%d distinct keys over the inner folds, want %d (one per pair of speakers)", len(seen), want)
 	}
-	full := wordSetFlags{fsdd: dir}
-	outerSplits, err := full.splits("speaker")
+	outerSplits, err := digitSplits(cli.WordSet{FSDD: dir}, "speaker")
 	if err != nil {
 		t.Fatal(err)
 	}

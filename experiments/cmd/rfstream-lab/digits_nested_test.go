@@ -3,27 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// toyFSDD3 is the toy word set spoken by three voices, enough for a
-// leave-one-speaker-out inside leave-one-speaker-out.
-func toyFSDD3(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for take := 0; take < 6; take++ {
-		for si, speaker := range []string{"ann", "bob", "cy"} {
-			seed := uint32(100*take + 10*si)
-			writeWAV(t, filepath.Join(dir, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))
-			writeWAV(t, filepath.Join(dir, fmt.Sprintf("1_%s_%d.wav", speaker, take)), downWord(seed+5))
-		}
-	}
-	return dir
-}
 
 // Every fold's choice is the candidate with the best inner score, and the
 // nested accuracy is that candidate's outer accuracy on the fold.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/train"
 	"github.com/rfstream/rfstream/transforms"
 )
 
@@ -61,7 +62,7 @@ func TestPooledScoresMeanAndMax(t *testing.T) {
 func TestTestWarpViews(t *testing.T) {
 	wc := frontend.DefaultWordConfig()
 	wc.Frames = 8
-	g, err := transforms.Build(wordGroup(wc, 400, 2, false))
+	g, err := transforms.Build(train.WordGroup(wc, 400, 2, false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
@@ -56,116 +55,6 @@ func TestSynthVoicesNeedDigitLabels(t *testing.T) {
 	code := run([]string{"eval", "digits", "--fsdd", toyFSDD(t), "--m", "20", "--frames", "16", "--synth-voices", "1", "--synth-takes", "1"}, &out, &errb)
 	if code == 0 || !strings.Contains(errb.String(), "synthetic voices say the digits") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
-	}
-}
-
-// A tone played 1.25× faster is 1.25× higher and 1.25× shorter.
-func TestSpeedConditionScalesTimeAndFrequency(t *testing.T) {
-	const rate, f0 = 8000, 400.0
-	x := make([]float32, rate)
-	for i := range x {
-		x[i] = float32(math.Sin(2 * math.Pi * f0 * float64(i) / rate))
-	}
-	y, err := speedCondition(1.25).warp(x, rate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := float64(len(x)) / 1.25; math.Abs(float64(len(y))-want) > 0.01*want {
-		t.Fatalf("%d samples, want about %.0f", len(y), want)
-	}
-	// Frequency from the zero crossings of the middle half.
-	mid := y[len(y)/4 : 3*len(y)/4]
-	var cross int
-	for i := 1; i < len(mid); i++ {
-		if (mid[i-1] < 0) != (mid[i] < 0) {
-			cross++
-		}
-	}
-	f := float64(cross) / 2 / (float64(len(mid)) / rate)
-	if math.Abs(f-1.25*f0) > 5 {
-		t.Errorf("tone at %.1f Hz after speed 1.25, want %.0f", f, 1.25*f0)
-	}
-}
-
-// Repeats and speed copies follow the real rows in blocks, carry their
-// source recording's group, and speed copies are speakers of their own.
-func TestTrainVoiceRows(t *testing.T) {
-	recs, err := datasets.FSDD(toyFSDD(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	real := recs[:8]
-	tv := trainVoiceFlags{synthTakes: 1, realWeight: 2, speeds: "0.9"}
-	if err := tv.validate(); err != nil {
-		t.Fatal(err)
-	}
-	wc := frontend.DefaultWordConfig()
-	wc.Frames = 16
-	rows, err := tv.rows(real, nil, wc, map[string][]float32{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows.x.Rows != 4*len(real) || len(rows.recs) != rows.x.Rows || len(rows.groups) != rows.x.Rows {
-		t.Fatalf("%d rows, %d recordings, %d groups; want %d", rows.x.Rows, len(rows.recs), len(rows.groups), 4*len(real))
-	}
-	for i := range real {
-		// Blocks: clean, speed 0.9, clean again, speed 0.9 again.
-		if !slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(rows.x, 2*len(real)+i)) {
-			t.Fatalf("row %d: the repeat differs from the original", i)
-		}
-		if slices.Equal(linalg.Row32(rows.x, i), linalg.Row32(rows.x, len(real)+i)) {
-			t.Fatalf("row %d: the speed copy equals the original", i)
-		}
-		for b := 0; b < 4; b++ {
-			if rows.groups[b*len(real)+i] != i {
-				t.Fatalf("block %d row %d: group %d", b, i, rows.groups[b*len(real)+i])
-			}
-		}
-		if sp := rows.recs[len(real)+i].Speaker; sp != real[i].Speaker+"@0.9" {
-			t.Fatalf("speed copy speaker %q", sp)
-		}
-	}
-	held, err := groupHoldOut(rows.groups, 2*rows.x.Rows, 0.25, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := map[int]bool{}
-	for _, r := range held {
-		in[rows.groups[r%len(rows.groups)]] = true
-	}
-	if len(in) != 2 || len(held) != 2*8 {
-		t.Fatalf("held out groups %v in %d rows, want 2 groups × 8 copies", in, len(held))
-	}
-	for r := 0; r < 2*rows.x.Rows; r++ {
-		if in[rows.groups[r%len(rows.groups)]] != slices.Contains(held, r) {
-			t.Fatalf("row %d of a held-out group is kept (or the reverse)", r)
-		}
-	}
-	if _, err := groupHoldOut(rows.groups, rows.x.Rows+1, 0.1, 1); err == nil {
-		t.Error("rows that are not whole copies: no error")
-	}
-	if _, err := groupHoldOut([]int{0, 1}, 2, 0.1, 1); err == nil {
-		t.Error("holding out none of two recordings: no error")
-	}
-}
-
-func TestParseSelfTrain(t *testing.T) {
-	got, err := parseSelfTrain(" 0.25, 1")
-	if err != nil || !slices.Equal(got, []float64{0.25, 1}) {
-		t.Fatalf("%v, %v", got, err)
-	}
-	if got, err := parseSelfTrain(""); err != nil || got != nil {
-		t.Fatalf("empty: %v, %v", got, err)
-	}
-	twenty := strings.TrimSuffix(strings.Repeat("0.05,", 20), ",")
-	if got, err := parseSelfTrain(twenty); err != nil || len(got) != 20 {
-		t.Fatalf("twenty rounds: %v, %v", got, err)
-	}
-	tooMany := strings.TrimSuffix(strings.Repeat("1,", maxSelfTrainRounds+1), ",")
-	for _, bad := range []string{"0", "1.5", "-0.5", "x", "0.5,,1", "NaN", tooMany} {
-		if _, err := parseSelfTrain(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
 	}
 }
 

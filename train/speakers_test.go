@@ -1,8 +1,6 @@
-package main
+package train
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -13,48 +11,6 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
-
-// The mismatch table runs every map with the same number of features and
-// reports, per condition, the clean accuracy minus the distorted one.
-func TestDigitsMismatchTable(t *testing.T) {
-	fsdd := toyFSDD(t)
-	var out, errb bytes.Buffer
-	code := run([]string{"eval", "digits-mismatch", "--features", "110", "--seeds", "2", "--json", "--", "--fsdd", fsdd, "--frames", "16", "--g", "8"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	var res []digitsResult
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
-	}
-	wantM := map[string]int{"invariant": 110, "maxout": 110, "fourier": 110, "identity": 16 * 40}
-	if len(res) != len(wantM) {
-		t.Fatalf("%d results, want one per map", len(res))
-	}
-	for _, r := range res {
-		if r.M != wantM[r.Map] || r.Seeds != 2 {
-			t.Errorf("%s: %d features over %d seeds, want %d over 2", r.Map, r.M, r.Seeds, wantM[r.Map])
-		}
-		if len(r.Drops) != len(mismatchConditions) {
-			t.Fatalf("%s: drops %v", r.Map, r.Drops)
-		}
-		for _, c := range mismatchConditions {
-			if d := r.Conditions["clean"] - r.Conditions[c.name]; math.Abs(d-r.Drops[c.name]) > 1e-9 {
-				t.Errorf("%s %s: drop %v, clean − distorted is %v", r.Map, c.name, r.Drops[c.name], d)
-			}
-		}
-		if !strings.Contains(out.String(), r.Map) {
-			t.Errorf("table does not list %s", r.Map)
-		}
-	}
-	// Rising and falling glides stay apart under a tempo change.
-	for _, r := range res {
-		if r.Conditions["tempo 1.4x"] < 0.9 {
-			t.Errorf("%s: %.2f accuracy on tempo-warped glides", r.Map, r.Conditions["tempo 1.4x"])
-		}
-	}
-}
 
 // Speaker-level CMVN removes a fixed per-speaker spectral tilt: the same
 // word from two voices that differ only by a gain per band becomes the
@@ -79,9 +35,9 @@ func TestSpeakerNormRemovesAPerSpeakerTilt(t *testing.T) {
 	}
 	xtr, rtr := build("ann", "bob")
 	xte, rte := build("cy", "bob")
-	norm := newSpeakerNorm(xtr, rtr, mels, false)
-	norm.apply(xte, rte)
-	norm.apply(xtr, rtr)
+	norm := NewSpeakerNorm(xtr, rtr, mels, false)
+	norm.Apply(xte, rte)
+	norm.Apply(xtr, rtr)
 	for wi := range words {
 		ref := linalg.Row32(xtr, wi) // ann's word wi
 		for _, other := range [][]float32{linalg.Row32(xtr, 2+wi), linalg.Row32(xte, wi), linalg.Row32(xte, 2+wi)} {
@@ -127,7 +83,7 @@ func TestLambdaRowsKeepCopiesTogether(t *testing.T) {
 	for i := range recs {
 		recs[i].Speaker = string(rune('a' + i%4))
 	}
-	rows, bySpeaker, err := lambdaRows("random", recs, nil, 40, 120, 3) // two warped copies of each
+	rows, bySpeaker, err := LambdaRows("random", recs, nil, 40, 120, 3) // two warped copies of each
 	if err != nil || bySpeaker {
 		t.Fatalf("%v, %v", bySpeaker, err)
 	}
@@ -145,10 +101,10 @@ func TestLambdaRowsKeepCopiesTogether(t *testing.T) {
 			}
 		}
 	}
-	if rows, _, err := lambdaRows("random", recs, nil, 40, 40, 3); rows != nil || err != nil {
+	if rows, _, err := LambdaRows("random", recs, nil, 40, 40, 3); rows != nil || err != nil {
 		t.Fatalf("no copies: %v, %v; want FitRLS's own split", rows, err)
 	}
-	if rows, bySpeaker, err := lambdaRows("speaker", recs, nil, 40, 120, 1); err != nil || !bySpeaker || len(rows) != 30 {
+	if rows, bySpeaker, err := LambdaRows("speaker", recs, nil, 40, 120, 1); err != nil || !bySpeaker || len(rows) != 30 {
 		t.Fatalf("by speaker: %d rows, %v, %v; want one speaker's 10 recordings × 3", len(rows), bySpeaker, err)
 	}
 }

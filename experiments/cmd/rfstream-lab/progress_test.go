@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,20 +16,8 @@ import (
 // their labels as IDX files.
 func writeIDX(t *testing.T, dir, name string, n int) (images, labels string) {
 	t.Helper()
-	var im, lb bytes.Buffer
-	binary.Write(&im, binary.BigEndian, []uint32{0x803, uint32(n), 8, 8})
-	binary.Write(&lb, binary.BigEndian, []uint32{0x801, uint32(n)})
-	for i := 0; i < n; i++ {
-		for _, v := range toymodels.Bars(i%2, (i/2)%8) {
-			im.WriteByte(byte(255 * v))
-		}
-		lb.WriteByte(byte(i % 2))
-	}
-	images, labels = filepath.Join(dir, name+"-images"), filepath.Join(dir, name+"-labels")
-	if err := os.WriteFile(images, im.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(labels, lb.Bytes(), 0o644); err != nil {
+	images, labels, err := toymodels.WriteIDX(dir, name, n)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return images, labels

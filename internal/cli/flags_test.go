@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rfstream/rfstream/train"
+)
+
+func TestFlagsMayFollowArguments(t *testing.T) {
+	fs := NewFlagSet("x", "", &bytes.Buffer{})
+	n := fs.Int("n", 0, "")
+	if err := ParseFlags(fs, []string{"a", "-n", "3", "b", "--", "-c"}); err != nil {
+		t.Fatal(err)
+	}
+	if *n != 3 || strings.Join(fs.Args(), " ") != "a b -c" {
+		t.Fatalf("n=%d args=%q", *n, fs.Args())
+	}
+	if err := ParseFlags(fs, []string{"a", "-nope"}); err != ErrUsage {
+		t.Fatalf("unknown flag gave %v", err)
+	}
+}
+
+// Image options built in code (zero values, or train's defaults as the
+// demo and first-use training take them) must prepare images as the parsed
+// flags' default does, with unit rows.
+func TestImageFlagsZeroValueIsUnitRows(t *testing.T) {
+	parsed := train.DefaultImageOptions()
+	fs := NewFlagSet("test", "", &bytes.Buffer{})
+	ImageFlags(fs, &parsed)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	var zero train.ImageOptions
+	if got, want := zero.Input(28, 28), parsed.Input(28, 28); got != want || got.Normalize != "unit" {
+		t.Errorf("zero-value options give %+v, parsed defaults %+v", got, want)
+	}
+	if got, want := train.DefaultImageOptions().Input(28, 28), parsed.Input(28, 28); got != want {
+		t.Errorf("train's default options give %+v, parsed defaults %+v", got, want)
+	}
+}
