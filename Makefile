@@ -1,6 +1,8 @@
 # rfstream: the two commands a newcomer needs are `make demo` and `make test`.
 GO       ?= go
 BIN      := bin/rfstream
+# The laboratory: every evaluation protocol (rfstream eval runs it; the product does not link it).
+LAB      := bin/rfstream-lab
 PY       := /usr/bin/python3
 # The git-ignored cache for fetched data and default models.
 RFSTREAM_DATA ?= $(abspath data)
@@ -12,12 +14,13 @@ export OPENBLAS_NUM_THREADS ?= 2
 
 all: build
 
-# The commit the binary is built from, for the run records it writes (the Go toolchain's own VCS stamp is
+# The commit the laboratory is built from, for the run records it writes (the Go toolchain's own VCS stamp is
 # off where GOFLAGS carries -buildvcs=false).
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
 
 build:
-	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(BIN) ./cmd/rfstream
+	$(GO) build -o $(BIN) ./cmd/rfstream
+	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(LAB) ./experiments/cmd/rfstream-lab
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -16,13 +16,13 @@ bench-frontend:
 # speaker CMVN plus the confidence-chosen speaker warp for unseen voices, and the invariant map with templates
 # drawn from the training word vectors warped over ±1200 cents. docs/audio.md records how settings were chosen.
 eval-digits: build
-	$(BIN) eval digits --split official --m 3000 --seeds 5
-	$(BIN) eval digits --split speaker --m 3000
-	$(BIN) eval digits --split speaker --m 3000 --speaker-norm mean
-	$(BIN) eval digits-mismatch --features 3300 --seeds 5
-	$(BIN) eval digits --split official --m 3000 --seeds 5 --recognizer combo --hmm-weight 1
-	$(BIN) eval digits --split speaker --m 3000 --speaker-norm mean --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
-	$(BIN) eval digits-mismatch --features 3300 --seeds 5 --maps invariant -- --templates data --cents 1200 --g 90
+	$(LAB) eval digits --split official --m 3000 --seeds 5
+	$(LAB) eval digits --split speaker --m 3000
+	$(LAB) eval digits --split speaker --m 3000 --speaker-norm mean
+	$(LAB) eval digits-mismatch --features 3300 --seeds 5
+	$(LAB) eval digits --split official --m 3000 --seeds 5 --recognizer combo --hmm-weight 1
+	$(LAB) eval digits --split speaker --m 3000 --speaker-norm mean --speaker-warp 300 --speaker-warp-step 50 --speaker-warp-by confidence
+	$(LAB) eval digits-mismatch --features 3300 --seeds 5 --maps invariant -- --templates data --cents 1200 --g 90
 
 # Leave-one-speaker-out, strictly nested (third round, docs/audio.md): for every held-out speaker each candidate
 # is scored by LOSO over the other five with that speaker removed (--exclude-speakers), the best inner score
@@ -95,7 +95,7 @@ LOSO_CANDIDATES := \
 LOSO_RUNS ?= out/digits-loso-runs.jsonl
 eval-digits-loso: build
 	mkdir -p $(dir $(LOSO_RUNS))
-	nice -n 10 $(BIN) eval digits-nested --results $(LOSO_RUNS) $(LOSO_CANDIDATES)
+	nice -n 10 $(LAB) eval digits-nested --results $(LOSO_RUNS) $(LOSO_CANDIDATES)
 
 # The nested table of all 27 candidates, printed in seconds from the recorded runs (docs/runs/digits-loso.jsonl:
 # 259 runs: 7 per candidate and the fifth round's other probes, each with the digest of the recordings it read; the eleven oldest candidates'
@@ -103,13 +103,13 @@ eval-digits-loso: build
 # without running anything: a check of the table's arithmetic and choices, not a re-measurement (that is
 # eval-digits-loso).
 eval-digits-loso-recorded: build
-	$(BIN) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_CANDIDATES)
+	$(LAB) eval digits-nested --results docs/runs/digits-loso.jsonl --reuse-only $(LOSO_CANDIDATES)
 
 # The same with one more candidate that assumes every unseen voice says each digit equally often (FSDD's
 # design): self-training's pseudo-labels are capped at each class's share. It uses a fact about the test
 # voice's labels, so it is reported apart.
 eval-digits-loso-balanced: build
-	nice -n 10 $(BIN) eval digits-nested $(LOSO_CANDIDATES) \
+	nice -n 10 $(LAB) eval digits-nested $(LOSO_CANDIDATES) \
 		--candidate 'st4-balanced: --speaker-norm mean $(LOSO_ST4) --self-train-balanced $(LOSO_M)'
 
 # Leave-one-speaker-out through the product path: per held-out voice, train digits on the other five with

@@ -4,7 +4,7 @@
 # Train by alignment on the FSDD training split (takes 5-49), then WER/SER on generated strings of the
 # test split (clean, white noise at 20 and 10 dB SNR) and on espeak-ng voices never trained on.
 eval-connected: build
-	nice -n 10 $(BIN) eval connected
+	nice -n 10 $(LAB) eval connected
 
 # Real-time factor of frontend + features + classifier + decoder on one core.
 bench-connected:

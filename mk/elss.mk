@@ -4,20 +4,20 @@
 .PHONY: eval-elss eval-elss-quick eval-elss-mnist eval-elss-digits eval-elss-few
 
 eval-elss: build data
-	$(BIN) eval elss --out out/elss
+	$(LAB) eval elss --out out/elss
 
 # MNIST with all 60000 labels, m = 100 … 2000.
 eval-elss-mnist: build data
-	$(BIN) eval elss --data mnist --few '' --out out/elss-mnist-part
+	$(LAB) eval elss --data mnist --few '' --out out/elss-mnist-part
 
 # Spoken digits (FSDD official split), m = 100 … 2000.
 eval-elss-digits: build
-	$(BIN) eval elss --data digits --few '' --out out/elss-digits-part
+	$(LAB) eval elss --data digits --few '' --out out/elss-digits-part
 
 # MNIST with 10 and 50 labels per class (scores on all 60000 unlabelled inputs), m = 100, 500, 2000, and RLS on raw pixels.
 eval-elss-few: build data
-	$(BIN) eval elss --data mnist --ms '' --few 10,50 --out out/elss-few-part
+	$(LAB) eval elss --data mnist --ms '' --few 10,50 --out out/elss-few-part
 
 # A few minutes: m ∈ {100, 500}, 2 seeds, MNIST on 10000 training rows.
 eval-elss-quick: build data
-	$(BIN) eval elss --quick --out out/elss-quick
+	$(LAB) eval elss --quick --out out/elss-quick

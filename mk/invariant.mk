@@ -5,8 +5,8 @@
 # at m = 25, n = 10: accuracy against sampled |G|, 1-NN on every representation (the distance check), and the
 # exact Haar-kernel RLS. Tables on stdout; out/xperm{,-group}.csv and out/xperm-templates, out/xperm-group-group plots.
 eval-xperm: build
-	$(BIN) eval xperm --map raw,bow,invariant --m 5,10,25,50,100 --bins 1,5,10,20 --draws 10 --knn 0 --out out/xperm
-	$(BIN) eval xperm --map raw,bow,invariant,haar --m 25 --bins 10 --draws 10 --g-sweep 1,5,10,30,60 \
+	$(LAB) eval xperm --map raw,bow,invariant --m 5,10,25,50,100 --bins 1,5,10,20 --draws 10 --knn 0 --out out/xperm
+	$(LAB) eval xperm --map raw,bow,invariant,haar --m 25 --bins 10 --draws 10 --g-sweep 1,5,10,30,60 \
 		--g-m 25 --g-bins 10 --kernel cdf,gaussian --knn 1 --out out/xperm-group
 
 # MNIST accuracy against labelled examples per class (test: the full 10k): the invariant map (1500 templates,
@@ -17,7 +17,7 @@ eval-xperm: build
 # Settings chosen on held-out training rows (docs/invariant.md). One process at a time: a 1000-per-class fit
 # of 49500 features peaks near 8.3 GB (14 GB before the test features were scored block by block).
 eval-mnist-invariant: build data
-	nice -n 10 $(BIN) eval mnist-sizes --sizes 10,50,100,500,1000 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
+	nice -n 10 $(LAB) eval mnist-sizes --sizes 10,50,100,500,1000 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant
 
 # The 1000-per-class row as the paper reports it: a mean over training draws (here 5 subsets, subset seeds
@@ -25,7 +25,7 @@ eval-mnist-invariant: build data
 # keeps every draw. 1 h 12 min beside three other jobs on the 2 cores (Nov 23); peak RSS 13.2 GB then, 8.3 GB
 # for one fit since the test features are scored block by block.
 eval-mnist-invariant-draws: build data
-	nice -n 10 $(BIN) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
+	nice -n 10 $(LAB) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant-draws
 
 # The invariant map over the paper's 100 training draws at 1000 per class (subset seeds 1-100), the rest as
@@ -37,7 +37,7 @@ eval-mnist-invariant-draws100: build data
 # The same five draws with λ chosen for every map by exact leave-one-out over all training rows (GURLS's
 # choice, the paper's RLS package) instead of 10 % of them (docs/invariant.md, "Round 5").
 eval-mnist-invariant-draws-loo: build data
-	nice -n 10 $(BIN) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
+	nice -n 10 $(LAB) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --lambda-by loo \
 		--out out/mnist-invariant-draws-loo
 

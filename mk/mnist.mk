@@ -3,14 +3,14 @@
 
 # q ∈ {1,2,4,8}, m ∈ {500,1000,5000,10000}; 3 seeds for m ≤ 1000, 1 above; RFF m = 10000 beside them.
 eval-mnist: build data
-	$(BIN) eval table1 --out out/table1
+	$(LAB) eval table1 --out out/table1
 
 # Table 1's q = 1 row (a linear model) with unit rows and with pixels left in [0, 1] (--normalize none),
 # then the exact ridge solution on the pixels in NumPy as an independent check of both.
 .PHONY: eval-mnist-linear
 eval-mnist-linear: build data
-	$(BIN) eval table1 --q 1 --rff 0 --out out/table1-q1-unit
-	$(BIN) eval table1 --q 1 --rff 0 --normalize none --out out/table1-q1-none
+	$(LAB) eval table1 --q 1 --rff 0 --out out/table1-q1-unit
+	$(LAB) eval table1 --q 1 --rff 0 --normalize none --out out/table1-q1-none
 	$(PY) bench/linear_ls.py $(RFSTREAM_DATA)/mnist
 
 # Gram update (the RLS training step) against NumPy's X.T @ X on the same shapes, as a ratio.

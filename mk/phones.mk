@@ -4,7 +4,7 @@
 .PHONY: eval-phones phones-corpus
 
 eval-phones: build
-	nice -n 10 $(BIN) eval phones
+	nice -n 10 $(LAB) eval phones
 
 # Only synthesise the corpus (the eval does it on first use too).
 phones-corpus: build
