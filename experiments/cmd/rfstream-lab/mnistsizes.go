@@ -13,8 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/experiments/counttable"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
@@ -235,7 +235,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 				var fitMap, testMap features.Map = fm, fm
 				var fitX, testX blas32.General
 				if tables != nil {
-					fitMap, fitX, testMap, testX = tables.train, rfstream.TableRows(picked), tables.test, rfstream.TableRows(tables.testRows)
+					fitMap, fitX, testMap, testX = tables.train, counttable.Input(picked), tables.test, counttable.Input(tables.testRows)
 				} else {
 					fitX, testX = train.GatherImages(full, picked).X, test.X
 				}
@@ -338,7 +338,7 @@ func parseRelativeLambdas(name, s string) ([]float64, error) {
 // imageTables are the features of every training and test image under a
 // map whose features are counts.
 type imageTables struct {
-	train, test *rfstream.CountTable
+	train, test *counttable.Table
 	testRows    []int
 }
 
@@ -375,10 +375,10 @@ func tabulateImages(m features.Map, asked bool, train, test *frontend.LabelledIm
 	start := time.Now()
 	var t imageTables
 	var err error
-	if t.train, err = rfstream.NewCountTable(cm, train.X, testBlock); err != nil {
+	if t.train, err = counttable.New(cm, train.X, testBlock); err != nil {
 		return nil, err
 	}
-	if t.test, err = rfstream.NewCountTable(cm, test.X, testBlock); err != nil {
+	if t.test, err = counttable.New(cm, test.X, testBlock); err != nil {
 		return nil, err
 	}
 	t.testRows = make([]int, test.N)

@@ -1,4 +1,4 @@
-package rfstream
+package counttable
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 
 func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 	m, x, z, labels := fixtures.CountFeatures(t, 400)
-	table, err := NewCountTable(m.(classifier.CountMap), x, 64)
+	table, err := New(m.(classifier.CountMap), x, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 	for i := range all {
 		all[i] = i
 	}
-	got := features.Apply(table, TableRows(all), 100)
+	got := features.Apply(table, Input(all), 100)
 	for i := range z.Data {
 		if got.Data[i] != z.Data[i] {
 			t.Fatalf("feature %d: table %v, map %v", i, got.Data[i], z.Data[i])
@@ -45,7 +45,7 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, haveRep, err := classifier.FitRLS(table, TableRows(idx), ls, 2, opt)
+	have, haveRep, err := classifier.FitRLS(table, Input(idx), ls, 2, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestCountTableFitsAndPredictsAsItsMapDoes(t *testing.T) {
 			t.Fatalf("W[%d]: table %v, map %v", i, have.W.Data[i], want.W.Data[i])
 		}
 	}
-	pm, pt := classifier.Predict(m, want, x, 64), classifier.Predict(table, have, TableRows(all), 64)
+	pm, pt := classifier.Predict(m, want, x, 64), classifier.Predict(table, have, Input(all), 64)
 	for i := range pm {
 		if pm[i] != pt[i] {
 			t.Fatalf("row %d: table predicts %d, map %d", i, pt[i], pm[i])
@@ -87,18 +87,18 @@ func (w wideCounts) Apply(dst, x blas32.General) {
 func TestCountTableKeepsWideCountsAndRefusesOthers(t *testing.T) {
 	x := linalg.NewGeneral32(3, 2)
 	x.Data[0], x.Data[2], x.Data[4] = 0, 300, 999
-	table, err := NewCountTable(wideCounts{}, x, 2)
+	table, err := New(wideCounts{}, x, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := features.Apply(table, TableRows([]int{2, 0, 1}), 2)
+	got := features.Apply(table, Input([]int{2, 0, 1}), 2)
 	want := []float32{999 * 0.125, 125, 0, 0, 125, 0, 300 * 0.125, 125, 0}
 	for i, v := range want {
 		if got.Data[i] != v {
 			t.Fatalf("feature %d = %v, want %v", i, got.Data[i], v)
 		}
 	}
-	if _, err := NewCountTable(wideCounts{broken: true}, x, 2); err == nil || !strings.Contains(err.Error(), "row 1, feature 2") {
+	if _, err := New(wideCounts{broken: true}, x, 2); err == nil || !strings.Contains(err.Error(), "row 1, feature 2") {
 		t.Fatalf("a feature that is not a count gave %v, want an error naming row 1, feature 2", err)
 	}
 	defer func() {
@@ -106,5 +106,5 @@ func TestCountTableKeepsWideCountsAndRefusesOthers(t *testing.T) {
 			t.Fatal("row 3 of a 3-row table did not panic")
 		}
 	}()
-	table.Apply(linalg.NewGeneral32(1, 3), TableRows([]int{3}))
+	table.Apply(linalg.NewGeneral32(1, 3), Input([]int{3}))
 }

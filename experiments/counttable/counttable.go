@@ -1,4 +1,7 @@
-package rfstream
+// Package counttable keeps the features a count map gives a fixed set of
+// inputs, so that an experiment fitting many subsets of them (eval
+// mnist-sizes' training draws) maps each input once.
+package counttable
 
 import (
 	"fmt"
@@ -11,20 +14,20 @@ import (
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
-// TableKind is the recipe kind a CountTable reports. No builder is
+// Kind is the recipe kind a Table reports. No builder is
 // registered for it: a table holds the features of one data set and is
 // not a model anyone can rebuild or save.
-const TableKind = "count-table"
+const Kind = "count-table"
 
-// CountTable holds the features a classifier.CountMap gives a fixed set of inputs,
+// Table holds the features a classifier.CountMap gives a fixed set of inputs,
 // as their integer counts (one byte each when the counts fit), so that
 // fits on many subsets of those inputs, such as the paper's training draws,
 // map each input once instead of once a draw. As a Map its input is a
-// single column holding a row number of the table (TableRows builds it),
+// single column holding a row number of the table (Input builds it),
 // and its features are the source map's for that row, bit for bit: they
 // are rebuilt as float32(count)·unit, which is how the map made them, and
-// NewCountTable refuses a map whose outputs are not of that form.
-type CountTable struct {
+// New refuses a map whose outputs are not of that form.
+type Table struct {
 	rows, cols int
 	unit       float32
 	maxCount   int
@@ -32,9 +35,9 @@ type CountTable struct {
 	words      []uint16 // counts otherwise
 }
 
-// NewCountTable maps every row of x through m, block rows at a time, and
+// New maps every row of x through m, block rows at a time, and
 // keeps the counts.
-func NewCountTable(m classifier.CountMap, x blas32.General, block int) (*CountTable, error) {
+func New(m classifier.CountMap, x blas32.General, block int) (*Table, error) {
 	if x.Cols != m.InDim() {
 		return nil, fmt.Errorf("rfstream: %d-column input for a %d-input map", x.Cols, m.InDim())
 	}
@@ -45,7 +48,7 @@ func NewCountTable(m classifier.CountMap, x blas32.General, block int) (*CountTa
 	if block <= 0 {
 		block = 4096
 	}
-	t := &CountTable{rows: x.Rows, cols: m.OutDim(), unit: unit, maxCount: maxCount}
+	t := &Table{rows: x.Rows, cols: m.OutDim(), unit: unit, maxCount: maxCount}
 	n := t.rows * t.cols
 	if maxCount <= math.MaxUint8 {
 		t.bytes = make([]uint8, n)
@@ -77,25 +80,25 @@ func NewCountTable(m classifier.CountMap, x blas32.General, block int) (*CountTa
 }
 
 // Rows is the number of inputs the table holds.
-func (t *CountTable) Rows() int { return t.rows }
+func (t *Table) Rows() int { return t.rows }
 
 // InDim is 1: an input row is a row number of the table.
-func (t *CountTable) InDim() int { return 1 }
+func (t *Table) InDim() int { return 1 }
 
 // OutDim is the source map's feature count.
-func (t *CountTable) OutDim() int { return t.cols }
+func (t *Table) OutDim() int { return t.cols }
 
 // CountUnit is the source map's.
-func (t *CountTable) CountUnit() (unit float32, maxCount int) { return t.unit, t.maxCount }
+func (t *Table) CountUnit() (unit float32, maxCount int) { return t.unit, t.maxCount }
 
 // Recipe names the table's kind, which Build does not know: a table
 // cannot be rebuilt.
-func (t *CountTable) Recipe() features.Recipe { return features.Recipe{Kind: TableKind, In: 1} }
+func (t *Table) Recipe() features.Recipe { return features.Recipe{Kind: Kind, In: 1} }
 
 // Apply writes the features of the table rows x names (one column, whole
 // row numbers) to dst. A row number that is not one of the table's is a
 // programming error and panics, as a misshapen matrix does for any map.
-func (t *CountTable) Apply(dst, x blas32.General) {
+func (t *Table) Apply(dst, x blas32.General) {
 	if x.Cols != 1 || dst.Rows != x.Rows || dst.Cols != t.cols {
 		panic(fmt.Sprintf("rfstream: count table of %d features applied to %d×%d rows into %d×%d", t.cols, x.Rows, x.Cols, dst.Rows, dst.Cols))
 	}
@@ -124,9 +127,9 @@ func (t *CountTable) Apply(dst, x blas32.General) {
 	})
 }
 
-// TableRows is the input of a CountTable for the rows idx: one column of
+// Input is the input of a Table for the rows idx: one column of
 // row numbers. Row numbers are float32, exact up to 2²⁴ rows.
-func TableRows(idx []int) blas32.General {
+func Input(idx []int) blas32.General {
 	x := linalg.NewGeneral32(len(idx), 1)
 	for i, r := range idx {
 		if r < 0 || r > 1<<24 {
