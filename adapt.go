@@ -326,10 +326,7 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 	lambda := func(rows int) float64 { return a.Lambda * float64(trainX.Rows+rows) / float64(trainX.Rows) }
 	if full || trainX.Rows < c.Map.OutDim() {
 		return func(rows, labels []int) (*classifier.RLS, error) {
-			xa := linalg.AppendRows32(trainX, x, rows)
-			ya := append(append([]int(nil), trainY...), labels...)
-			r, _, err := classifier.FitRLS(c.Map, xa, ya, classes, classifier.FitOptions{Lambda: lambda(len(rows)), Seed: a.Seed})
-			return r, err
+			return RefitOnVoice(c.Map, trainX, trainY, classes, a.Lambda, a.Seed, x, rows, labels)
 		}, nil
 	}
 	base, err := c.trainingAccumulator(trainX, trainY)
@@ -347,6 +344,21 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 		}
 		return acc.Solve(lambda(len(rows)))
 	}, nil
+}
+
+// RefitOnVoice is one self-training round's refit in full: the read-out
+// on map m fitted to the training rows trainX (labels trainY) plus the
+// given rows of a voice's word vectors x under the labels the model gave
+// them, with lambda, the training fit's λ, grown with the rows as
+// classifier.FitRLS's refit grows the λ its held-out rows chose. AdaptToVoice
+// refits so (or, when the fit is primal, with the training rows' sums
+// accumulated once); eval digits --self-train refits so on every voice
+// absent from training.
+func RefitOnVoice(m features.Map, trainX blas32.General, trainY []int, classes int, lambda float64, seed uint64, x blas32.General, rows, labels []int) (*classifier.RLS, error) {
+	xa := linalg.AppendRows32(trainX, x, rows)
+	ya := append(append([]int(nil), trainY...), labels...)
+	r, _, err := classifier.FitRLS(m, xa, ya, classes, classifier.FitOptions{Lambda: lambda * float64(trainX.Rows+len(rows)) / float64(trainX.Rows), Seed: seed})
+	return r, err
 }
 
 // VoiceSession follows one voice through recordings heard one after

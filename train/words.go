@@ -104,7 +104,7 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 	}
 	// Copies of a recording (synthetic takes aside, every row is one
 	// recording unless the voice options add copies) are held out together.
-	rls, rep, _, err := FitWords(mp, x, y, len(labels), rows.Recs, groups, x.Rows, WordFit{LambdaBy: "random", Seed: o.Map.Seed, Progress: o.Log})
+	rls, rep, err := FitWords(mp, x, y, len(labels), rows.Recs, groups, x.Rows, WordFit{LambdaBy: "random", Seed: o.Map.Seed, Progress: o.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -207,22 +207,21 @@ type WordFit struct {
 // FitWords is the fit phase: the RLS read-out on map mp of the rows x
 // (labels y), whose first recordings rows are the training recordings recs
 // grouped by groups (LambdaRows) and any further rows copies of them in
-// blocks. It returns the fit's options too, for refits that keep them.
-func FitWords(mp features.Map, x blas32.General, y []int, classes int, recs []datasets.Recording, groups []int, recordings int, f WordFit) (*classifier.RLS, classifier.FitReport, classifier.FitOptions, error) {
+// blocks.
+func FitWords(mp features.Map, x blas32.General, y []int, classes int, recs []datasets.Recording, groups []int, recordings int, f WordFit) (*classifier.RLS, classifier.FitReport, error) {
 	opt := classifier.FitOptions{Lambda: f.Lambda, Seed: f.Seed, Progress: f.Progress}
 	if f.Lambda == 0 {
 		var bySpeaker bool
 		var err error
 		if opt.HeldOutRows, bySpeaker, err = LambdaRows(f.LambdaBy, recs, groups, recordings, x.Rows, f.Seed); err != nil {
-			return nil, classifier.FitReport{}, opt, err
+			return nil, classifier.FitReport{}, err
 		}
 		if bySpeaker {
 			// New voices may want far more smoothing than new takes.
 			opt.Grid = []float64{1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}
 		}
 	}
-	rls, rep, err := classifier.FitRLS(mp, x, y, classes, opt)
-	return rls, rep, opt, err
+	return classifier.FitRLS(mp, x, y, classes, opt)
 }
 
 // LabelIndex maps every label to its class.

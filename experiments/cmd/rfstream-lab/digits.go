@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/features"
@@ -512,12 +513,12 @@ func (e *digitsEval) evalSeed(d *splitRows, s int, ens blas32.General, perCond [
 	}
 	e.res.M = fm.OutDim()
 	start := time.Now()
-	fit := fitRows{fm: fm, classes: len(d.labels)}
+	fit := fitRows{fm: fm, classes: len(d.labels), seed: mfs.Seed}
 	if fit.x, fit.y, err = augmentWarped(d.xtr, d.ytr, e.warps, e.augment, mfs.Seed); err != nil {
 		return 0, err
 	}
 	wf := train.WordFit{Lambda: e.lambda, LambdaBy: e.lambdaBy, Seed: mfs.Seed}
-	if fit.rls, fit.rep, fit.opt, err = train.FitWords(fm, fit.x, fit.y, fit.classes, d.sp.train, d.groups, d.xtr.Rows, wf); err != nil {
+	if fit.rls, fit.rep, err = train.FitWords(fm, fit.x, fit.y, fit.classes, d.sp.train, d.groups, d.xtr.Rows, wf); err != nil {
 		return 0, err
 	}
 	e.trainSec += time.Since(start).Seconds()
@@ -560,9 +561,9 @@ type fitRows struct {
 	classes int
 	x       blas32.General // the training rows with their augmented copies
 	y       []int
+	seed    uint64
 	rls     *classifier.RLS
 	rep     classifier.FitReport
-	opt     classifier.FitOptions
 }
 
 // recordFirstSeed keeps the first seed's predictions for the confusion
@@ -645,7 +646,8 @@ func (e *digitsEval) scoreTest(d *splitRows, fit *fitRows, seed uint64) (blas32.
 	// Self-training: refit with the unseen voices' surest recordings under
 	// the labels the recogniser decides (with combo, the whole-word and HMM
 	// scores combined); λ stays the one chosen on the training set, scaled
-	// with the number of rows. The HMM keeps its training on the real
+	// with the number of rows, as recognize --adapt's refits do (the same
+	// rfstream.RefitOnVoice). The HMM keeps its training on the real
 	// voices. Pseudo-labelled rows get no --onset-trim-ms copies: they are
 	// the unseen voice's own recordings, clipped as they are (its cut "six"
 	// files are among them), and part of their labels are wrong, which
@@ -657,10 +659,7 @@ func (e *digitsEval) scoreTest(d *splitRows, fit *fitRows, seed uint64) (blas32.
 		return pseudoLabelled(s, d.sp.test, d.trained, f)
 	}
 	refit := func(rows, pl []int) (blas32.General, error) {
-		xa, ya := withRows(fit.x, fit.y, scored, rows, pl)
-		o := fit.opt
-		o.Lambda, o.HeldOutRows = fit.rep.Lambda*float64(xa.Rows)/float64(fit.x.Rows), nil
-		adapted, _, err := classifier.FitRLS(fit.fm, xa, ya, fit.classes, o)
+		adapted, err := rfstream.RefitOnVoice(fit.fm, fit.x, fit.y, fit.classes, fit.rep.Lambda, fit.seed, scored, rows, pl)
 		if err != nil {
 			return blas32.General{}, err
 		}

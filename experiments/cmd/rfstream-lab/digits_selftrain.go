@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -15,31 +12,6 @@ import (
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
 )
-
-// maxSelfTrainRounds bounds the --self-train list.
-const maxSelfTrainRounds = 40
-
-// parseSelfTrain reads --self-train: the fraction of an unseen voice's
-// recordings taken as pseudo-labelled training examples in each round.
-func parseSelfTrain(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, fmt.Errorf("--self-train: %q is not a fraction in (0, 1]", f)
-		}
-		out = append(out, v)
-	}
-	// Each round is one more refit of the read-out; the bound only keeps a
-	// mistyped list from running for hours.
-	if len(out) > maxSelfTrainRounds {
-		return nil, fmt.Errorf("--self-train: %d rounds (at most %d)", len(out), maxSelfTrainRounds)
-	}
-	return out, nil
-}
 
 // pseudoLabelled picks, for every test speaker absent from training, the
 // fraction frac of their recordings the model is surest of, class by class
@@ -57,12 +29,6 @@ func pseudoLabelled(scores blas32.General, test []datasets.Recording, trained ma
 		rows, labels = append(rows, r...), append(labels, l...)
 	}
 	return rows, labels
-}
-
-// withRows returns x with the given rows of extra appended, and y with
-// their labels.
-func withRows(x blas32.General, y []int, extra blas32.General, rows, labels []int) (blas32.General, []int) {
-	return linalg.AppendRows32(x, extra, rows), append(append([]int(nil), y...), labels...)
 }
 
 // warpedTest returns the test vectors as the model scored them after the

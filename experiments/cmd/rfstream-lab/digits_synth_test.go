@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
@@ -81,9 +83,23 @@ func TestPseudoLabelled(t *testing.T) {
 	if len(rows) != 5 || slices.Contains(rows, 3) {
 		t.Fatalf("fraction 1: rows %v labels %v", rows, labels)
 	}
-	x, y := withRows(linalg.NewGeneral32(1, 2), []int{1}, scores, []int{2, 0}, []int{1, 0})
-	if x.Rows != 3 || !slices.Equal(y, []int{1, 1, 0}) || !slices.Equal(linalg.Row32(x, 1), linalg.Row32(scores, 2)) {
-		t.Fatalf("withRows: %v %v", x.Data, y)
+	// A round refits on the training rows with the picked rows appended in
+	// order under their labels, λ grown with the rows (rfstream.RefitOnVoice).
+	x := linalg.NewGeneral32(1, 2)
+	copy(x.Data, []float32{0.3, -0.2})
+	id := features.NewIdentity(2)
+	got, err := rfstream.RefitOnVoice(id, x, []int{1}, 2, 0.5, 1, scores, []int{2, 0}, []int{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xa := linalg.NewGeneral32(3, 2)
+	copy(xa.Data, []float32{0.3, -0.2, 0.2, 0.8, 0.9, 0.1})
+	want, _, err := classifier.FitRLS(id, xa, []int{1, 1, 0}, 2, classifier.FitOptions{Lambda: 1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Lambda != 1.5 || !slices.Equal(got.W.Data, want.W.Data) {
+		t.Fatalf("refit λ %v weights %v, want λ 1.5 and %v (the training row, then rows 2 and 0 labelled 1 and 0)", got.Lambda, got.W.Data, want.W.Data)
 	}
 }
 
