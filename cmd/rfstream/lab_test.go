@@ -117,3 +117,21 @@ func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	return s[strings.LastIndexByte(s, '\n')+1:]
 }
+
+// The product does not link the laboratory: nothing it builds from
+// imports experiments/.
+func TestProductDoesNotImportTheLaboratory(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "github.com/rfstream/rfstream/cmd/rfstream").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/rfstream/rfstream/experiments") {
+			t.Errorf("rfstream imports %s", p)
+		}
+	}
+}
