@@ -13,7 +13,7 @@ func writeWAV(t *testing.T, path string, x []float32) {
 	}
 }
 
-var upWord, downWord = toymodels.UpWord, toymodels.DownWord
+var downWord = toymodels.DownWord
 
 // toyFSDD writes a folder named like FSDD: digit 0 is a rising glide,
 // digit 1 a falling one, two speakers, takes 0-9.
