@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -477,47 +476,6 @@ func (s *Stages) publishResult(stream string, r rfstream.Result) {
 
 func (s *Stages) errorResult(stream, format string, args ...any) {
 	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
-}
-
-// reorder holds a stream's messages until they can be taken in sequence.
-type reorder struct {
-	next    int
-	pending map[int]*nats.Msg
-}
-
-// add files m under seq; it reports false for a duplicate.
-func (r *reorder) add(seq int, m *nats.Msg) bool {
-	if seq < r.next {
-		return false
-	}
-	if _, dup := r.pending[seq]; dup {
-		return false
-	}
-	r.pending[seq] = m
-	return true
-}
-
-// take returns the next message in sequence, if it is there.
-func (r *reorder) take() (*nats.Msg, bool) {
-	m, ok := r.pending[r.next]
-	if ok {
-		delete(r.pending, r.next)
-		r.next++
-	}
-	return m, ok
-}
-
-// skip declares the messages before the earliest held one lost and
-// returns the range skipped.
-func (r *reorder) skip() (int, int) {
-	keys := make([]int, 0, len(r.pending))
-	for k := range r.pending {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	from := r.next
-	r.next = keys[0]
-	return from, keys[0] - 1
 }
 
 // endedStream remembers a finished stream for a while, so late duplicates
