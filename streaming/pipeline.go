@@ -125,12 +125,6 @@ type Pipeline struct {
 	hold func()
 }
 
-// TaggerBatch is the most images the tagger stage of p tags in one GEMM.
-func TaggerBatch(p Pipeline) int {
-	p.defaults()
-	return 8 * p.Batch
-}
-
 func (p *Pipeline) defaults() {
 	if p.TopK <= 0 {
 		p.TopK = 3
@@ -490,13 +484,6 @@ func ackAll(batch []work) {
 			w.ack()
 		}
 	}
-}
-
-// TagsMessage is the JSON payload of a tags subject.
-type TagsMessage struct {
-	Seq   int            `json:"seq"`
-	Tags  []rfstream.Tag `json:"tags,omitempty"`
-	Error string         `json:"error,omitempty"`
 }
 
 // sweep drops the state of streams that went quiet.

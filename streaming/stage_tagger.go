@@ -7,9 +7,16 @@ import (
 	"github.com/nats-io/nats.go"
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
+
+// The tagger stage answers each image message with its top-k tags (a
+// TagsMessage) on the stream's tags subject. It keeps no state per stream,
+// so any number of processes share its work in the QueueTagger group;
+// tagLoop overlaps the decoding, tagging and answering of batches, and
+// tagsjson.go writes the replies.
 
 // MaxImageBytes bounds one image message.
 const MaxImageBytes = 768 << 10
@@ -19,24 +26,17 @@ const MaxImageBytes = 768 << 10
 // PGM).
 const EncU8 = "u8"
 
-// decodeImageInto writes the pixels of an image message, scaled to [0, 1],
-// into dst, which holds h·w values.
-func decodeImageInto(dst []float32, m *nats.Msg, h, w int) error {
-	if m.Header.Get(HdrEncoding) == EncU8 {
-		if len(m.Data) != h*w {
-			return fmt.Errorf("raw image of %d bytes, the model takes %dx%d", len(m.Data), h, w)
-		}
-		for i, b := range m.Data {
-			dst[i] = float32(b) / 255
-		}
-		return nil
-	}
-	px, err := frontend.DecodeImage(m.Data, h, w)
-	if err != nil {
-		return err
-	}
-	copy(dst, px)
-	return nil
+// TagsMessage is the JSON payload of a tags subject.
+type TagsMessage struct {
+	Seq   int            `json:"seq"`
+	Tags  []rfstream.Tag `json:"tags,omitempty"`
+	Error string         `json:"error,omitempty"`
+}
+
+// TaggerBatch is the most images the tagger stage of p tags in one GEMM.
+func TaggerBatch(p Pipeline) int {
+	p.defaults()
+	return 8 * p.Batch
 }
 
 // imageBatch is one batch of image messages on its way through the tagger
@@ -113,6 +113,26 @@ func (s *Stages) decodeImages(batch []work) *imageBatch {
 		b.ok = append(b.ok, i)
 	}
 	return b
+}
+
+// decodeImageInto writes the pixels of an image message, scaled to [0, 1],
+// into dst, which holds h·w values.
+func decodeImageInto(dst []float32, m *nats.Msg, h, w int) error {
+	if m.Header.Get(HdrEncoding) == EncU8 {
+		if len(m.Data) != h*w {
+			return fmt.Errorf("raw image of %d bytes, the model takes %dx%d", len(m.Data), h, w)
+		}
+		for i, b := range m.Data {
+			dst[i] = float32(b) / 255
+		}
+		return nil
+	}
+	px, err := frontend.DecodeImage(m.Data, h, w)
+	if err != nil {
+		return err
+	}
+	copy(dst, px)
+	return nil
 }
 
 // tagImages tags a decoded batch, from any streams, with one GEMM.
