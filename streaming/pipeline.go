@@ -17,6 +17,11 @@ import (
 	"github.com/rfstream/rfstream"
 )
 
+// What the stages share: the Pipeline they run, Start, which subscribes
+// them, the batching of the stateless ones, Stats, Close, the sweep that
+// ends quiet streams, and publishing results. Each stage has a file of its
+// own, stage_<name>.go.
+
 // Stage names, for running only some stages in a process.
 const (
 	StageFrontend = "frontend" // PCM → word vectors or frames (stateful per stream)
@@ -384,6 +389,17 @@ func fill(batch []work, ch chan work, limit int) []work {
 	return batch
 }
 
+// ackAll acknowledges a batch of durable messages after its outputs were
+// published on the same connection, so the server has the outputs before
+// the acks.
+func ackAll(batch []work) {
+	for _, w := range batch {
+		if w.ack != nil {
+			w.ack()
+		}
+	}
+}
+
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
 	s.mu.Lock()
@@ -449,43 +465,6 @@ func (s *Stages) Close() error {
 	return errors.Join(errs...)
 }
 
-// publishResult sends a result on a stream's result subject.
-func (s *Stages) publishResult(stream string, r rfstream.Result) {
-	b, _ := json.Marshal(r)
-	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
-	m.Data = b
-	if r.EOS {
-		m.Header.Set(HdrEOS, "1")
-	}
-	if r.Error != "" {
-		s.stats.errors.Add(1)
-	}
-	s.nc.PublishMsg(m)
-}
-
-func (s *Stages) errorResult(stream, format string, args ...any) {
-	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
-}
-
-// owns reports whether this process's frontend and decoder take stream
-// (Pipeline.Shards).
-func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
-
-// maxPayload is the largest message body the stages publish: the server's
-// limit less room for headers.
-func maxPayload(nc *nats.Conn) int { return int(nc.MaxPayload()) - 4096 }
-
-// ackAll acknowledges a batch of durable messages after its outputs were
-// published on the same connection, so the server has the outputs before
-// the acks.
-func ackAll(batch []work) {
-	for _, w := range batch {
-		if w.ack != nil {
-			w.ack()
-		}
-	}
-}
-
 // sweep drops the state of streams that went quiet.
 func (s *Stages) sweep() {
 	defer s.wg.Done()
@@ -542,3 +521,30 @@ func (s *Stages) sweep() {
 		}
 	}
 }
+
+// publishResult sends a result on a stream's result subject.
+func (s *Stages) publishResult(stream string, r rfstream.Result) {
+	b, _ := json.Marshal(r)
+	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
+	m.Data = b
+	if r.EOS {
+		m.Header.Set(HdrEOS, "1")
+	}
+	if r.Error != "" {
+		s.stats.errors.Add(1)
+	}
+	s.nc.PublishMsg(m)
+}
+
+// errorResult sends a stream a result that carries only an error.
+func (s *Stages) errorResult(stream, format string, args ...any) {
+	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+}
+
+// owns reports whether this process's frontend and decoder take stream
+// (Pipeline.Shards).
+func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
+
+// maxPayload is the largest message body the stages publish: the server's
+// limit less room for headers.
+func maxPayload(nc *nats.Conn) int { return int(nc.MaxPayload()) - 4096 }
