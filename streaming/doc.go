@@ -13,5 +13,6 @@
 // subjects.go names the subjects and headers, codec.go encodes payloads,
 // durable.go keeps a pipeline in JetStream, client.go is the Go client
 // (StreamAudio, TagImages, ForgetVoice) and server.go an embedded NATS
-// server.
+// server. Package streaming/web, a client of these subjects, serves the
+// browser page.
 package streaming

@@ -1,8 +1,3 @@
-// Package web serves the browser page of a pipeline: the microphone panel
-// streams PCM over a WebSocket that this package republishes on the
-// pipeline's NATS subjects, and the image panel posts files that it
-// publishes as images. The page and its scripts are embedded, so the
-// binary serves everything the browser loads.
 package web
 
 import (
