@@ -1,4 +1,4 @@
-"""Held-out probe of invariant-map settings for MNIST (docs/invariant.md).
+"""Held-out probe of invariant-map settings for MNIST (experiments/journal/invariant.md).
 
 Trains RLS on 1000 seeded examples per class drawn from the first 50k rows
 of the MNIST training file and scores 4000 rows of its last 10k: the test
@@ -17,7 +17,7 @@ qrange: per template, evenly on its own [QL, QH] quantiles of the projections of
 unlabelled rows at every group element.
 --group rand: g sampled rotations x sub-pixel shifts; grid: every integer
 shift within +-shift times the listed angles (g is then ignored).
-Round 3 (docs/invariant.md): --blur S (Gaussian blur of every image),
+Round 3 (experiments/journal/invariant.md): --blur S (Gaussian blur of every image),
 --pool hist (bin counts instead of running counts), --subs 'k:angles;...'
 (extra CDF blocks over local subsets of the grid group, same templates),
 --tcenter 0 (copies scaled to unit length but not centred), --tsrc diff|kmeans

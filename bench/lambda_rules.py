@@ -1,4 +1,4 @@
-"""Rules for choosing λ, scored from the λ paths of eval mnist-sizes --lambda-path (docs/invariant.md, round 9).
+"""Rules for choosing λ, scored from the λ paths of eval mnist-sizes --lambda-path (experiments/journal/invariant.md, round 9).
 
 Reads the journal (OUT.rows.jsonl) or the --json output of one run. For every draw it knows the accuracy of the
 model the fit chose (rule R0: 10 % of the training rows held out, ties to the larger λ) and the accuracy at

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The paper's protocol for (a) of issue 3 (docs/invariant.md, rounds 7-8): the invariant map at 1000 per
+# The paper's protocol for (a) of issue 3 (experiments/journal/invariant.md, rounds 7-8): the invariant map at 1000 per
 # class over training draws (subset seeds 1..DRAWS) on the real test file, with the frozen round-3 flags and
 # --m M. One process: --table maps every image once, and --resume continues an interrupted run from
 # OUT.rows.jsonl, so rerunning the same command picks up where it stopped. Its table prints the mean ± std

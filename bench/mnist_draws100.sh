@@ -1,5 +1,5 @@
 #!/bin/sh
-# Round 7 of docs/invariant.md: the invariant map at 1000 per class over subset seeds 1-100, one
+# Round 7 of experiments/journal/invariant.md: the invariant map at 1000 per class over subset seeds 1-100, one
 # `eval mnist-sizes` process per seed, so an interrupted run resumes: a seed whose CSV in DIR already
 # holds its result row is skipped. When all 100 rows are in, they are gathered into DIR/draws.csv and
 # their mean, standard deviation and standard error are printed; before that only the count is, because

@@ -1,4 +1,4 @@
-"""Writes the held-out split of docs/invariant.md as IDX files: training rows [0, 50000) of MNIST's
+"""Writes the held-out split of experiments/journal/invariant.md as IDX files: training rows [0, 50000) of MNIST's
 training file as a training file, and rows [50000, 60000) as a test file, so `rfstream eval mnist-sizes
 --train-images/--test-images` chooses settings without reading the real test file.
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Round 8 of docs/invariant.md: the invariant map at 1000 per class on the held-out split (training rows
+# Round 8 of experiments/journal/invariant.md: the invariant map at 1000 per class on the held-out split (training rows
 # 0-49 999 as the training file, rows 50 000-59 999 as the test file; the real test file is never read),
 # over subset seeds 1..DRAWS, with the frozen round-3 flags and --m M. One process: --table maps every
 # image once. GOMEMLIMIT keeps the collector from doubling the heap past the machine's memory at m = 3000.

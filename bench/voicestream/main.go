@@ -90,7 +90,7 @@ func main() {
 	}
 	// One tally per speech detector: the file's, and the one bounded by
 	// the stream's background (WordClassifier.SegmentVector, what the
-	// pipeline uses since Nov 24: docs/audio.md).
+	// pipeline uses since Nov 24: experiments/journal/audio.md).
 	files := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	bounded := &tally{words: words, decide: decide, session: words.NewVoiceSession()}
 	files.session.SelfTrain, bounded.session.SelfTrain = *selfTrain, *selfTrain
