@@ -117,4 +117,4 @@ eval-digits-loso-balanced: build
 # of them) and as a live session (recognize --session), beside eval digits' fold and plain one-at-a-time
 # recognition. 14 minutes on the project machine (Nov 23).
 eval-digits-adapt: build
-	BIN=$(BIN) bench/digits_adapt_loso.sh out/digits-adapt
+	BIN=$(BIN) experiments/probes/digits_adapt_loso.sh out/digits-adapt

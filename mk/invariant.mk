@@ -32,7 +32,7 @@ eval-mnist-invariant-draws: build data
 # above (experiments/journal/invariant.md, "Round 7"): one process per draw, so a rerun resumes where an interrupted one
 # stopped; about 3 min a draw on the idle machine, 5 h in all. Prints mean, std and standard error at the end.
 eval-mnist-invariant-draws100: build data
-	sh bench/mnist_draws100.sh out/mnist-invariant-draws100 $(BIN)
+	sh experiments/probes/mnist_draws100.sh out/mnist-invariant-draws100 $(BIN)
 
 # The same five draws with λ chosen for every map by exact leave-one-out over all training rows (GURLS's
 # choice, the paper's RLS package) instead of 10 % of them (experiments/journal/invariant.md, "Round 5").
@@ -43,11 +43,11 @@ eval-mnist-invariant-draws-loo: build data
 
 # Round 9 of experiments/journal/invariant.md: 20 training draws on the held-out split (training rows 50 000-59 999 scored, the
 # test file unread), each refitted at eight λ from one kernel (--lambda-path), then rules for choosing λ
-# compared draw by draw (bench/lambda_rules.py). About 3.5 min a draw after 3 min of mapping, 75 min in all;
+# compared draw by draw (experiments/probes/lambda_rules.py). About 3.5 min a draw after 3 min of mapping, 75 min in all;
 # resumable (rerun the same command).
 eval-mnist-lambda-rules: build data
-	EXTRA_FLAGS='--lambda-path 1e-8,1e-7,1e-6,1e-5,1e-4,1e-3,1e-2,1e-1 --resume' sh bench/mnist_heldout_draws.sh 1500 20 out/r9/m1500 $(BIN)
-	/usr/bin/python3 bench/lambda_rules.py out/r9/m1500.rows.jsonl
+	EXTRA_FLAGS='--lambda-path 1e-8,1e-7,1e-6,1e-5,1e-4,1e-3,1e-2,1e-1 --resume' sh experiments/probes/mnist_heldout_draws.sh 1500 20 out/r9/m1500 $(BIN)
+	/usr/bin/python3 experiments/probes/lambda_rules.py out/r9/m1500.rows.jsonl
 
 # Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same
 # shapes; then the CDF pooling step alone (ns per projection value, one goroutine).

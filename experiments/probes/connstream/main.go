@@ -6,7 +6,7 @@
 // decoding and the transcript. The NATS pipeline runs the same steps
 // (streaming tests check it gives the same results).
 //
-// usage: go run ./bench/connstream [--model M --set DIR]
+// usage: go run ./experiments/probes/connstream [--model M --set DIR]
 package main
 
 import (

@@ -8,7 +8,7 @@
 // segment (alone: what a word recogniser can get right). No model is
 // involved: the segmenter needs only the frontend's configuration.
 //
-// usage: go run ./bench/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M]
+// usage: go run ./experiments/probes/segdetect [--fsdd DIR --threshold-db T --min-threshold-db M]
 package main
 
 import (

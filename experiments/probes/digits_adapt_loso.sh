@@ -18,7 +18,7 @@
 # self-training at its checkpoints (SESSION_FLAGS=--session-self-train=false
 # gives the session without it).
 #
-# usage: bench/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION, SESSION_FLAGS, EXTRA, EVAL override)
+# usage: experiments/probes/digits_adapt_loso.sh [OUT_DIR]   (BIN, FSDD, TAKES, SESSION, SESSION_FLAGS, EXTRA, EVAL override)
 set -euo pipefail
 BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}

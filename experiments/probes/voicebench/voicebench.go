@@ -1,5 +1,5 @@
-// Package voicebench is what the voice benchmarks (bench/voicestream,
-// bench/livesession, bench/voicefiles) share: their flags for the model,
+// Package voicebench is what the voice probes (experiments/probes/
+// voicestream, livesession and voicefiles) share: their flags for the model,
 // the FSDD folder and the voice, and loading the model. Each benchmark
 // measures one FSDD voice against a model trained without it, by default
 // the demo's voice and the demo's model.

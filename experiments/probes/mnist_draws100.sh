@@ -5,7 +5,7 @@
 # their mean, standard deviation and standard error are printed; before that only the count is, because
 # the round reports no partial means. --exact-counts=false keeps the float64 kernel the round's rows were
 # made with (the exact-count kernel, the default since, gave the same rows on seeds 1-3, fit times aside).
-# usage: bench/mnist_draws100.sh [DIR] [BINARY]  (from the repo root)
+# usage: experiments/probes/mnist_draws100.sh [DIR] [BINARY]  (from the repo root)
 D=${1:-out/mnist-invariant-draws100}
 B=${2:-bin/rfstream}
 mkdir -p "$D"

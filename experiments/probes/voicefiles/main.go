@@ -23,7 +23,7 @@
 // copy it, and how long its writer then takes to encode and save it, and
 // a reader to read it.
 //
-// usage: go run ./bench/voicefiles [--model M --fsdd DIR --speaker S | --official-test]
+// usage: go run ./experiments/probes/voicefiles [--model M --fsdd DIR --speaker S | --official-test]
 package main
 
 import (
@@ -40,8 +40,8 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/voicebench"
 )
 
 func main() {

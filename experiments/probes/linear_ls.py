@@ -8,7 +8,7 @@ preparations `rfstream eval mnist --normalize unit|none` offers, over a
 grid of lambda, and prints test error. It checks the q = 1 row of
 `make eval-mnist-linear` independently of rfstream's code.
 
-usage: /usr/bin/python3 bench/linear_ls.py data/mnist
+usage: /usr/bin/python3 experiments/probes/linear_ls.py data/mnist
 """
 import struct
 import sys

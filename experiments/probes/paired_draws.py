@@ -1,7 +1,7 @@
 """Paired comparison of two eval mnist-sizes CSVs over the subset seeds both hold (experiments/journal/invariant.md, round 8):
 the mean of each, the mean per-draw difference (B - A) in points, its standard error, and the draws B wins.
 
-usage: /usr/bin/python3 bench/paired_draws.py A.csv B.csv
+usage: /usr/bin/python3 experiments/probes/paired_draws.py A.csv B.csv
 """
 import csv
 import math

@@ -25,7 +25,7 @@
 // --self-train makes the sessions self-train at their checkpoints
 // (VoiceSession.SelfTrain; the model must be adaptable).
 //
-// usage: go run ./bench/voicestream [--model M --fsdd DIR --speaker S --gap-level L --bound-db B --self-train]
+// usage: go run ./experiments/probes/voicestream [--model M --fsdd DIR --speaker S --gap-level L --bound-db B --self-train]
 package main
 
 import (
@@ -40,8 +40,8 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/voicebench"
 )
 
 func main() {

@@ -2,7 +2,7 @@
 training file as a training file, and rows [50000, 60000) as a test file, so `rfstream eval mnist-sizes
 --train-images/--test-images` chooses settings without reading the real test file.
 
-usage: /usr/bin/python3 bench/mnist_heldout.py DATA_DIR OUT_DIR [SPLIT_ROW]
+usage: /usr/bin/python3 experiments/probes/mnist_heldout.py DATA_DIR OUT_DIR [SPLIT_ROW]
 """
 import os
 import struct

@@ -10,7 +10,7 @@
 // median over recordings of: the median frame energy of 0.5 s of each
 // rendering minus the recording's own 10th-percentile frame energy, in dB.
 //
-// usage: go run ./bench/gaplevel [--fsdd DIR]
+// usage: go run ./experiments/probes/gaplevel [--fsdd DIR]
 package main
 
 import (

@@ -10,7 +10,7 @@ every λ of the path. It prints:
 - the per-draw best of the path, an upper bound no rule can beat (it reads each draw's test rows);
 - R1 - R0 and R2 - R0 paired over the draws: mean, standard deviation, standard error, draws ahead and behind.
 
-usage: /usr/bin/python3 bench/lambda_rules.py OUT.rows.jsonl|OUT.json [--reference OTHER.rows.jsonl]
+usage: /usr/bin/python3 experiments/probes/lambda_rules.py OUT.rows.jsonl|OUT.json [--reference OTHER.rows.jsonl]
 
 With --reference (another run over the same draws, e.g. round 11's map against round 9's), also prints this
 run's R0 and R1 paired with the other run's R0 and R1 by subset seed.

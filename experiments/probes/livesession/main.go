@@ -8,7 +8,7 @@
 // where that would show. --copies N streams the session N times at once,
 // each its own stream and session.
 //
-// usage: go run ./bench/livesession [--model M --fsdd DIR --speaker S --no-self-train --copies N]
+// usage: go run ./experiments/probes/livesession [--model M --fsdd DIR --speaker S --no-self-train --copies N]
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
-	"github.com/rfstream/rfstream/internal/voicebench"
+	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/streaming"
 )
 

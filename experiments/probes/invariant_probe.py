@@ -7,7 +7,7 @@ unread), transformed by sampled rotations x sub-pixel shifts, centred and
 scaled to unit length; CDF pooling at 2n+1 thresholds on [-s, s]. A quick
 numpy mirror of invariant.Map used to rank settings before the Go runs.
 
-usage: python3 bench/invariant_probe.py --data data/mnist [--m 500 --g 20 --n 4 --deskew 1 --kernel lin|rbf]
+usage: python3 experiments/probes/invariant_probe.py --data data/mnist [--m 500 --g 20 --n 4 --deskew 1 --kernel lin|rbf]
        [--thr grid|range|quant|qrange --lo L --hi H --qrows R --qlo QL --qhi QH] [--group rand|grid --angles -20,0,20]
 
 --thr: where the 2n+1 thresholds lie. grid: s*k/n on [-s, s] (the Go default);

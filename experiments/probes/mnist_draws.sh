@@ -4,8 +4,8 @@
 # --m M. One process: --table maps every image once, and --resume continues an interrupted run from
 # OUT.rows.jsonl, so rerunning the same command picks up where it stopped. Its table prints the mean ± std
 # over all draws; the standard error follows from the CSV. Round 7's rows were made one process a draw with
-# the float64 kernel: bench/mnist_draws100.sh reproduces those.
-# usage: bench/mnist_draws.sh M DRAWS OUT [BINARY]  (from the repo root, after `make data`)
+# the float64 kernel: experiments/probes/mnist_draws100.sh reproduces those.
+# usage: experiments/probes/mnist_draws.sh M DRAWS OUT [BINARY]  (from the repo root, after `make data`)
 # EXTRA_FLAGS are added to the command (e.g. --lambda-grid X).
 M=$1
 DRAWS=$2
