@@ -18,7 +18,7 @@ import (
 
 // Adaptation is how an isolated-word model meets a voice it was not
 // trained on. A model trained on many voices still hears a new one worse
-// than the voices it knows (docs/audio.md: leave-one-speaker-out accuracy
+// than the voices it knows (experiments/journal/audio.md: leave-one-speaker-out accuracy
 // rose from 77 % to 95 % on FSDD with the two steps below), so:
 //
 //   - VoiceNorm: every voice's mean log-mel spectrum was removed from its
@@ -28,7 +28,7 @@ import (
 //     of the training voices' means. One recording cannot stand for its
 //     voice: its mean spectrum is as much the word's as the voice's, and
 //     removing it gave 66.7 % leave-one-speaker-out accuracy on FSDD one
-//     recording at a time, against 79.1 % with VoiceMean (docs/audio.md,
+//     recording at a time, against 79.1 % with VoiceMean (experiments/journal/audio.md,
 //     "Adapting to a voice in the product").
 //   - Rounds: given many recordings of one voice, the read-out is refitted
 //     once per round on its training rows plus the voice's recordings it is
@@ -159,7 +159,7 @@ func (c *WordClassifier) atModelRate(a *frontend.Audio) (*frontend.Audio, error)
 // word, keeps as speech when the background is loud. Where the segment
 // carries the segmenter's estimate of that background, frames less than
 // 6 dB over it are not speech (frontend.WordVectorOverBackground; chosen
-// on five voices' streams, docs/audio.md).
+// on five voices' streams, experiments/journal/audio.md).
 func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
 	if !s.HasBackground {
 		return c.RawVector(s.Audio)
@@ -392,7 +392,7 @@ type sessionRefit struct {
 // DefaultVoicePrior is VoiceSession.Prior unless set otherwise: the
 // training voices' average counts as ten recordings, the number from which
 // adapting to a voice (AdaptToVoice on 10 recordings, one per digit) had
-// most of its gain on FSDD (docs/audio.md, "Adapting to a voice in the
+// most of its gain on FSDD (experiments/journal/audio.md, "Adapting to a voice in the
 // product").
 const DefaultVoicePrior = 10
 

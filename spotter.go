@@ -94,7 +94,7 @@ type Segment struct {
 	// BackgroundDB is the stream's background energy in dB where the word
 	// began (the segmenter's noise floor), when HasBackground says it is
 	// known: WordClassifier.SegmentVector bounds the word's speech detector
-	// by it (docs/audio.md, "The bounded detector again").
+	// by it (experiments/journal/audio.md, "The bounded detector again").
 	BackgroundDB  float64
 	HasBackground bool
 	// word is shared by the segments of one word, partial and final, so

@@ -46,7 +46,7 @@ func connectedModel(log io.Writer) (*rfstream.Connected, error) {
 // train (and saving it) when it is missing or was trained on strings whose
 // pauses were rendered otherwise than the test strings' are now: a model
 // cached before the pauses were rendered in the recordings' background
-// learnt white ones and decodes the new strings far worse (docs/audio.md).
+// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
 func loadConnectedModel(path string, log io.Writer, train func() (*rfstream.Model, error)) (*rfstream.Model, error) {
 	m, err := loadOrTrain(path, log, train)
 	if err != nil || m.Meta[pausesMeta] == datasets.PauseRendering {

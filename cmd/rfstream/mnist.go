@@ -361,7 +361,7 @@ func (f *imageFlags) trainAndTest(train, test *frontend.LabelledImages, recipe f
 // registerThreads adds --blas-threads, for the commands that fit through
 // imageFlags.trainAndTest.
 func (f *imageFlags) registerThreads(fs *flag.FlagSet) {
-	fs.IntVar(&f.blasThreads, "blas-threads", 0, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: README, \"Speed against NumPy\"), else the BLAS's own count")
+	fs.IntVar(&f.blasThreads, "blas-threads", 0, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: experiments/journal/results.md, \"Speed against NumPy\"), else the BLAS's own count")
 }
 
 // fitThreads is the BLAS threads per call for fitting recipe on x: given

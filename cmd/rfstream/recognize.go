@@ -344,7 +344,7 @@ func recognizeAdapted(files []string, rate int, modelPath string, out recognitio
 	}
 	if n := len(rows); n > 0 && n < len(wc.Model.Labels) {
 		// The voice is estimated from these recordings alone; from one, its
-		// mean spectrum is mostly its word's (docs/audio.md: 66.7 % against
+		// mean spectrum is mostly its word's (experiments/journal/audio.md: 66.7 % against
 		// 79.1 % one at a time on FSDD's held-out voices).
 		fmt.Fprintf(stderr, "rfstream recognize: adapting to %d recording(s) of the voice; it was measured from %d (one per word) up, and --session suits a few\n", n, len(wc.Model.Labels))
 	}
