@@ -51,39 +51,6 @@ func DefaultSpotterConfig() SpotterConfig {
 	return SpotterConfig{ThresholdDB: 15, MinThresholdDB: 6, FloorWindowMs: 1500, LookaheadMs: 300, EdgeFloorDB: -55, MinSpeechMs: 60, TrailingSilenceMs: 300, MaxWordMs: 2000, PadMs: 150, PartialEveryMs: 200}
 }
 
-// Word is one recognised word with its times in seconds from the start of
-// the stream.
-type Word struct {
-	Word  string  `json:"word"`
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
-	Conf  float64 `json:"conf"`
-}
-
-// Result is what a recogniser reports: a partial hypothesis while a word
-// is being spoken, a final one when it is closed, and a last one with EOS
-// set when the stream has ended. Text is all final words so far, space
-// separated, plus the open word in a partial.
-type Result struct {
-	Text  string `json:"text"`
-	Final bool   `json:"final"`
-	EOS   bool   `json:"eos,omitempty"`
-	Words []Word `json:"words"`
-	// Error is set on an error result; the stream can go on.
-	Error string `json:"error,omitempty"`
-	// Voice is set on the end-of-stream result of a voice-normalised
-	// word model: what the stream's voice session has learnt so far.
-	Voice *VoiceProgress `json:"voice,omitempty"`
-}
-
-// VoiceProgress is how far a voice session has come: the recordings it
-// has committed (every stream's of a named voice) and how many of them
-// the read-out in use was self-trained on (0: the model's own).
-type VoiceProgress struct {
-	Recordings int `json:"recordings"`
-	AdaptedOn  int `json:"adapted_on"`
-}
-
 // Segment is a stretch of a stream that holds one word: a partial one
 // while the word is still being spoken, a final one when it has ended.
 type Segment struct {

@@ -3,7 +3,6 @@ package rfstream
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -59,12 +58,6 @@ func (in ImageInput) Prepare(x blas32.General) error {
 		return frontend.NormalizeRows(x)
 	}
 	return nil
-}
-
-// Tag is one label with its confidence.
-type Tag struct {
-	Label string  `json:"label"`
-	Score float64 `json:"score"`
 }
 
 // ImageTagger gives the top-k labels of images with an image model.
@@ -127,20 +120,4 @@ func (t *ImageTagger) TagImage(b []byte, k int) ([]Tag, error) {
 		return nil, err
 	}
 	return tags[0], nil
-}
-
-// TopK returns the k best labels of one score row with confidences that
-// sum to at most one (see Confidence).
-func TopK(scores []float32, labels []string, k int) []Tag {
-	idx := make([]int, len(scores))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-	k = min(max(k, 1), len(idx))
-	tags := make([]Tag, k)
-	for i := 0; i < k; i++ {
-		tags[i] = Tag{Label: labels[idx[i]], Score: Confidence(scores, idx[i])}
-	}
-	return tags
 }

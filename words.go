@@ -3,7 +3,6 @@ package rfstream
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
@@ -91,12 +90,6 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	return c, nil
 }
 
-// Hypothesis is a recognised word with a confidence in [0, 1].
-type Hypothesis struct {
-	Label string  `json:"label"`
-	Conf  float64 `json:"conf"`
-}
-
 // Vector computes the word vector of a recording at any rate: the
 // frontend half of classification. A model trained on voice-normalised
 // vectors (Adaptation.VoiceNorm) gets the training voices' average mean
@@ -161,17 +154,4 @@ func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, err
 		}
 	}
 	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s, best)}, s, nil
-}
-
-// Confidence turns one row of one-vs-rest RLS scores into a number in
-// [0, 1]: a softmax over the scores at a temperature that makes a margin of
-// one target unit (the ±1 coding) worth a factor e⁴. It ranks hypotheses; it
-// is not a calibrated probability.
-func Confidence(scores []float32, best int) float64 {
-	const temp = 0.25
-	var sum float64
-	for _, s := range scores {
-		sum += math.Exp((float64(s) - float64(scores[best])) / temp)
-	}
-	return 1 / sum
 }
