@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -48,13 +47,6 @@ type WordClassifier struct {
 
 	training *trainingStats // an adaptable model's training rows, accumulated once
 	print    *modelPrint    // the model's fingerprint, computed once (voice files)
-}
-
-// modelPrint is a WordClassifier's model fingerprint (Fingerprint).
-type modelPrint struct {
-	once sync.Once
-	sum  string
-	err  error
 }
 
 // NewWordClassifier prepares a word model for use.
@@ -111,6 +103,46 @@ func (c *WordClassifier) NormaliseAlone(v []float32) {
 	if a := c.Model.Adapt; a != nil && a.VoiceNorm {
 		frontend.VoiceStats{Mean: a.VoiceMean}.Normalise(v)
 	}
+}
+
+// RawVector is the word vector of a recording before any voice
+// normalisation (Vector applies it).
+func (c *WordClassifier) RawVector(a *frontend.Audio) ([]float32, error) {
+	a, err := c.atModelRate(a)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.WordVector(c.Config, a.Samples)
+}
+
+// atModelRate returns a resampled to the model's rate (a itself when it
+// is at that rate already).
+func (c *WordClassifier) atModelRate(a *frontend.Audio) (*frontend.Audio, error) {
+	if a.Rate == c.Config.Audio.SampleRate {
+		return a, nil
+	}
+	return frontend.Resample(a, c.Config.Audio.SampleRate)
+}
+
+// SegmentVector is RawVector for a segment a Segmenter cut from a stream.
+// Around the word lie the segmenter's padding and the stream's pauses,
+// which the model's speech detector, made for recordings trimmed to the
+// word, keeps as speech when the background is loud. Where the segment
+// carries the segmenter's estimate of that background, frames less than
+// 6 dB over it are not speech (frontend.WordVectorOverBackground; chosen
+// on five voices' streams, experiments/journal/audio.md).
+func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
+	if !s.HasBackground {
+		return c.RawVector(s.Audio)
+	}
+	a, err := c.atModelRate(s.Audio)
+	if err != nil {
+		return nil, err
+	}
+	if s.word != nil {
+		return s.word.VectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
+	}
+	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
 }
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the
