@@ -8,12 +8,23 @@ import (
 // Result is what a recogniser reports: a partial hypothesis while a word
 // is being spoken, a final one when it is closed, and a last one with EOS
 // set when the stream has ended. Text is all final words so far, space
-// separated, plus the open word in a partial.
+// separated, plus the open word in a partial. A Recognizer, which hears a
+// whole recording, reports only the last.
 type Result struct {
 	Text  string `json:"text"`
 	Final bool   `json:"final"`
 	EOS   bool   `json:"eos,omitempty"`
+	// Words are the recognised words with their times. A whole-word
+	// classifier (WordClassifier.Recognize) does not time its word and
+	// leaves them empty.
 	Words []Word `json:"words"`
+	// Conf is a Recognizer's confidence in the whole result: the word's
+	// for an isolated word, the least sure word's for a string. Stream
+	// results leave it 0, their confidences are their words'.
+	Conf float64 `json:"conf,omitempty"`
+	// Alternatives are a whole-word classifier's best hypotheses, best
+	// first (the first is Text).
+	Alternatives []Hypothesis `json:"alternatives,omitempty"`
 	// Error is set on an error result; the stream can go on.
 	Error string `json:"error,omitempty"`
 	// Voice is set on the end-of-stream result of a voice-normalised

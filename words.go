@@ -187,3 +187,26 @@ func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, err
 	}
 	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s, best)}, s, nil
 }
+
+// Recognize classifies a recording at any rate as one of the model's words
+// (Recognizer): Text is the best label, Conf its confidence, Alternatives
+// the three best.
+func (c *WordClassifier) Recognize(samples []float32, rate int) (Result, error) {
+	v, err := c.Vector(&frontend.Audio{Rate: rate, Samples: samples})
+	if err != nil {
+		return Result{}, err
+	}
+	return c.ResultOf(c.Score(v)), nil
+}
+
+// ResultOf is the result one row of the model's class scores gives: the
+// best label with its confidence and the three best alternatives. Scores
+// from a VoiceSession or AdaptToVoice are read the same way.
+func (c *WordClassifier) ResultOf(scores []float32) Result {
+	best := TopK(scores, c.Model.Labels, 3)
+	res := Result{Text: best[0].Label, Final: true, EOS: true, Conf: best[0].Score}
+	for _, t := range best {
+		res.Alternatives = append(res.Alternatives, Hypothesis{Label: t.Label, Conf: t.Score})
+	}
+	return res
+}

@@ -28,7 +28,6 @@ import (
 func init() {
 	registerTask(&task{name: "phones", summary: "phone recognition: 3-state phone HMMs trained by alignment, phone loop (PER on held-out voices)",
 		eval: evalPhones, train: trainPhones})
-	registerRecognizer(rfstream.TaskPhones, recognizeConnected)
 }
 
 // defaultPhoneModel is where train phones writes its model.
