@@ -17,6 +17,7 @@ import (
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/train"
 )
@@ -107,7 +108,7 @@ func (f *connectedFlags) trainOn(trainRecs []datasets.Recording, heldOut func(da
 	utts := make([]train.Utterance, len(trainRecs))
 	errs := make([]error, len(trainRecs))
 	parallel.For(len(trainRecs), func(i int) {
-		a, err := datasets.ReadAudioAt(trainRecs[i].Path, in.Audio.SampleRate)
+		a, err := frontend.ReadAudio(trainRecs[i].Path, in.Audio.SampleRate)
 		if err != nil {
 			errs[i] = err
 			return

@@ -146,7 +146,7 @@ func (f *phoneFlags) loadEspeak(log io.Writer) (*phoneData, error) {
 		out := make([]train.Utterance, len(us))
 		errs := make([]error, len(us))
 		parallel.For(len(us), func(i int) {
-			a, err := datasets.ReadAudioAt(us[i].Path, rate)
+			a, err := frontend.ReadAudio(us[i].Path, rate)
 			if err != nil {
 				errs[i] = err
 				return
@@ -227,7 +227,7 @@ func (f *phoneFlags) loadCorpus(log io.Writer) (*phoneData, error) {
 		if u.Split == "" {
 			continue
 		}
-		a, err := datasets.ReadAudioFile(u.Audio, 0)
+		a, err := frontend.ReadAudio(u.Audio, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +404,7 @@ func scorePhones(m *rfstream.Model, d *phoneData) (phoneScore, map[string]float6
 	errs := make([]error, len(d.test))
 	start := time.Now()
 	parallel.For(len(d.test), func(i int) {
-		a, err := datasets.ReadAudioFile(d.test[i].path, 0)
+		a, err := frontend.ReadAudio(d.test[i].path, 0)
 		if err != nil {
 			errs[i] = err
 			return

@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/rfstream/rfstream"
-	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 )
 
 func main() {
@@ -47,7 +47,7 @@ func main() {
 		if len(p) < 2 {
 			log.Fatalf("manifest line %q: want file, transcript, speaker", sc.Text())
 		}
-		a, err := datasets.ReadAudioAt(filepath.Join(*set, p[0]), c.Input.Audio.SampleRate)
+		a, err := frontend.ReadAudio(filepath.Join(*set, p[0]), c.Input.Audio.SampleRate)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func main() {
 	const nats2dB = 10 / math.Ln10
 	whiteDiffs, roomDiffs := map[string][]float64{}, map[string][]float64{}
 	for _, r := range all {
-		a, err := datasets.ReadAudioAt(r.Path, ac.SampleRate)
+		a, err := frontend.ReadAudio(r.Path, ac.SampleRate)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func main() {
 		if v, err := words.Vector(&frontend.Audio{Rate: rate, Samples: cut}); err == nil && decide(v) == want {
 			span++
 		}
-		file, err := datasets.ReadAudioAt(plan.Parts[best].Path, rate)
+		file, err := frontend.ReadAudio(plan.Parts[best].Path, rate)
 		if err != nil {
 			log.Fatal(err)
 		}
