@@ -17,11 +17,6 @@ import (
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
-// upWord is the toy word model's rising glide with noise around it.
-func upWord(seed uint32) []float32 {
-	return append(append(toymodels.Noise(800, seed), toymodels.Glide(400, 1500, 0.35, seed)...), toymodels.Noise(800, seed+1)...)
-}
-
 // An isolated-word model's recogniser answers as its classifier does:
 // the best label and its confidence, then the three best alternatives
 // (here both words), at the model's rate or any other.
@@ -34,7 +29,7 @@ func TestNewRecognizerOfAWordModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &frontend.Audio{Rate: 8000, Samples: upWord(11)}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.Glide(400, 1500, 0.35, 11)}
 	h, scores, err := c.Classify(a)
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +143,8 @@ func ExampleNewRecognizer() {
 }
 
 // exampleRecording saves the toy up/down word model in a temporary folder
-// and returns its path, 8 kHz samples of its word "up", and a function
-// that removes the folder.
+// and returns its path, 8 kHz samples of its word "up" (a rising glide),
+// and a function that removes the folder.
 func exampleRecording() (path string, samples []float32, done func()) {
 	c, err := toymodels.Words()
 	if err != nil {
@@ -163,5 +158,5 @@ func exampleRecording() (path string, samples []float32, done func()) {
 	if err := rfstream.SaveModel(path, c.Model); err != nil {
 		log.Fatal(err)
 	}
-	return path, upWord(21), func() { os.RemoveAll(dir) }
+	return path, toymodels.Glide(400, 1500, 0.35, 21), func() { os.RemoveAll(dir) }
 }
