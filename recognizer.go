@@ -24,7 +24,7 @@ var recognizerTasks = []string{TaskConnected, TaskPhones, TaskWords}
 // task: an isolated-word model classifies the recording as one word (its
 // WordClassifier), a connected-word or phone model decodes it into a
 // string of words (Connected). Whatever the model needs built, its feature
-// map and its decoder, is built here once for every recording.
+// map and its decoder, is built here, once, not for each recording.
 func NewRecognizer(m *Model) (Recognizer, error) {
 	switch m.Task {
 	case TaskWords:
