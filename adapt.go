@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"sync"
 
@@ -18,7 +17,7 @@ import (
 
 // Adaptation is how an isolated-word model meets a voice it was not
 // trained on. A model trained on many voices still hears a new one worse
-// than the voices it knows (docs/audio.md: leave-one-speaker-out accuracy
+// than the voices it knows (experiments/journal/audio.md: leave-one-speaker-out accuracy
 // rose from 77 % to 95 % on FSDD with the two steps below), so:
 //
 //   - VoiceNorm: every voice's mean log-mel spectrum was removed from its
@@ -28,7 +27,7 @@ import (
 //     of the training voices' means. One recording cannot stand for its
 //     voice: its mean spectrum is as much the word's as the voice's, and
 //     removing it gave 66.7 % leave-one-speaker-out accuracy on FSDD one
-//     recording at a time, against 79.1 % with VoiceMean (docs/audio.md,
+//     recording at a time, against 79.1 % with VoiceMean (experiments/journal/audio.md,
 //     "Adapting to a voice in the product").
 //   - Rounds: given many recordings of one voice, the read-out is refitted
 //     once per round on its training rows plus the voice's recordings it is
@@ -132,46 +131,6 @@ func (c *WordClassifier) adaptationRows() (blas32.General, []int, error) {
 // recordings (AdaptToVoice with rounds).
 func (c *WordClassifier) CanAdapt() bool {
 	return c.Model.Adapt != nil && len(c.Model.Adapt.Rounds) > 0
-}
-
-// RawVector is the word vector of a recording before any voice
-// normalisation (Vector applies it).
-func (c *WordClassifier) RawVector(a *frontend.Audio) ([]float32, error) {
-	a, err := c.atModelRate(a)
-	if err != nil {
-		return nil, err
-	}
-	return frontend.WordVector(c.Config, a.Samples)
-}
-
-// atModelRate returns a resampled to the model's rate (a itself when it
-// is at that rate already).
-func (c *WordClassifier) atModelRate(a *frontend.Audio) (*frontend.Audio, error) {
-	if a.Rate == c.Config.Audio.SampleRate {
-		return a, nil
-	}
-	return frontend.Resample(a, c.Config.Audio.SampleRate)
-}
-
-// SegmentVector is RawVector for a segment a Segmenter cut from a stream.
-// Around the word lie the segmenter's padding and the stream's pauses,
-// which the model's speech detector, made for recordings trimmed to the
-// word, keeps as speech when the background is loud. Where the segment
-// carries the segmenter's estimate of that background, frames less than
-// 6 dB over it are not speech (frontend.WordVectorOverBackground; chosen
-// on five voices' streams, docs/audio.md).
-func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
-	if !s.HasBackground {
-		return c.RawVector(s.Audio)
-	}
-	a, err := c.atModelRate(s.Audio)
-	if err != nil {
-		return nil, err
-	}
-	if s.word != nil {
-		return s.word.VectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
-	}
-	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
 }
 
 // VoiceRound says what one self-training round did.
@@ -361,170 +320,6 @@ func RefitOnVoice(m features.Map, trainX blas32.General, trainY []int, classes i
 	return r, err
 }
 
-// VoiceSession follows one voice through recordings heard one after
-// another (a live session): each is normalised with the session's estimate
-// of the voice's mean spectrum, which starts at the training voices'
-// average (Adaptation.VoiceMean) and moves toward the voice's own as its
-// recordings arrive. Prior is how many recordings' worth of weight the
-// average keeps: after n recordings the estimate is
-// (Prior·VoiceMean + Σ recording means) / (Prior + n). A model without
-// voice normalisation gets its vectors unchanged.
-//
-// With SelfTrain (the default for a model that can adapt), the session
-// also does what AdaptToVoice does, at checkpoints: once n = 10, 20, 40, …,
-// 1280 recordings are committed, the model's self-training rounds run over all
-// of them, normalised with the session's estimate at that moment and
-// starting from the model's own read-out, and the last round's read-out
-// scores the recordings from the (n + n/2)-th on (Score). The rounds run
-// in the background meanwhile (about 3 s for the default adaptable model),
-// so a live stream does not wait for them; that they take effect at a
-// fixed recording, not when they finish, keeps a session's decisions the
-// same however fast its recordings come.
-type VoiceSession struct {
-	c         *WordClassifier
-	Prior     float64
-	SelfTrain bool
-	sum       []float64 // Σ over committed recordings of their mean spectra
-	n         int
-	raw       [][]float32     // committed recordings' vectors before normalisation, when self-training
-	readOut   *classifier.RLS // the read-out in use; nil: the model's
-	adaptedOn int             // recordings readOut was self-trained on
-	pending   *sessionRefit
-}
-
-// sessionRefit is a checkpoint's self-training, running or done.
-type sessionRefit struct {
-	on, applyAt int       // recordings it trains on; the first recording it scores
-	est         []float32 // the voice estimate its recordings are normalised with
-	done        chan struct{}
-	readOut     *classifier.RLS
-	err         error
-}
-
-// DefaultVoicePrior is VoiceSession.Prior unless set otherwise: the
-// training voices' average counts as ten recordings, the number from which
-// adapting to a voice (AdaptToVoice on 10 recordings, one per digit) had
-// most of its gain on FSDD (docs/audio.md, "Adapting to a voice in the
-// product").
-const DefaultVoicePrior = 10
-
-// FirstSessionCheckpoint is how many committed recordings a self-training
-// session waits for before its first self-training; later checkpoints
-// come at twice the previous count. Ten is where AdaptToVoice had most of
-// its gain on FSDD (91.7 % on ten recordings, one per digit, against 95.1 %
-// on all 500).
-const FirstSessionCheckpoint = 10
-
-// LastSessionCheckpoint is the last checkpoint: a longer session keeps its
-// read-out from then on and no more vectors, so a stream that runs for
-// days holds at most this many (6.5 MB for the default model) and its
-// self-training costs stay bounded.
-const LastSessionCheckpoint = FirstSessionCheckpoint << 7 // 1280
-
-// NewVoiceSession starts a session of one voice; it self-trains when the
-// model can adapt.
-func (c *WordClassifier) NewVoiceSession() *VoiceSession {
-	return &VoiceSession{c: c, Prior: DefaultVoicePrior, SelfTrain: c.CanAdapt(), sum: make([]float64, c.Config.Audio.Mels)}
-}
-
-// Clone returns an independent copy of the session, for writing it out
-// while the session goes on (the streaming stage keeps its lock only for
-// the copy). It costs little whatever the session's length: the kept
-// recordings' vectors and the read-outs are shared, since neither session
-// ever changes them, and the copy's list of recordings is capped at its
-// length, so that a recording appended to either lands in memory the other
-// does not read. A self-training still running is shared too; each
-// session takes its read-out on its own.
-func (s *VoiceSession) Clone() *VoiceSession {
-	c := *s
-	c.sum = slices.Clone(s.sum)
-	c.raw = s.raw[:len(s.raw):len(s.raw)]
-	return &c
-}
-
-// Recordings is how many recordings the session has committed.
-func (s *VoiceSession) Recordings() int { return s.n }
-
-// AdaptedOn is how many recordings the read-out Score uses was
-// self-trained on (0: the model's own).
-func (s *VoiceSession) AdaptedOn() int { return s.adaptedOn }
-
-// Progress is the session's VoiceProgress, or nil when the model does not
-// normalise voices (a session then learns nothing).
-func (s *VoiceSession) Progress() *VoiceProgress {
-	if a := s.c.Model.Adapt; a == nil || !a.VoiceNorm {
-		return nil
-	}
-	return &VoiceProgress{Recordings: s.n, AdaptedOn: s.adaptedOn}
-}
-
-// ReadOut is the read-out Score uses: the last self-training's that has
-// taken effect, or nil for the model's.
-func (s *VoiceSession) ReadOut() *classifier.RLS { return s.readOut }
-
-// Busy returns, when Normalise of the next recording (final or partial)
-// would wait for a checkpoint's self-training still running, a channel
-// closed when it has finished; otherwise nil. A caller serving many
-// sessions can set the recording aside until then instead of waiting.
-func (s *VoiceSession) Busy() <-chan struct{} {
-	p := s.pending
-	if p == nil || s.n+1 < p.applyAt {
-		return nil
-	}
-	select {
-	case <-p.done:
-		return nil
-	default:
-		return p.done
-	}
-}
-
-// Normalise normalises raw (from RawVector), in place, with the estimate
-// that includes it. With commit the recording joins the session; without,
-// the session is unchanged (a partial segment, decided again when it is
-// final). When the recording is one a checkpoint's read-out takes effect
-// at, Normalise waits for that self-training if it is still running; if it
-// failed, the read-out stays as it was and the error says why (the
-// recording is normalised all the same).
-func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
-	a := s.c.Model.Adapt
-	if a == nil || !a.VoiceNorm {
-		return nil
-	}
-	k := s.n + 1 // this recording's place in the session
-	own := frontend.EstimateVoice([][]float32{raw}, len(s.sum), false).Mean
-	est := voiceEstimate(a.VoiceMean, s.Prior, s.sum, s.n, own)
-	if commit {
-		for i, v := range own {
-			s.sum[i] += float64(v)
-		}
-		s.n++
-		if s.SelfTrain && s.n <= LastSessionCheckpoint {
-			s.raw = append(s.raw, append([]float32(nil), raw...))
-		}
-	}
-	frontend.VoiceStats{Mean: est}.Normalise(raw)
-	var err error
-	if p := s.pending; p != nil && k >= p.applyAt {
-		<-p.done
-		s.pending = nil
-		if p.err != nil {
-			err = p.err
-		} else if p.readOut != nil {
-			s.readOut, s.adaptedOn = p.readOut, p.on
-		}
-		if p.on == LastSessionCheckpoint {
-			s.raw = nil // nothing will train on them again
-		}
-	}
-	if commit && s.SelfTrain && isSessionCheckpoint(s.n) {
-		if e := s.startSelfTrain(est); err == nil {
-			err = e
-		}
-	}
-	return err
-}
-
 // voiceEstimate is a session's estimate of a voice's mean spectrum at a
 // recording whose own mean is own, after n committed recordings whose
 // means sum to sum: (prior·voiceMean + sum + own) / (prior + n + 1).
@@ -547,69 +342,6 @@ func NormaliseAsFirst(raw, voiceMean []float32, prior float64) {
 	own := frontend.EstimateVoice([][]float32{raw}, len(voiceMean), false).Mean
 	est := voiceEstimate(voiceMean, prior, make([]float64, len(voiceMean)), 0, own)
 	frontend.VoiceStats{Mean: est}.Normalise(raw)
-}
-
-func isSessionCheckpoint(n int) bool {
-	if n > LastSessionCheckpoint {
-		return false
-	}
-	c := FirstSessionCheckpoint
-	for c < n {
-		c *= 2
-	}
-	return c == n
-}
-
-// startSelfTrain starts the model's self-training rounds over the
-// committed recordings, normalised with est, in the background. Its
-// read-out takes effect at recording n + n/2, before the next checkpoint
-// (2n), so at most one runs at a time per session.
-func (s *VoiceSession) startSelfTrain(est []float32) error {
-	if !s.c.CanAdapt() {
-		return errors.New("rfstream: a self-training session needs a model that can adapt")
-	}
-	if len(s.raw) < s.n {
-		// SelfTrain was turned on after the session began (or it was read
-		// from a file written without it): the recordings are not all kept.
-		return fmt.Errorf("rfstream: the session kept %d of its %d recordings (SelfTrain was off), so it cannot self-train on them", len(s.raw), s.n)
-	}
-	s.runSelfTrain(&sessionRefit{on: s.n, applyAt: s.n + s.n/2, est: est})
-	return nil
-}
-
-// runSelfTrain starts p, the self-training of a checkpoint, in the
-// background over the session's first p.on recordings.
-func (s *VoiceSession) runSelfTrain(p *sessionRefit) {
-	x := linalg.NewGeneral32(p.on, len(s.raw[0]))
-	st := frontend.VoiceStats{Mean: p.est}
-	for i, r := range s.raw[:p.on] {
-		row := linalg.Row32(x, i)
-		copy(row, r)
-		st.Normalise(row)
-	}
-	p.done = make(chan struct{})
-	s.pending = p
-	go func() {
-		defer close(p.done)
-		// One self-training of a classifier at a time: each holds a copy
-		// of the training statistics (72 MB for the default model), and
-		// BLAS already uses every core.
-		s.c.training.slot <- struct{}{}
-		defer func() { <-s.c.training.slot }()
-		res, err := s.c.selfTrain(x, false)
-		if err != nil {
-			p.err = fmt.Errorf("rfstream: self-training on the session's first %d recordings: %w", p.on, err)
-			return
-		}
-		p.readOut = res.ReadOut
-	}()
-}
-
-// Score returns the class scores of a vector Normalise has normalised,
-// from the session's read-out (ReadOut) or the model's.
-func (s *VoiceSession) Score(v []float32) []float32 {
-	x := blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
-	return s.c.ScoreRowsWith(x, []*classifier.RLS{s.readOut}).Data
 }
 
 // NormaliseVoice removes, in place, the statistics of the voice whose

@@ -363,9 +363,9 @@ func resultOf(ws []decode.Word, final bool) Result {
 	return res
 }
 
-// RecognizeConnected loads nothing and trains nothing: it runs a connected
-// model over one recording. It is the entry point for a command that
-// dispatches on the model's task.
+// RecognizeConnected runs a connected model over one recording, building
+// its map and decoder for that one call; NewRecognizer builds them once
+// for many recordings of any task.
 func RecognizeConnected(m *Model, a *frontend.Audio) (Result, error) {
 	c, err := NewConnected(m)
 	if err != nil {

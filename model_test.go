@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -192,138 +190,4 @@ func FuzzDecodeModel(f *testing.F) {
 			}
 		}
 	})
-}
-
-// twoBlobs makes a 3-class problem in the plane that a linear read-out of
-// maxout features separates well.
-func threeClusters(n int) (blas32.General, []int) {
-	r := features.NewRand(5, 0)
-	x := linalg.NewGeneral32(n, 3)
-	labels := make([]int, n)
-	centres := [][2]float64{{1, 0}, {-0.5, 0.87}, {-0.5, -0.87}}
-	for i := 0; i < n; i++ {
-		c := i % 3
-		labels[i] = c
-		x.Data[i*3] = float32(centres[c][0] + 0.3*(features.Uniform(r)-0.5))
-		x.Data[i*3+1] = float32(centres[c][1] + 0.3*(features.Uniform(r)-0.5))
-		x.Data[i*3+2] = 1
-	}
-	return x, labels
-}
-
-func TestFitRLSChoosesLambdaAndLearns(t *testing.T) {
-	x, labels := threeClusters(3000)
-	mp, _ := maxout.New(3, maxout.Params{M: 64, Q: 2}, 1)
-	r, rep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Block: 500, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The smallest λ may leave this nearly rank-deficient Gram unsolvable
-	// in float32 accumulation; the others must all be tried.
-	if len(rep.Trials) < 4 || rep.Lambda <= 0 {
-		t.Fatalf("λ search report %+v", rep)
-	}
-	z := features.Apply(mp, x, 700)
-	if e := classifier.ErrorRate(r.Predict(z), labels); e > 0.01 {
-		t.Fatalf("training error %.3f on separable clusters", e)
-	}
-	// Streaming prediction equals prediction from the whole feature matrix.
-	pz, ps := r.Predict(z), classifier.Predict(mp, r, x, 333)
-	for i := range pz {
-		if pz[i] != ps[i] {
-			t.Fatalf("row %d: streamed prediction %d, one-shot %d", i, ps[i], pz[i])
-		}
-	}
-	// The final model is the one-shot solve on every row (held-out rows
-	// included exactly once) at the reported λ.
-	acc := classifier.NewRLSAccumulator(64, 3)
-	if err := acc.Add(z, labels); err != nil {
-		t.Fatal(err)
-	}
-	d, err := acc.Solve(rep.Lambda)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range d.W.Data {
-		if math.Abs(float64(d.W.Data[i]-r.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
-			t.Fatalf("weight %d: fit %v, one-shot on all rows %v", i, r.W.Data[i], d.W.Data[i])
-		}
-	}
-}
-
-func TestFitRLSFixedLambdaEqualsDirectSolve(t *testing.T) {
-	// Random inputs keep the Gram well conditioned, so the comparison
-	// measures blocking, not the amplification of rounding.
-	x := linalg.NewGeneral32(1000, 8)
-	features.FillNormal32(features.NewRand(4, 0), x.Data)
-	labels := make([]int, 1000)
-	for i := range labels {
-		labels[i] = i % 3
-	}
-	mp, _ := maxout.New(8, maxout.Params{M: 40, Q: 3}, 2)
-	r, _, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Lambda: 0.1, Block: 128})
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc := classifier.NewRLSAccumulator(40, 3)
-	if err := acc.Add(features.Apply(mp, x, 0), labels); err != nil {
-		t.Fatal(err)
-	}
-	d, _ := acc.Solve(0.1)
-	for i := range d.W.Data {
-		if math.Abs(float64(d.W.Data[i]-r.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
-			t.Fatalf("weight %d: blockwise %v, one-shot %v", i, r.W.Data[i], d.W.Data[i])
-		}
-	}
-	if _, _, err := classifier.FitRLS(mp, x, labels[:10], 3, classifier.FitOptions{}); err == nil {
-		t.Fatal("label count mismatch accepted")
-	}
-}
-
-// TestFitRLSDualEqualsPrimal: with fewer rows than features classifier.FitRLS solves
-// the N×N dual system; it must choose the same λ from the same held-out
-// rows and return the primal's weights.
-func TestFitRLSDualEqualsPrimal(t *testing.T) {
-	x, labels := fixtures.ThreeClassRows(5)
-	mp, _ := maxout.New(8, maxout.Params{M: 200, Q: 2}, 3)
-	grid := []float64{1e-3, 1e-2, 1e-1, 1}
-	primal, prep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Seed: 2, Form: classifier.FormPrimal, Grid: grid})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dual, drep, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Seed: 2, Grid: grid}) // auto: 150 rows < 200 features
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(prep.Trials) != len(drep.Trials) {
-		t.Fatalf("trials: primal %+v, dual %+v", prep.Trials, drep.Trials)
-	}
-	for i := range prep.Trials {
-		p, d := prep.Trials[i], drep.Trials[i]
-		if math.Abs(p.Lambda-d.Lambda) > 1e-4*p.Lambda || p.HeldOutError != d.HeldOutError {
-			t.Fatalf("trial %d: primal %+v, dual %+v", i, p, d)
-		}
-	}
-	var worst, scale float64
-	for i := range primal.W.Data {
-		worst = math.Max(worst, math.Abs(float64(primal.W.Data[i]-dual.W.Data[i])))
-		scale = math.Max(scale, math.Abs(float64(primal.W.Data[i])))
-	}
-	if worst > 1e-3*scale {
-		t.Fatalf("dual weights differ from primal by %.3g (largest %.3g)", worst, scale)
-	}
-	fixed, _, err := classifier.FitRLS(mp, x, labels, 3, classifier.FitOptions{Lambda: 0.5, Form: classifier.FormDual})
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc := classifier.NewRLSAccumulator(200, 3)
-	if err := acc.Add(features.Apply(mp, x, 0), labels); err != nil {
-		t.Fatal(err)
-	}
-	d, _ := acc.Solve(0.5)
-	for i := range d.W.Data {
-		if math.Abs(float64(d.W.Data[i]-fixed.W.Data[i])) > 1e-3*(1+math.Abs(float64(d.W.Data[i]))) {
-			t.Fatalf("fixed λ: weight %d dual %v, primal %v", i, fixed.W.Data[i], d.W.Data[i])
-		}
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -52,6 +53,13 @@ type voiceHeader struct {
 	// up when the file was written (0: none); it runs again on loading,
 	// on the same recordings with the same estimate.
 	PendingOn int `json:"pending_on"`
+}
+
+// modelPrint is a WordClassifier's model fingerprint (Fingerprint).
+type modelPrint struct {
+	once sync.Once
+	sum  string
+	err  error
 }
 
 // Fingerprint is the hex SHA-256 of the model's encoding: what a voice

@@ -3,9 +3,7 @@ package rfstream
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -51,13 +49,6 @@ type WordClassifier struct {
 	print    *modelPrint    // the model's fingerprint, computed once (voice files)
 }
 
-// modelPrint is a WordClassifier's model fingerprint (Fingerprint).
-type modelPrint struct {
-	once sync.Once
-	sum  string
-	err  error
-}
-
 // NewWordClassifier prepares a word model for use.
 func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	wc, err := m.WordConfig()
@@ -91,12 +82,6 @@ func NewWordClassifier(m *Model) (*WordClassifier, error) {
 	return c, nil
 }
 
-// Hypothesis is a recognised word with a confidence in [0, 1].
-type Hypothesis struct {
-	Label string  `json:"label"`
-	Conf  float64 `json:"conf"`
-}
-
 // Vector computes the word vector of a recording at any rate: the
 // frontend half of classification. A model trained on voice-normalised
 // vectors (Adaptation.VoiceNorm) gets the training voices' average mean
@@ -118,6 +103,46 @@ func (c *WordClassifier) NormaliseAlone(v []float32) {
 	if a := c.Model.Adapt; a != nil && a.VoiceNorm {
 		frontend.VoiceStats{Mean: a.VoiceMean}.Normalise(v)
 	}
+}
+
+// RawVector is the word vector of a recording before any voice
+// normalisation (Vector applies it).
+func (c *WordClassifier) RawVector(a *frontend.Audio) ([]float32, error) {
+	a, err := c.atModelRate(a)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.WordVector(c.Config, a.Samples)
+}
+
+// atModelRate returns a resampled to the model's rate (a itself when it
+// is at that rate already).
+func (c *WordClassifier) atModelRate(a *frontend.Audio) (*frontend.Audio, error) {
+	if a.Rate == c.Config.Audio.SampleRate {
+		return a, nil
+	}
+	return frontend.Resample(a, c.Config.Audio.SampleRate)
+}
+
+// SegmentVector is RawVector for a segment a Segmenter cut from a stream.
+// Around the word lie the segmenter's padding and the stream's pauses,
+// which the model's speech detector, made for recordings trimmed to the
+// word, keeps as speech when the background is loud. Where the segment
+// carries the segmenter's estimate of that background, frames less than
+// 6 dB over it are not speech (frontend.WordVectorOverBackground; chosen
+// on five voices' streams, experiments/journal/audio.md).
+func (c *WordClassifier) SegmentVector(s Segment) ([]float32, error) {
+	if !s.HasBackground {
+		return c.RawVector(s.Audio)
+	}
+	a, err := c.atModelRate(s.Audio)
+	if err != nil {
+		return nil, err
+	}
+	if s.word != nil {
+		return s.word.VectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
+	}
+	return frontend.WordVectorOverBackground(c.Config, a.Samples, s.BackgroundDB)
 }
 
 // ScoreRows maps word vectors (rows) and returns their class scores: the
@@ -163,15 +188,25 @@ func (c *WordClassifier) Classify(a *frontend.Audio) (Hypothesis, []float32, err
 	return Hypothesis{Label: c.Model.Labels[best], Conf: Confidence(s, best)}, s, nil
 }
 
-// Confidence turns one row of one-vs-rest RLS scores into a number in
-// [0, 1]: a softmax over the scores at a temperature that makes a margin of
-// one target unit (the ±1 coding) worth a factor e⁴. It ranks hypotheses; it
-// is not a calibrated probability.
-func Confidence(scores []float32, best int) float64 {
-	const temp = 0.25
-	var sum float64
-	for _, s := range scores {
-		sum += math.Exp((float64(s) - float64(scores[best])) / temp)
+// Recognize classifies a recording at any rate as one of the model's words
+// (Recognizer): Text is the best label, Conf its confidence, Alternatives
+// the three best.
+func (c *WordClassifier) Recognize(samples []float32, rate int) (Result, error) {
+	v, err := c.Vector(&frontend.Audio{Rate: rate, Samples: samples})
+	if err != nil {
+		return Result{}, err
 	}
-	return 1 / sum
+	return c.ResultOf(c.Score(v)), nil
+}
+
+// ResultOf is the result one row of the model's class scores gives: the
+// best label with its confidence and the three best alternatives. Scores
+// from a VoiceSession or AdaptToVoice are read the same way.
+func (c *WordClassifier) ResultOf(scores []float32) Result {
+	best := TopK(scores, c.Model.Labels, 3)
+	res := Result{Text: best[0].Label, Final: true, EOS: true, Conf: best[0].Score}
+	for _, t := range best {
+		res.Alternatives = append(res.Alternatives, Hypothesis{Label: t.Label, Conf: t.Score})
+	}
+	return res
 }

@@ -1,6 +1,3 @@
-// Package datasets lists the labelled recordings the evaluations use: the
-// Free Spoken Digit Dataset by its file names, and any collection described
-// by a manifest.
 package datasets
 
 import (

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rfstream/rfstream/frontend"
 )
 
 func TestEspeakToPhones(t *testing.T) {
@@ -134,7 +136,7 @@ func TestBuildPhoneCorpusTiny(t *testing.T) {
 					t.Fatalf("%s: phone %q", u.Path, p)
 				}
 			}
-			a, err := ReadAudioFile(u.Path, 0)
+			a, err := frontend.ReadAudio(u.Path, 0)
 			if err != nil || a.Rate != 8000 {
 				t.Fatalf("%s: %v", u.Path, err)
 			}

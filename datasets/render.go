@@ -29,25 +29,6 @@ type Noise struct {
 	SNR float64
 }
 
-// ReadAudioAt reads a WAV file and resamples it to rate.
-func ReadAudioAt(path string, rate int) (*frontend.Audio, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a, err := frontend.ReadWAV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if a.Rate != rate {
-		if a, err = frontend.Resample(a, rate); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return a, nil
-}
-
 // NoiseFloor estimates a recording's background level: the RMS of its
 // quietest 10 ms stretches (the 10th percentile), never below 1e-5 so that
 // digitally silent files still get an audible-to-the-frontend floor.
@@ -107,7 +88,7 @@ func RenderString(p StringPlan, rate int, noise Noise, seed uint64) (*frontend.A
 	parts := make([][]float32, len(p.Parts))
 	rooms := make([]Background, len(p.Parts))
 	for i, r := range p.Parts {
-		a, err := ReadAudioAt(r.Path, rate)
+		a, err := frontend.ReadAudio(r.Path, rate)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -251,7 +232,7 @@ func espeak(text string, v Voice, rate int, phonemes bool) (*frontend.Audio, str
 	if err := cmd.Run(); err != nil {
 		return nil, "", fmt.Errorf("espeak-ng (is it installed?): %v: %s", err, strings.TrimSpace(stderr.String()+stdout.String()))
 	}
-	a, err := ReadAudioAt(out, rate)
+	a, err := frontend.ReadAudio(out, rate)
 	return a, strings.TrimSpace(stdout.String()), err
 }
 

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rfstream/rfstream/frontend"
 )
 
 func TestSynthSpeakersDrawnBySeed(t *testing.T) {
@@ -92,7 +94,7 @@ func TestBuildSynthDigitsDeterministic(t *testing.T) {
 		if !bytes.Equal(x, y) {
 			t.Fatalf("%s and %s differ", a[i].Path, b[i].Path)
 		}
-		au, err := ReadAudioAt(a[i].Path, 8000)
+		au, err := frontend.ReadAudio(a[i].Path, 8000)
 		if err != nil {
 			t.Fatal(err)
 		}

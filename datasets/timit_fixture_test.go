@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"bytes"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/fixtures"
 )
 
 var updateFixture = flag.Bool("update-timit-fixture", false, "rewrite ../testdata/timit (the TIMIT-style fixture)")
@@ -83,27 +83,6 @@ func fixtureUtterance(rng *rand.Rand) ([]float32, string) {
 	return samples, phn.String()
 }
 
-// encodeSphere writes 16-bit PCM in a NIST SPHERE file, little- or
-// big-endian.
-func encodeSphere(samples []float32, rate int, bigEndian bool) []byte {
-	var order binary.AppendByteOrder = binary.LittleEndian
-	format := "01"
-	if bigEndian {
-		order, format = binary.BigEndian, "10"
-	}
-	h := fmt.Sprintf("NIST_1A\n   1024\nsample_count -i %d\nsample_rate -i %d\nchannel_count -i 1\nsample_n_bytes -i 2\nsample_byte_format -s2 %s\nsample_coding -s3 pcm\nend_head\n",
-		len(samples), rate, format)
-	b := make([]byte, 1024, 1024+2*len(samples))
-	copy(b, h)
-	for i := len(h); i < 1024; i++ {
-		b[i] = ' '
-	}
-	for _, v := range samples {
-		b = order.AppendUint16(b, uint16(int16(math.Round(float64(max(-1, min(v, 32767.0/32768))*32768)))))
-	}
-	return b
-}
-
 // fixtureLayout: 3 training speakers with 5 utterances, 1 test speaker
 // with 3; audio alternates RIFF WAV and SPHERE (one big-endian).
 var fixtureLayout = []struct {
@@ -136,7 +115,7 @@ func TestWriteTIMITFixture(t *testing.T) {
 				}
 				audio = buf.Bytes()
 			} else {
-				audio = encodeSphere(samples, 8000, k == 3)
+				audio = fixtures.EncodeSphere(samples, 8000, k == 3)
 			}
 			k++
 			if err := os.WriteFile(stem+".WAV", audio, 0o644); err != nil {

@@ -70,71 +70,6 @@ func FuzzParsePHN(f *testing.F) {
 	})
 }
 
-func TestSphereMatchesWAV(t *testing.T) {
-	samples := []float32{0, 0.5, -0.5, 0.25, -1, 32767.0 / 32768}
-	for _, big := range []bool{false, true} {
-		a, err := DecodeSphere(encodeSphere(samples, 16000, big))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Rate != 16000 || len(a.Samples) != len(samples) {
-			t.Fatalf("big-endian %v: rate %d, %d samples", big, a.Rate, len(a.Samples))
-		}
-		for i, v := range samples {
-			if a.Samples[i] != v {
-				t.Fatalf("big-endian %v: sample %d is %v, want %v", big, i, a.Samples[i], v)
-			}
-		}
-	}
-}
-
-func TestSphereErrors(t *testing.T) {
-	good := encodeSphere([]float32{0.1, 0.2}, 8000, false)
-	edit := func(from, to string) []byte { return bytes.Replace(good, []byte(from), []byte(to), 1) }
-	cases := []struct {
-		name string
-		b    []byte
-		msg  string
-	}{
-		{"not sphere", []byte("RIFF...."), "not a NIST_1A"},
-		{"no size", []byte("NIST_1A\n1024"), "header size line missing"},
-		{"bad size", edit("   1024", "   abcd"), "header size"},
-		{"size past end", edit("   1024", "   9999"), "header size"},
-		{"tiny size", edit("   1024", "      9"), "header size"},
-		{"shorten", edit("sample_coding -s3 pcm", "sample_coding -s3 shn"), "not plain PCM"},
-		{"8-bit", edit("sample_n_bytes -i 2", "sample_n_bytes -i 1"), "only 16-bit mono"},
-		{"stereo", edit("channel_count -i 1", "channel_count -i 2"), "only 16-bit mono"},
-		{"rate", edit("sample_rate -i 8000", "sample_rate -i 80"), "sample rate 80"},
-		{"byte format", edit("-s2 01", "-s2 99"), "byte format"},
-		{"count", edit("sample_count -i 2", "sample_count -i 9"), "9 samples announced"},
-		{"count not a number", edit("sample_count -i 2", "sample_count -i x"), "not a number"},
-		{"count that doubles past int64", edit("sample_count -i 2", "sample_count -i 4611686018427387904"), "samples announced"},
-	}
-	for _, c := range cases {
-		_, err := DecodeSphere(c.b)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.msg)
-		}
-	}
-}
-
-func FuzzDecodeSphere(f *testing.F) {
-	f.Add(encodeSphere([]float32{0.1, -0.2, 0.3}, 8000, false))
-	f.Add(encodeSphere([]float32{0.1}, 16000, true))
-	f.Add([]byte("NIST_1A\n   20\nend_head\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := DecodeSphere(b)
-		if err != nil {
-			return
-		}
-		for _, v := range a.Samples {
-			if v < -1 || v >= 1 {
-				t.Fatalf("sample %v outside [-1, 1)", v)
-			}
-		}
-	})
-}
-
 func TestTIMITCorpusFixture(t *testing.T) {
 	us, err := TIMITCorpus(fixtureDir)
 	if err != nil {
@@ -158,7 +93,7 @@ func TestTIMITCorpusFixture(t *testing.T) {
 			t.Fatalf("%s: split %q", u.Audio, u.Split)
 		}
 		speakers[u.Speaker] = u.Split
-		a, err := ReadAudioFile(u.Audio, 0)
+		a, err := frontend.ReadAudio(u.Audio, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +117,7 @@ func TestTIMITCorpusFixture(t *testing.T) {
 	if kinds[true] == 0 || kinds[false] == 0 {
 		t.Fatalf("fixture formats: %v", kinds)
 	}
-	a, err := ReadAudioFile(us[1].Audio, 16000)
+	a, err := frontend.ReadAudio(us[1].Audio, 16000)
 	if err != nil || a.Rate != 16000 {
 		t.Fatalf("resampled read: %v", err)
 	}
@@ -222,7 +157,7 @@ func TestTIMITCorpusErrors(t *testing.T) {
 		t.Fatalf("lower-case corpus: %v %+v", err, us)
 	}
 	write("a.wav", "NIST_1A\n   1024\nsample_coding -s3 pcm,embedded-shorten-v2.00\n")
-	if _, err := ReadAudioFile(us[0].Audio, 8000); err == nil || !strings.Contains(err.Error(), "a.wav") {
+	if _, err := frontend.ReadAudio(us[0].Audio, 8000); err == nil || !strings.Contains(err.Error(), "a.wav") {
 		t.Fatalf("bad audio: %v", err)
 	}
 }

@@ -1,11 +1,3 @@
-// Package features defines what every random feature map shares: the Map
-// interface, the recipe that fully determines a map, and the seeded random
-// streams the recipes draw from.
-//
-// A map is its recipe. Projections are regenerated from (kind, parameters,
-// seed) whenever a map is built, so a model file stores a few hundred bytes of
-// recipe instead of megabytes of weights, and two processes that build the
-// same recipe compute bit-identical features.
 package features
 
 import (

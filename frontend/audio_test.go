@@ -347,16 +347,6 @@ func TestResamplerChunkingIsExact(t *testing.T) {
 	}
 }
 
-func TestPCM16(t *testing.T) {
-	a, err := DecodePCM16([]byte{0x00, 0x40, 0x00, 0xC0}, 8000)
-	if err != nil || a.Samples[0] != 0.5 || a.Samples[1] != -0.5 {
-		t.Fatalf("%v %v", a, err)
-	}
-	if _, err := DecodePCM16([]byte{1}, 8000); err == nil {
-		t.Fatal("odd byte count accepted")
-	}
-}
-
 func TestShortSignalGivesOneFrame(t *testing.T) {
 	f, err := ExtractFrames(DefaultAudioConfig(), make([]float32, 50))
 	if err != nil || f.Rows != 1 {

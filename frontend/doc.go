@@ -1,4 +1,6 @@
 // Package frontend turns raw inputs into the rows the feature maps consume:
-// IDX image sets (MNIST and anything else in that format) and, for audio,
-// frames of log-mel or MFCC features.
+// images (IDX sets such as MNIST, or encoded PNG, JPEG, GIF and PGM files)
+// into pixel rows, and recordings (WAV, NIST SPHERE or raw PCM files:
+// ReadAudio, DecodePCM16) into frames of log-mel or MFCC features and
+// whole-word vectors.
 package frontend

@@ -241,18 +241,3 @@ func encodeWAV(w io.Writer, a *Audio, tag, bits int) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
-
-// DecodePCM16 decodes raw little-endian signed 16-bit mono samples.
-func DecodePCM16(b []byte, rate int) (*Audio, error) {
-	if len(b)%2 != 0 {
-		return nil, fmt.Errorf("raw PCM of %d bytes is not a whole number of 16-bit samples", len(b))
-	}
-	if rate < 1000 || rate > 768000 {
-		return nil, fmt.Errorf("sample rate %d Hz out of range 1000..768000", rate)
-	}
-	a := &Audio{Rate: rate, Samples: make([]float32, len(b)/2)}
-	for i := range a.Samples {
-		a.Samples[i] = float32(int16(binary.LittleEndian.Uint16(b[2*i:]))) / 32768
-	}
-	return a, nil
-}

@@ -24,7 +24,7 @@ type WordConfig struct {
 	// negative value turns the rule off, leaving MarginDB alone. The
 	// floor is the 5th percentile of frame energy, which in a recording
 	// trimmed close to the word is already speech: there the rule cuts
-	// quiet consonants (docs/audio.md, fifth round).
+	// quiet consonants (experiments/journal/audio.md, fifth round).
 	FloorShare float64 `json:"floor_share,omitempty"`
 	// MaxGapMs, when positive, keeps only the speech around the loudest
 	// frame: the region grows from it across quiet stretches of at most
@@ -176,7 +176,7 @@ func (w WordConfig) SpeechRegion(logEnergy []float64) (int, int) {
 // background. A file's detector cannot know the background (FSDD's files
 // are trimmed into the word), so it sets no such bound; in a stream the
 // segmenter measures it, and without it a model whose noise-floor rule is
-// off keeps a loud stream's padding as speech (docs/audio.md).
+// off keeps a loud stream's padding as speech (experiments/journal/audio.md).
 const SpeechOverBackgroundDB = 6
 
 // SpeechRegionOverBackground is SpeechRegion for a segment of a stream
@@ -242,7 +242,7 @@ func TrimOffset(a, b, trim int) int {
 // speech region moved trimMs later (see TrimOnset; 0: WordVector itself).
 // It imitates a recording cut after its first sound was spoken, as some
 // of FSDD's "six" files begin at the vowel with the /s/ cut away
-// (docs/audio.md, fifth and sixth rounds): training copies made this way
+// (experiments/journal/audio.md, fifth and sixth rounds): training copies made this way
 // show the model such words. The detector runs on the whole recording, so
 // the trim is measured from where it found speech, not from the file's
 // first sample, whose lead-in of background differs between recordings.
@@ -255,7 +255,7 @@ func WordVectorOnsetTrimmed(w WordConfig, samples []float32, trimMs float64) ([]
 // offsetMs earlier (see TrimOffset). An offset trim imitates a word cut
 // from a stream whose background is as loud as the word's decay: the
 // segment's detector cannot tell the decay from the background and ends
-// the word early (docs/audio.md, "Where the segments' words end").
+// the word early (experiments/journal/audio.md, "Where the segments' words end").
 func WordVectorTrimmed(w WordConfig, samples []float32, onsetMs, offsetMs float64) ([]float32, error) {
 	return wordVector(w, samples, onsetMs, offsetMs, w.SpeechRegion, LogMel)
 }

@@ -14,7 +14,7 @@ eval-xperm: build
 # whole-pixel shifts within ±3 px; n = 16, i.e. 33 CDF thresholds evenly on [−0.5, 0.5], where their
 # projections lie) against RLS on raw pixels, random maxout and random Fourier features of the same
 # dimension (49500), every map on the same deskewed, unit-length images; out/mnist-invariant.{csv,png,svg}.
-# Settings chosen on held-out training rows (docs/invariant.md). One process at a time: a 1000-per-class fit
+# Settings chosen on held-out training rows (experiments/journal/invariant.md). One process at a time: a 1000-per-class fit
 # of 49500 features peaks near 8.3 GB (14 GB before the test features were scored block by block).
 eval-mnist-invariant: build data
 	nice -n 10 $(LAB) eval mnist-sizes --sizes 10,50,100,500,1000 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
@@ -29,25 +29,25 @@ eval-mnist-invariant-draws: build data
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --out out/mnist-invariant-draws
 
 # The invariant map over the paper's 100 training draws at 1000 per class (subset seeds 1-100), the rest as
-# above (docs/invariant.md, "Round 7"): one process per draw, so a rerun resumes where an interrupted one
+# above (experiments/journal/invariant.md, "Round 7"): one process per draw, so a rerun resumes where an interrupted one
 # stopped; about 3 min a draw on the idle machine, 5 h in all. Prints mean, std and standard error at the end.
 eval-mnist-invariant-draws100: build data
-	sh bench/mnist_draws100.sh out/mnist-invariant-draws100 $(BIN)
+	sh experiments/probes/mnist_draws100.sh out/mnist-invariant-draws100 $(BIN)
 
 # The same five draws with λ chosen for every map by exact leave-one-out over all training rows (GURLS's
-# choice, the paper's RLS package) instead of 10 % of them (docs/invariant.md, "Round 5").
+# choice, the paper's RLS package) instead of 10 % of them (experiments/journal/invariant.md, "Round 5").
 eval-mnist-invariant-draws-loo: build data
 	nice -n 10 $(LAB) eval mnist-sizes --sizes 1000 --draws 5 --m 1500 --bins 16 --lo -0.5 --hi 0.5 \
 		--g 0 --rotation-steps 1 --integer-shifts --deskew --templates datadiff --lambda-by loo \
 		--out out/mnist-invariant-draws-loo
 
-# Round 9 of docs/invariant.md: 20 training draws on the held-out split (training rows 50 000-59 999 scored, the
+# Round 9 of experiments/journal/invariant.md: 20 training draws on the held-out split (training rows 50 000-59 999 scored, the
 # test file unread), each refitted at eight λ from one kernel (--lambda-path), then rules for choosing λ
-# compared draw by draw (bench/lambda_rules.py). About 3.5 min a draw after 3 min of mapping, 75 min in all;
+# compared draw by draw (experiments/probes/lambda_rules.py). About 3.5 min a draw after 3 min of mapping, 75 min in all;
 # resumable (rerun the same command).
 eval-mnist-lambda-rules: build data
-	EXTRA_FLAGS='--lambda-path 1e-8,1e-7,1e-6,1e-5,1e-4,1e-3,1e-2,1e-1 --resume' sh bench/mnist_heldout_draws.sh 1500 20 out/r9/m1500 $(BIN)
-	/usr/bin/python3 bench/lambda_rules.py out/r9/m1500.rows.jsonl
+	EXTRA_FLAGS='--lambda-path 1e-8,1e-7,1e-6,1e-5,1e-4,1e-3,1e-2,1e-1 --resume' sh experiments/probes/mnist_heldout_draws.sh 1500 20 out/r9/m1500 $(BIN)
+	/usr/bin/python3 experiments/probes/lambda_rules.py out/r9/m1500.rows.jsonl
 
 # Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same
 # shapes; then the CDF pooling step alone (ns per projection value, one goroutine).

@@ -11,7 +11,7 @@ eval-mnist: build data
 eval-mnist-linear: build data
 	$(LAB) eval table1 --q 1 --rff 0 --out out/table1-q1-unit
 	$(LAB) eval table1 --q 1 --rff 0 --normalize none --out out/table1-q1-none
-	$(PY) bench/linear_ls.py $(RFSTREAM_DATA)/mnist
+	$(PY) experiments/probes/linear_ls.py $(RFSTREAM_DATA)/mnist
 
 # Gram update (the RLS training step) against NumPy's X.T @ X on the same shapes, as a ratio.
 .PHONY: bench-rls

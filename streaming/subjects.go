@@ -1,7 +1,3 @@
-// Package streaming runs rfstream's stages as NATS subscribers linked by
-// subjects, so a recogniser can live in one process around an embedded
-// server or be spread over a NATS cluster. docs/streaming.md is the
-// protocol a client in any language follows.
 package streaming
 
 import (

@@ -3,7 +3,10 @@ package streaming
 // Named voices in the frontend stage: the streams that name one voice
 // (HdrVoice) share its rfstream.VoiceSession, kept in memory within
 // Pipeline.MaxVoices and VoiceIdle, and in voice files under
-// Pipeline.VoiceDir when it is set.
+// Pipeline.VoiceDir when it is set (written off the stage's lock by
+// voicewriter.go). stage_frontend.go is the caller: it claims a stream's
+// session here (streamVoice, newVoiceSession) and saves it at the
+// stream's end (saveVoice).
 
 import (
 	"encoding/json"
@@ -125,33 +128,6 @@ func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, 
 		}
 	})
 	return true, nil
-}
-
-// finishStream sends a stream's end-of-stream marker once its words have
-// all joined its voice, with s.mu held. When the stream named a voice and
-// VoiceDir keeps it, the voice file is written first, off the lock, and
-// the marker follows the write, so a client that has the stream's last
-// result finds the file written; a failed write is reported to the stream
-// before the marker.
-func (s *Stages) finishStream(stream string, st *frontStream) {
-	end := s.endMessage(stream, st)
-	v := s.voices[st.voiceName]
-	if st.voiceName == "" || v == nil || v.session != st.voice {
-		s.nc.PublishMsg(end)
-		return
-	}
-	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
-		if err != nil {
-			s.errorResult(stream, "saving the voice: %v", err)
-		}
-		s.nc.PublishMsg(end)
-	})
-	if err != nil {
-		s.errorResult(stream, "saving the voice: %v", err)
-	}
-	if !asked {
-		s.nc.PublishMsg(end)
-	}
 }
 
 func (s *Stages) newVoiceSession() *rfstream.VoiceSession {

@@ -9,6 +9,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
@@ -132,7 +133,7 @@ func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, hel
 	utts := make([]Utterance, len(trainRecs))
 	errs := make([]error, len(trainRecs))
 	parallel.For(len(trainRecs), func(i int) {
-		a, err := datasets.ReadAudioAt(trainRecs[i].Path, rate)
+		a, err := frontend.ReadAudio(trainRecs[i].Path, rate)
 		if err != nil {
 			errs[i] = err
 			return

@@ -130,7 +130,7 @@ func LoadEspeakPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		out := make([]Utterance, len(us))
 		errs := make([]error, len(us))
 		parallel.For(len(us), func(i int) {
-			a, err := datasets.ReadAudioAt(us[i].Path, rate)
+			a, err := frontend.ReadAudio(us[i].Path, rate)
 			if err != nil {
 				errs[i] = err
 				return
@@ -211,7 +211,7 @@ func loadCorpus(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		if u.Split == "" {
 			continue
 		}
-		a, err := datasets.ReadAudioFile(u.Audio, 0)
+		a, err := frontend.ReadAudio(u.Audio, 0)
 		if err != nil {
 			return nil, err
 		}

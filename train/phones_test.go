@@ -24,7 +24,7 @@ func fixtureCorpus(t *testing.T, rate int, exact bool) (train []Utterance, test 
 	}
 	seen := map[string]bool{}
 	for _, u := range us {
-		a, err := datasets.ReadAudioFile(u.Audio, rate)
+		a, err := frontend.ReadAudio(u.Audio, rate)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func DefaultDigitOptions() WordOptions {
 // every FSDD recording plus 50 synthetic voices, speaker CMVN, the speech
 // detector's noise-floor rule off with gaps of at most 100 ms, and ten
 // self-training rounds. That is the setting most folds of the nested
-// leave-one-speaker-out evaluation chose (docs/audio.md, ninth round:
+// leave-one-speaker-out evaluation chose (experiments/journal/audio.md, ninth round:
 // synthetic 50 + st10, 95.10 % on voices absent from training).
 func DefaultAdaptableDigitOptions() WordOptions {
 	o := DefaultDigitOptions()

@@ -41,7 +41,7 @@ func connectedModel(log io.Writer) (*rfstream.Connected, error) {
 // retrain (and saving it) when it is missing or was trained on strings whose
 // pauses were rendered otherwise than the test strings' are now: a model
 // cached before the pauses were rendered in the recordings' background
-// learnt white ones and decodes the new strings far worse (docs/audio.md).
+// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
 func loadConnectedModel(path string, log io.Writer, retrain func() (*rfstream.Model, error)) (*rfstream.Model, error) {
 	m, err := cli.LoadOrTrain(path, log, retrain)
 	if err != nil || m.Meta[train.PausesMeta] == datasets.PauseRendering {

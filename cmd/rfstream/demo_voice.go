@@ -27,7 +27,7 @@ func init() {
 }
 
 // demoVoiceSpeaker is the FSDD voice the demo's adaptable model is trained
-// without (docs/audio.md has all six: this one gains the most).
+// without (experiments/journal/audio.md has all six: this one gains the most).
 const demoVoiceSpeaker = "george"
 
 func demoVoice(stdout, stderr io.Writer) error {

@@ -7,8 +7,6 @@ import (
 	"io"
 	iofs "io/fs"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
@@ -18,7 +16,6 @@ import (
 
 func init() {
 	register(&command{name: "recognize", summary: "recognise the word(s) in recordings (WAV files, or raw PCM on stdin with --rate)", run: runRecognize})
-	registerRecognizer(rfstream.TaskWords, recognizeWord)
 }
 
 // recognition is what `rfstream recognize` prints for one recording.
@@ -36,60 +33,14 @@ type recognition struct {
 	File string `json:"file,omitempty"`
 }
 
-// recognizer prepares a model of one task for recognising recordings:
-// whatever the model needs built (its feature map, its decoder) is built
-// once, and the function it returns is called for every recording.
-type recognizer func(m *rfstream.Model) (func(a *frontend.Audio) (recognition, error), error)
+// newRecognizer prepares a model for recognising recordings, dispatching
+// on its task (rfstream.NewRecognizer); a test puts a recogniser of its own
+// in its place.
+var newRecognizer = rfstream.NewRecognizer
 
-// recognizers maps a Model.Task to its recognizer. Each kind of model (an
-// isolated-word model here; a connected-digit or phone model elsewhere)
-// registers its own from its own file, so `recognize` needs no edit.
-var recognizers = map[string]recognizer{}
-
-func registerRecognizer(task string, fn recognizer) {
-	if _, dup := recognizers[task]; dup {
-		panic("rfstream: recognizer registered twice for task " + task)
-	}
-	recognizers[task] = fn
-}
-
-func recognizerTasks() []string {
-	var out []string
-	for t := range recognizers {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// recognizeWord classifies the whole recording as one word.
-func recognizeWord(m *rfstream.Model) (func(a *frontend.Audio) (recognition, error), error) {
-	wc, err := rfstream.NewWordClassifier(m)
-	if err != nil {
-		return nil, err
-	}
-	return func(a *frontend.Audio) (recognition, error) {
-		v, err := wc.Vector(a)
-		if err != nil {
-			return recognition{}, err
-		}
-		return wordRecognition(m.Labels, wc.Score(v)), nil
-	}, nil
-}
-
-// wordRecognition is the answer one row of word scores gives: the best
-// label and the three best alternatives with their confidences.
-func wordRecognition(labels []string, scores []float32) recognition {
-	order := make([]int, len(scores))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
-	rec := recognition{Text: labels[order[0]], Conf: rfstream.Confidence(scores, order[0])}
-	for _, i := range order[:min(3, len(order))] {
-		rec.Alternatives = append(rec.Alternatives, rfstream.Hypothesis{Label: labels[i], Conf: rfstream.Confidence(scores, i)})
-	}
-	return rec
+// recognitionOf is what recognize prints for a recogniser's result.
+func recognitionOf(res rfstream.Result) recognition {
+	return recognition{Text: res.Text, Conf: res.Conf, Alternatives: res.Alternatives, Words: res.Words}
 }
 
 func runRecognize(args []string, stdout, stderr io.Writer) error {
@@ -131,26 +82,23 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if *session {
 		return recognizeSession(files, *rate, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
 	}
-	var recognize func(*frontend.Audio) (recognition, error)
+	var recognizer rfstream.Recognizer
 	var task string
 	prepare := func() error {
 		m, err := modelOr(*modelPath, stderr, defaultDigitWordModel)
 		if err != nil {
 			return err
 		}
-		fn, ok := recognizers[m.Task]
-		if !ok {
-			return fmt.Errorf("model task %q cannot recognise recordings (known: %s)", m.Task, strings.Join(recognizerTasks(), ", "))
-		}
 		task = m.Task
-		recognize, err = fn(m)
+		recognizer, err = newRecognizer(m)
 		return err
 	}
 	failed, err := eachRecording(files, *rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
-		rec, err := recognize(a)
+		res, err := recognizer.Recognize(a.Samples, a.Rate)
 		if err != nil {
 			return err
 		}
+		rec := recognitionOf(res)
 		rec.Task, rec.Seconds = task, a.Duration()
 		out.print(path, rec)
 		return nil
@@ -295,7 +243,7 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 		if n := session.AdaptedOn(); n != adaptedOn {
 			fmt.Fprintf(stderr, "session: from %s on, decided with the self-training on the first %d recordings\n", path, n)
 		}
-		rec := wordRecognition(wc.Model.Labels, session.Score(v))
+		rec := recognitionOf(wc.ResultOf(session.Score(v)))
 		rec.Task, rec.Seconds = rfstream.TaskWords, a.Duration()
 		out.print(path, rec)
 		return nil
@@ -344,7 +292,7 @@ func recognizeAdapted(files []string, rate int, modelPath string, out recognitio
 	}
 	if n := len(rows); n > 0 && n < len(wc.Model.Labels) {
 		// The voice is estimated from these recordings alone; from one, its
-		// mean spectrum is mostly its word's (docs/audio.md: 66.7 % against
+		// mean spectrum is mostly its word's (experiments/journal/audio.md: 66.7 % against
 		// 79.1 % one at a time on FSDD's held-out voices).
 		fmt.Fprintf(stderr, "rfstream recognize: adapting to %d recording(s) of the voice; it was measured from %d (one per word) up, and --session suits a few\n", n, len(wc.Model.Labels))
 	}
@@ -362,7 +310,7 @@ func recognizeAdapted(files []string, rate int, modelPath string, out recognitio
 				i+1, r.Picked, len(rows), 100*r.Fraction, r.Changed)
 		}
 		for i, path := range paths {
-			rec := wordRecognition(wc.Model.Labels, linalg.Row32(res.Scores, i))
+			rec := recognitionOf(wc.ResultOf(linalg.Row32(res.Scores, i)))
 			rec.Task, rec.Seconds = rfstream.TaskWords, seconds[i]
 			out.print(path, rec)
 		}

@@ -151,14 +151,24 @@ func TestRecognizeSeveralFiles(t *testing.T) {
 	}
 }
 
+// labelRecognizer is a recogniser of a task of the test's own: it answers
+// with the model's first label and the number of samples it heard.
+type labelRecognizer struct{ label string }
+
+func (r labelRecognizer) Recognize(samples []float32, rate int) (rfstream.Result, error) {
+	return rfstream.Result{Text: fmt.Sprintf("%s of %d samples", r.label, len(samples)), Conf: 0.5}, nil
+}
+
 func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 	const task = "test-connected-digits"
-	registerRecognizer(task, func(m *rfstream.Model) (func(*frontend.Audio) (recognition, error), error) {
-		return func(a *frontend.Audio) (recognition, error) {
-			return recognition{Text: fmt.Sprintf("%s of %d samples", m.Labels[0], len(a.Samples)), Conf: 0.5}, nil
-		}, nil
-	})
-	defer delete(recognizers, task)
+	saved := newRecognizer
+	newRecognizer = func(m *rfstream.Model) (rfstream.Recognizer, error) {
+		if m.Task == task {
+			return labelRecognizer{m.Labels[0]}, nil
+		}
+		return saved(m)
+	}
+	defer func() { newRecognizer = saved }()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "other.rfm")
 	if err := rfstream.SaveModel(model, &rfstream.Model{Task: task, Labels: []string{"seven"}}); err != nil {
@@ -171,7 +181,7 @@ func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 		t.Fatalf("dispatch gave %+v, want text %q", r, want)
 	}
 
-	// A task nobody registered is a clear error naming it.
+	// A task no recogniser serves is a clear error naming it.
 	if err := rfstream.SaveModel(model, &rfstream.Model{Task: "no-such-task", Labels: []string{"x"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,6 @@ func init() {
 	cli.RegisterTask(&cli.Task{Name: "mnist", Summary: "MNIST digits (or any IDX image/label files): random features + RLS", Train: trainMNIST})
 	cli.RegisterTask(&cli.Task{Name: "connected", Summary: "connected digit strings: frame classifier over HMM states + Viterbi (WER/SER)", Train: trainConnected})
 	cli.RegisterTask(&cli.Task{Name: "phones", Summary: "phone recognition: 3-state phone HMMs trained by alignment, phone loop (PER on held-out voices)", Train: trainPhones})
-	// A phone model is decoded as a connected-word one, with phones for
-	// words.
-	registerRecognizer(rfstream.TaskPhones, recognizeConnected)
 }
 
 func trainDigits(args []string, stdout, stderr io.Writer) error {

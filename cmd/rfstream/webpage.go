@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream/web"
+	"github.com/rfstream/rfstream/streaming/web"
 )
 
 // webPage is the HTTP server of `rfstream serve --http`.

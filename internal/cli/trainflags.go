@@ -30,7 +30,7 @@ func ImageFlags(fs *flag.FlagSet, o *train.ImageOptions) {
 // ThreadsFlag adds --blas-threads, for the commands that fit through
 // train.ImageOptions.FitImages.
 func ThreadsFlag(fs *flag.FlagSet, o *train.ImageOptions) {
-	fs.IntVar(&o.BLASThreads, "blas-threads", o.BLASThreads, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: README, \"Speed against NumPy\"), else the BLAS's own count")
+	fs.IntVar(&o.BLASThreads, "blas-threads", o.BLASThreads, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: experiments/journal/results.md, \"Speed against NumPy\"), else the BLAS's own count")
 }
 
 // LoadImages reads the image sets o names (train.LoadImages), or MNIST

@@ -14,6 +14,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
@@ -196,7 +197,7 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 	errs := make([]error, len(us))
 	start := time.Now()
 	parallel.For(len(us), func(i int) {
-		a, err := datasets.ReadAudioFile(us[i].Path, 0)
+		a, err := frontend.ReadAudio(us[i].Path, 0)
 		if err != nil {
 			errs[i] = err
 			return

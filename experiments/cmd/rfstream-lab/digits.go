@@ -175,7 +175,7 @@ func (f *digitsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.testWarpsFlag, "test-warps", "", "test-time warping: comma-separated pitch/formant shifts in cents (e.g. -200,-100,0,100,200); every test recording is scored under each shift of its log-mel patch and the class scores pooled (see --test-warp-pool)")
 	fs.StringVar(&f.testWarpPool, "test-warp-pool", "mean", "--test-warps: mean (average the class scores over the shifts) or max (keep each class's best)")
 	fs.IntVar(&f.knnSmooth, "knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
-	fs.BoolVar(&f.balanced, "self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see docs/audio.md: this uses the test voice's label distribution)")
+	fs.BoolVar(&f.balanced, "self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see experiments/journal/audio.md: this uses the test voice's label distribution)")
 	fs.StringVar(&f.selfFlag, "self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
 	f.wc = frontend.DefaultWordConfig()
 	cli.WordConfigFlags(fs, &f.wc)

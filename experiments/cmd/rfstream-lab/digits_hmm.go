@@ -20,6 +20,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/parallel"
@@ -170,7 +171,7 @@ func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []st
 	out := linalg.NewGeneral32(len(test), len(labels))
 	errs := make([]error, len(test))
 	parallel.For(len(test), func(i int) {
-		a, err := datasets.ReadAudioAt(test[i].Path, rfstream.DefaultConnectedInput().Audio.SampleRate)
+		a, err := frontend.ReadAudio(test[i].Path, rfstream.DefaultConnectedInput().Audio.SampleRate)
 		if err != nil {
 			errs[i] = err
 			return

@@ -83,7 +83,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	lambdaPath := fs.String("lambda-path", "", "also score the test set at each of these λ (relative to the mean diagonal, scaled as the chosen λ is; e.g. 1e-8,1e-7,…,1e-2), refitted from the same kernel, and record them with each row; the chosen λ and its model are unchanged")
 	lambdaGrid := fs.String("lambda-grid", "", "the λ to choose from, relative to the mean diagonal (default 1e-6,1e-5,…,1e-1 by decades; with --lambda-by loo, half decades from 1e-8); one value fixes the relative λ")
 	lambdaBy := fs.String("lambda-by", "holdout", "how λ is chosen for every map: holdout (10 % of the training rows, then a refit on all) or loo (exact leave-one-out over all training rows, half-decade grid, as GURLS does)")
-	// Defaults: the configuration chosen on held-out training rows (README).
+	// Defaults: the configuration chosen on held-out training rows (experiments/journal/results.md).
 	for name, v := range map[string]string{"templates": invariant.Data, "center": "true", "s": "1", "bins": "4", "g": "20", "m": "500"} {
 		if err := fs.Set(name, v); err != nil {
 			return err

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/rfstream/rfstream"
-	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
@@ -39,7 +39,7 @@ func scorePhones(m *rfstream.Model, d *train.PhoneData) (train.PhoneScore, map[s
 	errs := make([]error, len(d.Test))
 	start := time.Now()
 	parallel.For(len(d.Test), func(i int) {
-		a, err := datasets.ReadAudioFile(d.Test[i].Path, 0)
+		a, err := frontend.ReadAudio(d.Test[i].Path, 0)
 		if err != nil {
 			errs[i] = err
 			return

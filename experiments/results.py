@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""The README's results table, read from one run of `rfstream demo`.
+
+`make results` pipes `bin/rfstream demo` (stdout and stderr) into this script,
+so every number in the table comes from one run of the current code:
+
+    bin/rfstream demo 2>&1 | /usr/bin/python3 experiments/results.py
+    /usr/bin/python3 experiments/results.py demo.log      # a saved log
+
+It prints one Markdown table, one row per headline number, and exits 1,
+naming what is missing, when the log lacks any of them (a part failed or was
+skipped, e.g. the unseen-voice part without espeak-ng) or does not reach the
+demo's last line, so a table is never printed with a hole in it. Only lines
+the demo prints on every run are read: a model trained on first use
+announces itself, a cached one does not.
+"""
+import re
+import sys
+
+NUM = r"([0-9]+(?:\.[0-9]+)?)"
+
+# name -> pattern; each must match exactly once in the log (the unseen-voice
+# lines are indented under part 5's heading, the rest are unique sentences).
+PATTERNS = {
+    "mnist_m_q": r"^trained maxout m=([0-9]+) q=([0-9]+) on ([0-9]+) images",
+    "mnist": r"^test error on the ([0-9]+) MNIST test images: " + NUM + r"% \(paper, Table 1: " + NUM + r"%\)",
+    "fsdd_offline": r"^offline: ([0-9]+) FSDD test recordings \(takes 0-4 of 6 speakers\), accuracy " + NUM + "%",
+    "fsdd_nats": r"^([0-9]+) FSDD test recordings streamed through NATS in [0-9.]+s: ([0-9]+) recognised exactly \("
+    + NUM + r"%\), ([0-9]+) stream errors",
+    "tags": r"^tagged ([0-9]+) images in [0-9.]+s \([0-9]+ images/s\), ([0-9]+) errors; top-1 accuracy " + NUM + "%",
+    "words_pipeline": r"^pipeline: [0-9]+ messages, ([0-9]+) error results, ([0-9]+) lost$",
+    "connected": r"^([0-9]+) connected-digit strings \(2-7 digits, test speakers\) streamed through NATS in [0-9.]+s: WER "
+    + NUM + r"%, ([0-9]+) of ([0-9]+) strings exactly right, ([0-9]+) stream errors",
+    "connected_pipeline": r"^pipeline: [0-9]+ messages, [0-9]+ utterance segments scored, ([0-9]+) error results, ([0-9]+) lost$",
+    "voice_model": r"^model: FSDD without (\S+) \(([0-9]+) recordings\) \+ ([0-9]+) synthetic voices.*; \S+'s ([0-9]+) recordings:",
+    "voice_alone": r"^  one recording at a time: +" + NUM + "%",
+    "voice_files": r"^  the same session on whole files: +" + NUM + "%",
+    "voice_live": r"^  as one live session through NATS: +" + NUM + r"% of ([0-9]+) words",
+    "voice_streams": r"^  each recording its own stream: +" + NUM + "%",
+    "voice_named": r"^  each its own stream, naming the voice: +" + NUM + "%",
+    "voice_adapt": r"^  adapting to all [0-9]+ first \(--adapt\): +" + NUM + "%",
+    "finished": r"^demo finished in ([0-9]+)s$",
+}
+
+
+def parse(text):
+    found, missing = {}, []
+    for name, pat in PATTERNS.items():
+        hits = re.findall(pat, text, re.M)
+        if len(hits) != 1:
+            missing.append(f"{name} ({len(hits)} matches of /{pat}/)")
+            continue
+        found[name] = hits[0] if isinstance(hits[0], tuple) else (hits[0],)
+    return found, missing
+
+
+def table(f):
+    m, q, n_train = f["mnist_m_q"]
+    n_test, err, paper = f["mnist"]
+    n_off, acc_off = f["fsdd_offline"]
+    n_nats, ok_nats, acc_nats, serr_nats = f["fsdd_nats"]
+    n_img, img_err, top1 = f["tags"]
+    w_errs, w_lost = f["words_pipeline"]
+    n_str, wer, exact, n_str2, serr_conn = f["connected"]
+    c_errs, c_lost = f["connected_pipeline"]
+    who, n_without, n_synth, n_voice = f["voice_model"]
+    voice = f"a voice never trained on ({who}'s {n_voice} recordings; model: FSDD's other {n_without} + {n_synth} synthetic voices)"
+    rows = [
+        (f"MNIST test error, maxout m={m} q={q} + RLS, {n_train} training images ({n_test} test; paper {paper} %)",
+         f"{err} %", "1"),
+        (f"FSDD official split, {n_off} test recordings, offline (each file one word)", f"{acc_off} %", "2"),
+        (f"the same {n_nats} recordings streamed through the embedded NATS pipeline (the live segmenter finds each word)",
+         f"{acc_nats} % ({ok_nats}/{n_nats}; {serr_nats} stream errors, {w_lost} lost)", "3"),
+        (f"MNIST test images tagged through NATS, top-1 ({n_img} images)", f"{top1} % ({img_err} errors)", "3"),
+        (f"connected digit strings streamed through NATS ({n_str}, 2–7 digits, test speakers), WER",
+         f"{wer} % ({exact}/{n_str2} strings exact; {serr_conn} stream errors, {c_lost} lost)", "4"),
+        (f"{voice}: one recording at a time", f"{f['voice_alone'][0]} %", "5"),
+        (f"{who}: as one live session through NATS ({f['voice_live'][1]} words)", f"{f['voice_live'][0]} %", "5"),
+        (f"{who}: the same session on whole files", f"{f['voice_files'][0]} %", "5"),
+        (f"{who}: each recording its own stream", f"{f['voice_streams'][0]} %", "5"),
+        (f"{who}: each its own stream, naming the voice", f"{f['voice_named'][0]} %", "5"),
+        (f"{who}: adapting to all {n_voice} first (`recognize --adapt`)", f"{f['voice_adapt'][0]} %", "5"),
+    ]
+    out = ["| measured by `make demo` | result | reproduce alone |", "|---|---|---|"]
+    for what, result, part in rows:
+        out.append(f"| {what} | {result} | `bin/rfstream demo --parts {part}` |")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) > 2:
+        sys.exit("usage: results.py [DEMO_LOG]  (default: stdin)")
+    text = open(sys.argv[1], encoding="utf-8").read() if len(sys.argv) == 2 else sys.stdin.read()
+    found, missing = parse(text)
+    if missing:
+        print("results.py: the demo log lacks:", file=sys.stderr)
+        for m in missing:
+            print("  " + m, file=sys.stderr)
+        sys.exit(1)
+    print(table(found))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+package rfstream
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// Recognizer recognises what one whole recording says. Its result is the
+// recording's last: Final and EOS are set.
+type Recognizer interface {
+	// Recognize hears samples (mono, in [-1, 1]) taken at rate Hz; they
+	// are resampled to the model's rate when it differs.
+	Recognize(samples []float32, rate int) (Result, error)
+}
+
+// recognizerTasks are the model tasks NewRecognizer serves, sorted. An
+// image model (TaskImages) is not among them: it tags pixels
+// (ImageTagger), it hears no recordings.
+var recognizerTasks = []string{TaskConnected, TaskPhones, TaskWords}
+
+// NewRecognizer prepares a model for recognising recordings, whatever its
+// task: an isolated-word model classifies the recording as one word (its
+// WordClassifier), a connected-word or phone model decodes it into a
+// string of words (Connected). Whatever the model needs built, its feature
+// map and its decoder, is built here, once, not for each recording.
+func NewRecognizer(m *Model) (Recognizer, error) {
+	switch m.Task {
+	case TaskWords:
+		c, err := NewWordClassifier(m)
+		if err != nil {
+			return nil, err // not c: a nil *WordClassifier is a non-nil Recognizer
+		}
+		return c, nil
+	case TaskConnected, TaskPhones:
+		c, err := NewConnected(m)
+		if err != nil {
+			return nil, err
+		}
+		return connectedRecognizer{c}, nil
+	}
+	// No "rfstream:" prefix: `rfstream recognize` prints this as its own
+	// error, as it did when it dispatched on the task itself.
+	return nil, fmt.Errorf("model task %q cannot recognise recordings (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
+}
+
+// Load reads and verifies the model file at path: LoadModel, by the name
+// that reads best beside NewRecognizer.
+func Load(path string) (*Model, error) { return LoadModel(path) }
+
+// connectedRecognizer is a connected-word or phone model's Recognizer. It
+// wraps Connected, whose Recognize takes a frontend.Audio, and gives the
+// string a confidence, which the results of a stream (ConnectedStream)
+// do not carry.
+type connectedRecognizer struct{ c *Connected }
+
+func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, error) {
+	res, err := r.c.Recognize(&frontend.Audio{Rate: rate, Samples: samples})
+	if err != nil {
+		return Result{}, err
+	}
+	// A string is only as sure as its least sure word.
+	for i, w := range res.Words {
+		if i == 0 || w.Conf < res.Conf {
+			res.Conf = w.Conf
+		}
+	}
+	return res, nil
+}

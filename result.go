@@ -1,0 +1,91 @@
+package rfstream
+
+import (
+	"math"
+	"sort"
+)
+
+// Result is what a recogniser reports: a partial hypothesis while a word
+// is being spoken, a final one when it is closed, and a last one with EOS
+// set when the stream has ended. Text is all final words so far, space
+// separated, plus the open word in a partial. A Recognizer, which hears a
+// whole recording, reports only the last.
+type Result struct {
+	Text  string `json:"text"`
+	Final bool   `json:"final"`
+	EOS   bool   `json:"eos,omitempty"`
+	// Words are the recognised words with their times. A whole-word
+	// classifier (WordClassifier.Recognize) does not time its word and
+	// leaves them empty.
+	Words []Word `json:"words"`
+	// Conf is a Recognizer's confidence in the whole result: the word's
+	// for an isolated word, the least sure word's for a string. Stream
+	// results leave it 0, their confidences are their words'.
+	Conf float64 `json:"conf,omitempty"`
+	// Alternatives are a whole-word classifier's best hypotheses, best
+	// first (the first is Text).
+	Alternatives []Hypothesis `json:"alternatives,omitempty"`
+	// Error is set on an error result; the stream can go on.
+	Error string `json:"error,omitempty"`
+	// Voice is set on the end-of-stream result of a voice-normalised
+	// word model: what the stream's voice session has learnt so far.
+	Voice *VoiceProgress `json:"voice,omitempty"`
+}
+
+// Word is one recognised word with its times in seconds from the start of
+// the stream.
+type Word struct {
+	Word  string  `json:"word"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Conf  float64 `json:"conf"`
+}
+
+// VoiceProgress is how far a voice session has come: the recordings it
+// has committed (every stream's of a named voice) and how many of them
+// the read-out in use was self-trained on (0: the model's own).
+type VoiceProgress struct {
+	Recordings int `json:"recordings"`
+	AdaptedOn  int `json:"adapted_on"`
+}
+
+// Hypothesis is a recognised word with a confidence in [0, 1].
+type Hypothesis struct {
+	Label string  `json:"label"`
+	Conf  float64 `json:"conf"`
+}
+
+// Confidence turns one row of one-vs-rest RLS scores into a number in
+// [0, 1]: a softmax over the scores at a temperature that makes a margin of
+// one target unit (the ±1 coding) worth a factor e⁴. It ranks hypotheses; it
+// is not a calibrated probability.
+func Confidence(scores []float32, best int) float64 {
+	const temp = 0.25
+	var sum float64
+	for _, s := range scores {
+		sum += math.Exp((float64(s) - float64(scores[best])) / temp)
+	}
+	return 1 / sum
+}
+
+// Tag is one label with its confidence.
+type Tag struct {
+	Label string  `json:"label"`
+	Score float64 `json:"score"`
+}
+
+// TopK returns the k best labels of one score row with confidences that
+// sum to at most one (see Confidence).
+func TopK(scores []float32, labels []string, k int) []Tag {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	k = min(max(k, 1), len(idx))
+	tags := make([]Tag, k)
+	for i := 0; i < k; i++ {
+		tags[i] = Tag{Label: labels[idx[i]], Score: Confidence(scores, idx[i])}
+	}
+	return tags
+}

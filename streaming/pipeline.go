@@ -1,0 +1,550 @@
+package streaming
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rfstream/rfstream"
+)
+
+// What the stages share: the Pipeline they run, Start, which subscribes
+// them, the batching of the stateless ones, Stats, Close, the sweep that
+// ends quiet streams, and publishing results. Each stage has a file of its
+// own, stage_<name>.go.
+
+// Stage names, for running only some stages in a process.
+const (
+	StageFrontend = "frontend" // PCM → word vectors or frames (stateful per stream)
+	StageFeatures = "features" // word vectors → class scores, frames → state log-likelihoods (stateless, queue group, batched)
+	StageDecoder  = "decoder"  // scores → results, log-likelihoods → Viterbi → results (stateful per stream)
+	StageTagger   = "tagger"   // images → top-k tags (stateless, queue group, batched)
+)
+
+// AllStages lists every stage.
+var AllStages = []string{StageFrontend, StageFeatures, StageDecoder, StageTagger}
+
+// Queue groups of the stateless stages: every member of a group gets a
+// share of the messages, which is how they scale across processes.
+const (
+	QueueFeatures = "rfs-features"
+	QueueTagger   = "rfs-tagger"
+)
+
+// Pipeline is what a set of stages runs.
+type Pipeline struct {
+	Name  string
+	Words *rfstream.WordClassifier // isolated-word audio model
+	// Connected is a connected-word audio model: the frontend cuts
+	// utterances and sends their frames, the features stage turns frames
+	// into HMM-state log-likelihoods, the decoder runs Viterbi over them.
+	// A pipeline has at most one audio model, Words or Connected.
+	Connected *rfstream.Connected
+	// Spotter segments the audio (default: DefaultSpotterConfig for a word
+	// model, DefaultConnectedStreamConfig for a connected one).
+	Spotter rfstream.SpotterConfig
+	Images  *rfstream.ImageTagger // image model; nil when the pipeline has none
+	TopK    int                   // tags per image (default 3)
+	// IdleTimeout drops a stream's state after this long without a
+	// message (default one minute), with an error result.
+	IdleTimeout time.Duration
+	// Window is how many messages past a gap are held for reordering
+	// before the gap is declared lost (default 64).
+	Window int
+	// Batch is the most messages the features stage scores in one GEMM
+	// (default 64); with ShedPartials it takes up to 8× as many and scores
+	// those not shed. The tagger takes up to 8× as many.
+	Batch int
+	// Durable stores the pipeline's subjects in JetStream and feeds the
+	// stateless stages from durable pull consumers with explicit acks
+	// (durable.go); the server must have JetStream enabled.
+	Durable bool
+	// AckWait is how long a durable worker may hold a message before it
+	// is redelivered to another (default DefaultAckWait).
+	AckWait time.Duration
+	// ShedPartials lets the features stage skip a partial word whose
+	// stream has a later segment in the same batch: under a backlog the
+	// stale guess is not worth a GEMM row, and the final one comes sooner.
+	// Final words and end-of-stream results are never skipped, so only the
+	// number of partial results changes.
+	ShedPartials bool
+	// NoSelfTrain keeps each stream's voice session from self-training
+	// (rfstream.VoiceSession.SelfTrain) with an adaptable word model.
+	// Self-training costs CPU (about 3 s of two cores a checkpoint for the
+	// default adaptable model, one checkpoint at a time per model), and a
+	// stream whose next word needs rounds still running waits for them
+	// (set aside; other streams go on): with many long streams, turn it
+	// off.
+	NoSelfTrain bool
+	// VoicesBySubject lets a stream name its voice only by its subject
+	// (VoiceSubject): a KindPCM message with HdrVoice is refused. NATS
+	// permissions on rfs.v1.<pipeline>.voice.<voice>.* (and on
+	// rfs.v1.<pipeline>.forget.<voice>) then decide who may speak as, and
+	// forget, which voice.
+	VoicesBySubject bool
+	// MaxVoices bounds how many named voices (HdrVoice) the frontend
+	// stage keeps sessions for (default 64). A session holds up to
+	// rfstream.LastSessionCheckpoint word vectors (about 6.5 MB for the
+	// default adaptable model), so the bound is one on memory. A new voice
+	// beyond it replaces the one heard least recently that no live stream
+	// names; when every one is in use, the new stream gets a session of
+	// its own and an error result says so.
+	MaxVoices int
+	// VoiceIdle drops a named voice's session after this long without a
+	// word from any of its streams (default 24 h).
+	VoiceIdle time.Duration
+	// VoiceDir keeps named voices' sessions in this directory, one voice
+	// file each (rfstream.VoiceSession.WriteTo) in a folder of the model's
+	// (its fingerprint), so they outlive the process: a voice not in
+	// memory is read from its file when a stream names it, and its file is
+	// written when one of its streams ends (off the frontend's lock, before
+	// the stream's end-of-stream marker goes on), when it is dropped from
+	// memory (MaxVoices, VoiceIdle) and when the stages close. A file that
+	// cannot be read (damaged, or another model's) is renamed aside with
+	// ".bad", reported to the stream, and the voice starts afresh. Empty:
+	// the sessions live in memory only.
+	VoiceDir string
+	// Shards splits a pipeline's streams between this many Stages that run
+	// the frontend and decoder (default 1: one of each per pipeline, which
+	// sees every stream), in as many processes or on as many connections
+	// of one; Shard, from 0 to Shards-1, is this one's share: the streams
+	// ShardOf gives it. The others'
+	// messages are left alone, unanswered, so every frontend and decoder
+	// of a pipeline must be given the same Shards and each share must run
+	// somewhere. A voice's streams share a shard, which needs the voice in
+	// the subject (VoiceSubject): with Shards > 1 the HdrVoice header on
+	// KindPCM is refused, as with VoicesBySubject.
+	Shard, Shards int
+
+	// hold, when set (by tests), runs in a stateless stage after a batch
+	// is computed and before anything is published or acknowledged.
+	hold func()
+}
+
+func (p *Pipeline) defaults() {
+	if p.TopK <= 0 {
+		p.TopK = 3
+	}
+	if p.IdleTimeout <= 0 {
+		p.IdleTimeout = time.Minute
+	}
+	if p.Window <= 0 {
+		p.Window = 64
+	}
+	if p.Batch <= 0 {
+		p.Batch = 64
+	}
+	if p.MaxVoices <= 0 {
+		p.MaxVoices = 64
+	}
+	if p.VoiceIdle <= 0 {
+		p.VoiceIdle = 24 * time.Hour
+	}
+	if p.AckWait <= 0 {
+		p.AckWait = DefaultAckWait
+	}
+	if p.Shards <= 0 {
+		p.Shards = 1
+	}
+	if p.Spotter == (rfstream.SpotterConfig{}) {
+		p.Spotter = rfstream.DefaultSpotterConfig()
+		if p.Connected != nil {
+			p.Spotter = rfstream.DefaultConnectedStreamConfig()
+		}
+	}
+}
+
+// audioKinds are the subject kinds between the audio stages: what the
+// frontend sends to the features stage, and what that sends the decoder.
+func (p *Pipeline) audioKinds() (toFeatures, toDecoder string) {
+	if p.Connected != nil {
+		return KindFrames, KindLogLik
+	}
+	return KindVector, KindScores
+}
+
+// Stats counts what the stages saw; all fields are totals since Start.
+type Stats struct {
+	Messages, Duplicates, Errors, Lost int64
+	// Vectors counts the messages this process's features stage scored
+	// (word vectors and end-of-stream markers).
+	Vectors int64
+	// Batches counts the batches the stateless stages handled: messages
+	// per batch tells how well GEMMs were filled.
+	Batches int64
+	// Shed counts partial words skipped by ShedPartials.
+	Shed int64
+	// Voices is how many named voices' sessions (HdrVoice) the frontend
+	// stage holds now: a count at the moment, not a total.
+	Voices int
+}
+
+type counters struct {
+	messages, duplicates, errors, lost, vectors, batches, shed atomic.Int64
+}
+
+// Stages is a running set of stage workers on one connection.
+type Stages struct {
+	nc   *nats.Conn
+	p    Pipeline
+	subs []*nats.Subscription
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	releases  sync.WaitGroup // held segments not yet released (release)
+	mu        sync.Mutex     // guards front, ended and voices (the frontend's state)
+	decMu     sync.Mutex     // guards dec and decEnded (the decoder's state)
+	stats     counters
+	front     map[string]*frontStream
+	voices    map[string]*namedVoice
+	files     voiceWriter // writes voices' files off mu
+	dec       map[string]*decStream
+	ended     map[string]endedStream
+	decEnded  map[string]time.Time
+	vectorCh  chan work
+	imageCh   chan work
+	consumers []jetstream.ConsumeContext
+}
+
+// work is one message for a stateless stage; ack, set for messages from a
+// durable consumer, is called once the stage has published its output.
+type work struct {
+	m   *nats.Msg
+	ack func()
+}
+
+// Start subscribes the named stages (all when none are named).
+func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
+	if err := CheckName("pipeline", p.Name); err != nil {
+		return nil, err
+	}
+	p.defaults()
+	if p.Shard < 0 || p.Shard >= p.Shards {
+		return nil, fmt.Errorf("streaming: shard %d of %d (want 0 to %d)", p.Shard, p.Shards, p.Shards-1)
+	}
+	if len(names) == 0 {
+		names = AllStages
+	}
+	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
+		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
+	if p.VoiceDir != "" && p.Words != nil {
+		// The model's fingerprint names its voice folder; computing it
+		// now (tens of ms for a large model) keeps it off a stream's path,
+		// and a folder that cannot be made fails here, not at every
+		// stream's end.
+		model, err := p.Words.Fingerprint()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(p.VoiceDir, model[:16]), 0o700); err != nil {
+			return nil, fmt.Errorf("streaming: voice folder: %w", err)
+		}
+	}
+	if p.Durable {
+		// Whatever stages run here, the store exists before clients publish.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _, err := EnsureStore(ctx, nc, p.Name)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range names {
+		var err error
+		switch n {
+		case StageFrontend, StageFeatures, StageDecoder:
+			if (p.Words == nil) == (p.Connected == nil) {
+				err = fmt.Errorf("streaming: stage %s needs one audio model, a word model or a connected one", n)
+				break
+			}
+			toFeatures, toDecoder := p.audioKinds()
+			switch n {
+			case StageFrontend:
+				// One token after pcm and forget, two after voice: a plain
+				// stream's name can never be a voice's stream's.
+				err = s.sub(Subject(p.Name, KindPCM, "*"), "", s.onPCM)
+				if err == nil {
+					err = s.sub(VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
+				}
+				if err == nil {
+					err = s.sub(Subject(p.Name, KindForget, "*"), "", s.onForget)
+				}
+				if p.Words != nil && !p.NoSelfTrain {
+					// The sessions' first self-training need not pay for
+					// what all of them share (an error comes back then).
+					go p.Words.PrepareAdaptation()
+				}
+			case StageFeatures:
+				s.vectorCh = make(chan work, 4096)
+				err = s.stateless(toFeatures, QueueFeatures, s.vectorCh)
+				// Shedding looks at the whole backlog (up to 8 batches) at
+				// once, so each stream keeps at most its newest partial.
+				limit := p.Batch
+				if p.ShedPartials {
+					limit = 8 * p.Batch
+				}
+				if p.Connected != nil {
+					s.loop(s.vectorCh, limit, s.scoreFrames)
+				} else {
+					s.loop(s.vectorCh, limit, s.scoreVectors)
+				}
+			case StageDecoder:
+				err = s.sub(Wildcard(p.Name, toDecoder), "", s.onScores)
+			}
+		case StageTagger:
+			if p.Images == nil {
+				err = errors.New("streaming: stage tagger needs an image model")
+				break
+			}
+			s.imageCh = make(chan work, 4096)
+			err = s.stateless(KindImage, QueueTagger, s.imageCh)
+			// Images have no real-time deadline: a backlog is tagged in
+			// GEMMs of up to 8 batches, which is where throughput comes from.
+			s.tagLoop(s.imageCh, TaggerBatch(p))
+		default:
+			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.wg.Add(1)
+	go s.sweep()
+	// A round trip makes sure the server has every subscription before
+	// the caller starts publishing.
+	if err := nc.Flush(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stages) sub(subject, queue string, h nats.MsgHandler) error {
+	var sub *nats.Subscription
+	var err error
+	if queue == "" {
+		sub, err = s.nc.Subscribe(subject, h)
+	} else {
+		sub, err = s.nc.QueueSubscribe(subject, queue, h)
+	}
+	if err != nil {
+		return fmt.Errorf("streaming: subscribe %s: %w", subject, err)
+	}
+	// The default pending limits would drop messages of a burst of streams.
+	sub.SetPendingLimits(-1, -1)
+	s.subs = append(s.subs, sub)
+	return nil
+}
+
+// stateless feeds a stateless stage's channel: from a core queue group,
+// or from the durable consumer of the same name in a durable pipeline.
+func (s *Stages) stateless(kind, group string, ch chan work) error {
+	if s.p.Durable {
+		return s.consumeDurable(group, kind, ch)
+	}
+	return s.sub(Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
+}
+
+// loop runs a batching worker: it takes one message, then whatever else
+// is already waiting up to limit messages, and handles them together.
+func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		batch := make([]work, 0, limit)
+		for {
+			select {
+			case <-s.stop:
+				return
+			case m := <-ch:
+				batch = fill(append(batch[:0], m), ch, limit)
+				s.stats.batches.Add(1)
+				handle(batch)
+			}
+		}
+	}()
+}
+
+// fill appends to batch what is already waiting on ch, up to limit
+// messages in all.
+func fill(batch []work, ch chan work, limit int) []work {
+	for len(batch) < limit {
+		select {
+		case m := <-ch:
+			batch = append(batch, m)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// ackAll acknowledges a batch of durable messages after its outputs were
+// published on the same connection, so the server has the outputs before
+// the acks.
+func ackAll(batch []work) {
+	for _, w := range batch {
+		if w.ack != nil {
+			w.ack()
+		}
+	}
+}
+
+// Stats returns the counters.
+func (s *Stages) Stats() Stats {
+	s.mu.Lock()
+	voices := len(s.voices)
+	s.mu.Unlock()
+	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load()}
+}
+
+// Close drains the subscriptions (messages already received are handled)
+// and stops the workers.
+func (s *Stages) Close() error {
+	var errs []error
+	for _, cc := range s.consumers {
+		cc.Drain()
+	}
+	for _, sub := range s.subs {
+		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+			errs = append(errs, err)
+		}
+	}
+	// Wait for the drains to deliver what they hold to the workers.
+	deadline := time.Now().Add(5 * time.Second)
+	for _, sub := range s.subs {
+		for sub.IsValid() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, cc := range s.consumers {
+		select {
+		case <-cc.Closed():
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	// Segments set aside for a self-training are published once it ends.
+	s.releases.Wait()
+	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
+		for len(ch) > 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.wg.Wait()
+	var errMu sync.Mutex
+	keep := func(err error) {
+		if err != nil {
+			errMu.Lock()
+			errs = append(errs, err)
+			errMu.Unlock()
+		}
+	}
+	s.mu.Lock()
+	for name, v := range s.voices {
+		_, err := s.saveVoice(name, v, keep)
+		keep(err)
+	}
+	s.mu.Unlock()
+	s.files.waitAll() // these writes, and ended streams' still running
+	return errors.Join(errs...)
+}
+
+// sweep drops the state of streams that went quiet.
+func (s *Stages) sweep() {
+	defer s.wg.Done()
+	tick := time.NewTicker(max(10*time.Millisecond, min(time.Second, s.p.IdleTimeout/4)))
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-tick.C:
+			s.mu.Lock()
+			for name, st := range s.front {
+				if now.Sub(st.last) > s.p.IdleTimeout {
+					s.endIdle(name, st)
+					delete(s.front, name)
+					s.ended[name] = endedStream{at: now, next: st.next}
+				}
+			}
+			for name, e := range s.ended {
+				if now.Sub(e.at) > 10*s.p.IdleTimeout {
+					delete(s.ended, name)
+				}
+			}
+			if len(s.voices) > 0 {
+				live := s.liveVoices()
+				for name, v := range s.voices {
+					if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
+						// Written off the lock (streamVoice waits for it
+						// before reading the file again). An error has no
+						// stream to go to; the file keeps what was last
+						// written.
+						s.saveVoice(name, v, nil)
+						delete(s.voices, name)
+					}
+				}
+			}
+			s.mu.Unlock()
+			// The decoder waits twice as long, so a stream the frontend
+			// ends for idleness gets its end-of-stream result through it.
+			s.decMu.Lock()
+			for name, st := range s.dec {
+				if now.Sub(st.last) > 2*s.p.IdleTimeout {
+					s.endDecoderIdle(name, st)
+					delete(s.dec, name)
+					s.decEnded[name] = now
+				}
+			}
+			for name, at := range s.decEnded {
+				if now.Sub(at) > 10*s.p.IdleTimeout {
+					delete(s.decEnded, name)
+				}
+			}
+			s.decMu.Unlock()
+		}
+	}
+}
+
+// publishResult sends a result on a stream's result subject.
+func (s *Stages) publishResult(stream string, r rfstream.Result) {
+	b, _ := json.Marshal(r)
+	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
+	m.Data = b
+	if r.EOS {
+		m.Header.Set(HdrEOS, "1")
+	}
+	if r.Error != "" {
+		s.stats.errors.Add(1)
+	}
+	s.nc.PublishMsg(m)
+}
+
+// errorResult sends a stream a result that carries only an error.
+func (s *Stages) errorResult(stream, format string, args ...any) {
+	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+}
+
+// owns reports whether this process's frontend and decoder take stream
+// (Pipeline.Shards).
+func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
+
+// maxPayload is the largest message body the stages publish: the server's
+// limit less room for headers.
+func maxPayload(nc *nats.Conn) int { return int(nc.MaxPayload()) - 4096 }

@@ -1,0 +1,190 @@
+package streaming
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/internal/linalg"
+)
+
+// The features stage maps what the frontend sends to what the decoder
+// reads: word vectors to class scores (scoreVectors, with a word model),
+// frames to HMM-state log-likelihoods (scoreFrames, with a connected one).
+// It keeps no state per stream, so any number of processes share its work
+// in the QueueFeatures group; loop (pipeline.go) hands it batches, so that
+// one GEMM serves many streams, and with ShedPartials stalePartials picks
+// the partial words of a batch not worth scoring.
+
+// scoreVectors maps a batch of word vectors from any streams in one GEMM.
+func (s *Stages) scoreVectors(batch []work) {
+	dim := s.p.Words.Config.Dim()
+	s.stats.vectors.Add(int64(len(batch)))
+	stale := s.stalePartials(batch)
+	var rows []int
+	var vectors [][]float32
+	var readOuts []*classifier.RLS
+	bad := map[int]string{}
+	for i, w := range batch {
+		m := w.m
+		if m.Header.Get(HdrError) != "" || stale[i] || len(m.Data) == 0 {
+			continue
+		}
+		v, r, err := s.wordMessage(m, dim)
+		if err != nil {
+			bad[i] = err.Error()
+			continue
+		}
+		rows, vectors, readOuts = append(rows, i), append(vectors, v), append(readOuts, r)
+	}
+	var scores blas32.General
+	if len(rows) > 0 {
+		x := linalg.NewGeneral32(len(rows), dim)
+		for j, v := range vectors {
+			copy(linalg.Row32(x, j), v)
+		}
+		scores = s.p.Words.ScoreRowsWith(x, readOuts)
+	}
+	if s.p.hold != nil {
+		s.p.hold()
+	}
+	j := 0
+	for i, w := range batch {
+		m := w.m
+		out := nats.NewMsg(Subject(s.p.Name, KindScores, StreamOf(m.Subject)))
+		for k, v := range m.Header {
+			out.Header[k] = v
+		}
+		switch {
+		case stale[i]:
+			out.Header.Set(HdrSkipped, "1")
+		case j < len(rows) && rows[j] == i:
+			out.Data = EncodeF32(linalg.Row32(scores, j))
+			j++
+		case bad[i] != "":
+			out.Header.Set(HdrError, bad[i])
+		}
+		out.Header.Del(HdrReadOut)
+		s.nc.PublishMsg(out)
+	}
+	ackAll(batch)
+}
+
+// wordMessage decodes a word vector message: the vector, and the
+// stream's own read-out when the frontend stage sent one (HdrReadOut).
+func (s *Stages) wordMessage(m *nats.Msg, dim int) ([]float32, *classifier.RLS, error) {
+	values, err := DecodeF32(m.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := m.Header.Get(HdrReadOut)
+	if h == "" {
+		if len(values) != dim {
+			return nil, nil, fmt.Errorf("word vector of %d bytes, the model takes %d values", len(m.Data), dim)
+		}
+		return values, nil, nil
+	}
+	model := s.p.Words.Model.RLS
+	classes, err := strconv.Atoi(h)
+	if err != nil || classes != model.Classes {
+		return nil, nil, fmt.Errorf("%s header %q: the model has %d classes", HdrReadOut, h, model.Classes)
+	}
+	if want := dim + model.Dim*classes; len(values) != want {
+		return nil, nil, fmt.Errorf("word vector with a read-out of %d values, the model takes %d", len(values), want)
+	}
+	w := blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: values[dim:]}
+	for _, x := range w.Data {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, nil, fmt.Errorf("the stream's read-out holds %v", x)
+		}
+	}
+	return values[:dim], &classifier.RLS{Dim: model.Dim, Classes: classes, W: w}, nil
+}
+
+// scoreFrames turns each segment's frames into HMM-state log-likelihoods.
+// A segment holds a whole utterance (hundreds of frames), so each is one
+// GEMM of its own; batching only saves the channel round trips.
+func (s *Stages) scoreFrames(batch []work) {
+	c := s.p.Connected
+	dim := c.BaseDim()
+	s.stats.vectors.Add(int64(len(batch)))
+	stale := s.stalePartials(batch)
+	outs := make([]*nats.Msg, len(batch))
+	for i, w := range batch {
+		m := w.m
+		out := nats.NewMsg(Subject(s.p.Name, KindLogLik, StreamOf(m.Subject)))
+		for k, v := range m.Header {
+			out.Header[k] = v
+		}
+		outs[i] = out
+		switch {
+		case stale[i]:
+			out.Header.Set(HdrSkipped, "1")
+		case m.Header.Get(HdrError) != "" || headerBool(m, HdrEOS):
+		case len(m.Data) == 0 || len(m.Data)%(4*dim) != 0:
+			out.Header.Set(HdrError, fmt.Sprintf("frames of %d bytes, the model takes rows of %d values", len(m.Data), dim))
+		default:
+			v, _ := DecodeF32(m.Data)
+			base := blas32.General{Rows: len(v) / dim, Cols: dim, Stride: dim, Data: v}
+			ll := c.LogLikelihoods(c.Splice(base))
+			if n := 4 * ll.Rows * ll.Cols; n > maxPayload(s.nc) {
+				out.Header.Set(HdrError, fmt.Sprintf("log-likelihoods of %d bytes are more than the server's message limit", n))
+				break
+			}
+			out.Data = EncodeF32(ll.Data[:ll.Rows*ll.Cols])
+		}
+	}
+	if s.p.hold != nil {
+		s.p.hold()
+	}
+	for _, out := range outs {
+		s.nc.PublishMsg(out)
+	}
+	ackAll(batch)
+}
+
+// stalePartials marks, with ShedPartials, the partial words of a batch
+// whose stream has a later segment or its end-of-stream marker in the same
+// batch.
+func (s *Stages) stalePartials(batch []work) map[int]bool {
+	if !s.p.ShedPartials || len(batch) < 2 {
+		return nil
+	}
+	const eos = int(^uint(0) >> 1)
+	latest := map[string]int{}
+	seqs := make([]int, len(batch))
+	for i, w := range batch {
+		seq, err := headerInt(w.m, HdrSeq, -1)
+		if headerBool(w.m, HdrEOS) {
+			seq = eos
+		} else if err != nil {
+			seq = -1
+		}
+		seqs[i] = seq
+		if k := StreamOf(w.m.Subject); seq > latestOr(latest, k) {
+			latest[k] = seq
+		}
+	}
+	var stale map[int]bool
+	for i, w := range batch {
+		if seqs[i] >= 0 && seqs[i] != eos && w.m.Header.Get(HdrFinal) == "0" && latest[StreamOf(w.m.Subject)] > seqs[i] {
+			if stale == nil {
+				stale = map[int]bool{}
+			}
+			stale[i] = true
+		}
+	}
+	s.stats.shed.Add(int64(len(stale)))
+	return stale
+}
+
+func latestOr(m map[string]int, k string) int {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return -1
+}

@@ -1,0 +1,376 @@
+package streaming
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream"
+)
+
+// The frontend stage turns each stream's PCM into segments for the
+// features stage: word vectors for a word model, frames for a connected
+// one. Its state per stream is under one lock (s.mu), so it handles one
+// message at a time, whatever the stream. Read top-down, one PCM message
+// goes onPCM (its sequence number, duplicates, ended streams) → advance
+// (the reorder window) → frontMessage (headers, the stream's segmenter and
+// voice session) → publishSegment (set aside while the voice self-trains:
+// release) → publishSegmentNow (the word vector or frames, out). A stream
+// ends through endSegments → finishStream → endMessage, or, gone quiet,
+// through endIdle, which the sweep (pipeline.go) calls. Named voices'
+// sessions and their files are voices.go's.
+
+// frontStream is the frontend stage's state for one stream.
+type frontStream struct {
+	reorder
+	seg   *rfstream.Segmenter
+	voice *rfstream.VoiceSession // isolated words: the stream's voice
+	// voiceName is the voice the stream named (HdrVoice, or its subject),
+	// whose session it shares with the voice's other streams; "" for a
+	// session of its own.
+	voiceName string
+	// subjectVoice is the voice in the stream's subject (VoiceSubject),
+	// "" for KindPCM; it is part of the stream's name (VoiceStream), so
+	// every message of the stream comes by the same subject.
+	subjectVoice string
+	rate         int
+	segments     int
+	last         time.Time
+	// held are segments set aside, in order, until the voice session's
+	// self-training they need has finished (release); heldEnd: the
+	// stream's end-of-stream marker follows them.
+	held    []rfstream.Segment
+	heldEnd bool
+}
+
+// endedStream remembers a finished stream for a while, so late duplicates
+// are recognised and new audio under its name is refused.
+type endedStream struct {
+	at   time.Time
+	next int // sequence numbers below this were handled
+}
+
+func (s *Stages) onPCM(m *nats.Msg) {
+	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return // another shard's stream: it answers, even to refuse
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.messages.Add(1)
+	seq, err := headerInt(m, HdrSeq, -1)
+	if err != nil || seq < 0 {
+		s.errorResult(stream, "message without a valid %s header refused", HdrSeq)
+		return
+	}
+	if e, done := s.ended[stream]; done {
+		if seq < e.next {
+			s.stats.duplicates.Add(1) // a late copy of a message already handled
+			return
+		}
+		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+		return
+	}
+	st := s.front[stream]
+	if st == nil {
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject)}
+		s.front[stream] = st
+	}
+	st.last = time.Now()
+	if !st.add(seq, m) {
+		s.stats.duplicates.Add(1)
+		return
+	}
+	// Idle time counts from the end of the work, so a stage starved of CPU
+	// does not take its own slowness for a silent client.
+	defer func() { st.last = time.Now() }()
+	if s.advance(stream, st, false) {
+		delete(s.front, stream)
+		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+	}
+}
+
+// advance handles a stream's held messages in sequence, with s.mu held.
+// A gap is waited for until more than Window later messages are held (or
+// at once with force); then it is reported lost and skipped. It reports
+// whether the stream ended.
+func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
+	for {
+		msg, ok := st.take()
+		if !ok {
+			if len(st.pending) == 0 || (!force && len(st.pending) <= s.p.Window) {
+				return false
+			}
+			from, to := st.skip()
+			s.stats.lost.Add(int64(to - from + 1))
+			s.errorResult(stream, "messages %d..%d never arrived; continuing without them", from, to)
+			continue
+		}
+		if s.frontMessage(stream, st, msg) {
+			return true
+		}
+	}
+}
+
+// frontMessage handles one in-order PCM message with s.mu held and
+// reports whether the stream ended.
+func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool {
+	eos := headerBool(m, HdrEOS)
+	fail := func(format string, args ...any) bool {
+		s.errorResult(stream, format, args...)
+		switch {
+		case !eos:
+		case st.seg != nil:
+			s.endSegments(stream, st)
+		default:
+			s.endUnstarted(stream, "its last message was refused, and no earlier one was accepted")
+		}
+		return eos
+	}
+	if len(m.Data) > MaxChunkBytes {
+		return fail("message %s of %d bytes exceeds the %d-byte limit; dropped", m.Header.Get(HdrSeq), len(m.Data), MaxChunkBytes)
+	}
+	rate, err := headerInt(m, HdrRate, st.rate)
+	if err != nil {
+		return fail("%v", err)
+	}
+	voice := m.Header.Get(HdrVoice)
+	switch {
+	case st.subjectVoice != "":
+		if voice != "" && voice != st.subjectVoice {
+			return fail("%s header %q differs from the voice %q of the subject; message dropped", HdrVoice, voice, st.subjectVoice)
+		}
+		voice = st.subjectVoice
+	case voice != "" && s.p.VoicesBySubject:
+		return fail("this pipeline takes a voice's name from the subject (%s), not from the %s header; message dropped",
+			VoiceSubject(s.p.Name, "<voice>", stream), HdrVoice)
+	case voice != "" && s.p.Shards > 1:
+		// The header's voice could be another shard's.
+		return fail("this pipeline's streams are split between %d frontends, which find a voice by its subject (%s), not by the %s header; message dropped",
+			s.p.Shards, VoiceSubject(s.p.Name, "<voice>", stream), HdrVoice)
+	}
+	if voice != "" && voice != st.voiceName { // checked once, not on every message
+		if err := CheckName("voice", voice); err != nil {
+			return fail("voice: %v; message dropped", err)
+		}
+	}
+	if st.seg == nil {
+		if rate <= 0 {
+			return fail("the first message of a stream needs an %s header", HdrRate)
+		}
+		seg, err := s.newSegmenter(rate)
+		if err != nil {
+			return fail("%v", err)
+		}
+		st.seg, st.rate = seg, rate
+		st.voiceName = voice
+		switch {
+		case s.p.Words == nil: // a connected-word model has no voice sessions
+		case voice != "":
+			// A named voice is claimed when its stream starts, so a live
+			// stream keeps its session from being evicted.
+			st.voice = s.streamVoice(stream, voice)
+		default:
+			st.voice = s.newVoiceSession()
+		}
+	} else if rate != st.rate {
+		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
+	} else if voice != "" && voice != st.voiceName {
+		return fail("voice changed from %q to %q within the stream; message dropped", st.voiceName, voice)
+	}
+	enc := EncS16
+	if m.Header != nil && m.Header.Get(HdrEncoding) != "" {
+		enc = m.Header.Get(HdrEncoding)
+	}
+	pcm, err := DecodePCM(m.Data, enc)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, seg := range st.seg.Push(pcm) {
+		s.publishSegment(stream, st, seg)
+	}
+	if eos {
+		s.endSegments(stream, st)
+	}
+	return eos
+}
+
+func (s *Stages) newSegmenter(rate int) (*rfstream.Segmenter, error) {
+	if s.p.Connected != nil {
+		return rfstream.NewConnectedSegmenter(s.p.Connected, s.p.Spotter, rate)
+	}
+	return rfstream.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+}
+
+// publishSegment computes a segment's word vector, or for a connected
+// model its frames before splicing (frontend work), and hands it to the
+// features stage. A segment whose voice session is busy self-training
+// (and every later one of its stream) is set aside instead, so that the
+// stage, which serves all streams on one goroutine, never waits for it.
+func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Segment) {
+	if len(st.held) > 0 {
+		st.held = append(st.held, seg)
+		return
+	}
+	if st.voice != nil {
+		if busy := sessionBusy(st.voice); busy != nil {
+			st.held = append(st.held, seg)
+			s.releases.Add(1)
+			go s.release(stream, st, busy)
+			return
+		}
+	}
+	s.publishSegmentNow(stream, st, seg)
+}
+
+// sessionBusy is VoiceSession.Busy (tests replace it).
+var sessionBusy = (*rfstream.VoiceSession).Busy
+
+// release publishes a stream's held segments once busy is closed, in
+// order, setting them aside again if a later one needs a self-training
+// still running, then the end-of-stream marker if it came meanwhile.
+func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
+	defer s.releases.Done()
+	<-busy
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := st.held
+	st.held = nil
+	for i, seg := range held {
+		if busy := sessionBusy(st.voice); busy != nil {
+			st.held = held[i:]
+			s.releases.Add(1)
+			go s.release(stream, st, busy)
+			return
+		}
+		s.publishSegmentNow(stream, st, seg)
+	}
+	if st.heldEnd {
+		st.heldEnd = false
+		s.finishStream(stream, st) // the words it held have joined the voice
+	}
+}
+
+func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.Segment) {
+	kind, _ := s.p.audioKinds()
+	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
+	m.Header.Set(HdrSeq, strconv.Itoa(seg.Seq))
+	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
+	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
+	m.Header.Set(HdrFinal, boolHeader(seg.Final))
+	var v []float32
+	var err error
+	if c := s.p.Connected; c != nil {
+		var x blas32.General
+		if x, err = c.BaseFrames(seg.Audio); err == nil {
+			v = x.Data[:x.Rows*x.Cols]
+		}
+	} else if v, err = s.p.Words.SegmentVector(seg); err == nil {
+		// As rfstream.WordSpotter: the stream's voice session (its own,
+		// or its named voice's), which final segments join, and once the session has self-trained its
+		// read-out travels with the vector (the features stage keeps no
+		// state per stream).
+		if seg.Final && st.voiceName != "" {
+			if v := s.voices[st.voiceName]; v != nil && v.session == st.voice {
+				v.last = time.Now()
+			}
+		}
+		if e := st.voice.Normalise(v, seg.Final); e != nil {
+			// Only a self-training can fail here (as in WordSpotter, the
+			// word goes on with the read-out in use).
+			s.errorResult(stream, "word at %.2fs: %v", seg.Start, e)
+		}
+		if r := st.voice.ReadOut(); r != nil {
+			m.Header.Set(HdrReadOut, strconv.Itoa(r.Classes))
+			v = append(v, r.W.Data[:r.Dim*r.Classes]...)
+		}
+	}
+	switch {
+	case err != nil:
+		m.Header.Set(HdrError, err.Error())
+	case 4*len(v) > maxPayload(s.nc):
+		m.Header.Set(HdrError, fmt.Sprintf("segment of %d values is more than the server's %d-byte message limit", len(v), maxPayload(s.nc)))
+	default:
+		m.Data = EncodeF32(v)
+	}
+	st.segments++
+	s.nc.PublishMsg(m)
+}
+
+func (s *Stages) endSegments(stream string, st *frontStream) {
+	for _, seg := range st.seg.Flush() {
+		s.publishSegment(stream, st, seg)
+	}
+	if len(st.held) > 0 {
+		st.heldEnd = true
+		return
+	}
+	s.finishStream(stream, st)
+}
+
+// finishStream sends a stream's end-of-stream marker once its words have
+// all joined its voice, with s.mu held. When the stream named a voice and
+// VoiceDir keeps it, the voice file is written first, off the lock, and
+// the marker follows the write, so a client that has the stream's last
+// result finds the file written; a failed write is reported to the stream
+// before the marker.
+func (s *Stages) finishStream(stream string, st *frontStream) {
+	end := s.endMessage(stream, st)
+	v := s.voices[st.voiceName]
+	if st.voiceName == "" || v == nil || v.session != st.voice {
+		s.nc.PublishMsg(end)
+		return
+	}
+	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
+		if err != nil {
+			s.errorResult(stream, "saving the voice: %v", err)
+		}
+		s.nc.PublishMsg(end)
+	})
+	if err != nil {
+		s.errorResult(stream, "saving the voice: %v", err)
+	}
+	if !asked {
+		s.nc.PublishMsg(end)
+	}
+}
+
+// endMessage is a stream's end-of-stream marker for the next stage.
+func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
+	kind, _ := s.p.audioKinds()
+	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
+	m.Header.Set(HdrEOS, "1")
+	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
+	if st.voice != nil {
+		if p := st.voice.Progress(); p != nil {
+			m.Header.Set(HdrVoiceRecordings, strconv.Itoa(p.Recordings))
+			m.Header.Set(HdrVoiceAdaptedOn, strconv.Itoa(p.AdaptedOn))
+		}
+	}
+	return m
+}
+
+// endIdle ends a stream that went quiet without its end-of-stream message
+// (lost, or the client died), with s.mu held: it reports the fact, handles
+// what it holds skipping any gap, and closes the stream so the client still
+// gets one end-of-stream result.
+func (s *Stages) endIdle(stream string, st *frontStream) {
+	s.errorResult(stream, "stream idle for %v without end-of-stream; ending it with the audio that arrived", s.p.IdleTimeout)
+	if s.advance(stream, st, true) {
+		return
+	}
+	if st.seg == nil {
+		s.endUnstarted(stream, fmt.Sprintf("no message from %d on with an %s header arrived", st.next, HdrRate))
+		return
+	}
+	s.endSegments(stream, st)
+}
+
+// endUnstarted gives a stream that ends before any message started it its
+// one end-of-stream result, which its client waits for.
+func (s *Stages) endUnstarted(stream, why string) {
+	s.publishResult(stream, rfstream.Result{EOS: true, Final: true, Error: "stream never started: " + why})
+}

@@ -1,0 +1,274 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/streaming"
+)
+
+//go:embed static
+var static embed.FS
+
+// Config describes the pipeline the page talks to.
+type Config struct {
+	Pipeline string // pipeline name on NATS
+	// Rate is the sample rate the page resamples the microphone to: the
+	// word model's rate (default 8000 Hz). The frontend stage resamples
+	// any other rate, so this only saves bandwidth and keeps the browser's
+	// resampling in one place.
+	Rate int
+	// LearnsVoices says that the audio model follows a voice across the
+	// recordings that name it (a voice-normalised word model: the page
+	// names one voice per browser, and says so when this is set).
+	LearnsVoices bool
+	// Timeout bounds how long a request waits for the pipeline (default 30 s).
+	Timeout time.Duration
+	// Log receives one line per refused request (default: discarded).
+	Log *log.Logger
+}
+
+// Server is an http.Handler for the page, its assets and its endpoints:
+// GET /ws/audio (WebSocket), POST /api/tag and POST /api/forget-voice.
+type Server struct {
+	nc  *nats.Conn
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New returns the page's handler, publishing through nc.
+func New(nc *nats.Conn, cfg Config) (*Server, error) {
+	if err := streaming.CheckName("pipeline", cfg.Pipeline); err != nil {
+		return nil, err
+	}
+	if cfg.Rate <= 0 {
+		cfg.Rate = 8000
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = log.New(io.Discard, "", 0)
+	}
+	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux()}
+	assets, _ := fs.Sub(static, "static")
+	s.mux.Handle("GET /", http.FileServerFS(assets))
+	s.mux.HandleFunc("GET /api/config", s.config)
+	s.mux.HandleFunc("GET /ws/audio", s.audio)
+	s.mux.HandleFunc("POST /api/tag", s.tag)
+	s.mux.HandleFunc("POST /api/forget-voice", s.forgetVoice)
+	return s, nil
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Nothing the page loads comes from elsewhere; say so to the browser.
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) config(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"rate": s.cfg.Rate, "pipeline": s.cfg.Pipeline, "max_image_bytes": streaming.MaxImageBytes,
+		"learns_voices": s.cfg.LearnsVoices})
+}
+
+// streamName is a fresh stream token: a stream name may not be reused
+// after its end-of-stream.
+func streamName(prefix string) string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// forgetVoice asks the pipeline to forget the voice ?voice= names
+// (streaming.ForgetVoice): 200 with {"forgotten":…}, 400 for a malformed
+// name, 409 while a live stream names it, 502 when no frontend answers.
+func (s *Server) forgetVoice(w http.ResponseWriter, r *http.Request) {
+	voice := r.URL.Query().Get("voice")
+	if err := streaming.CheckName("voice", voice); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	forgotten, err := streaming.ForgetVoice(ctx, s.nc, s.cfg.Pipeline, voice)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		http.Error(w, "the pipeline did not answer", http.StatusBadGateway)
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusConflict)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]bool{"forgotten": forgotten})
+	}
+}
+
+// tag publishes one posted image and answers with its tags message.
+func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, streaming.MaxImageBytes))
+	if err != nil {
+		s.cfg.Log.Printf("web: image refused: %v", err)
+		http.Error(w, fmt.Sprintf("image larger than %d bytes", streaming.MaxImageBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if len(body) == 0 {
+		http.Error(w, "empty image", http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	replies, err := streaming.TagImages(ctx, s.nc, s.cfg.Pipeline, streamName("webimg-"), [][]byte{body}, false, s.cfg.Timeout)
+	if err != nil {
+		s.cfg.Log.Printf("web: tagging: %v", err)
+		http.Error(w, err.Error(), http.StatusGatewayTimeout)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(replies[0])
+}
+
+// audio bridges one recording: binary WebSocket messages are s16le PCM
+// chunks at ?rate=, the text message "end" closes the stream, and every
+// result of the stream goes back as one JSON text message. The socket
+// closes after the end-of-stream result. ?voice= names the voice speaking
+// (its audio goes to streaming.VoiceSubject).
+func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
+	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
+	if err != nil || rate < 1000 || rate > 768000 {
+		http.Error(w, "rate must be a sample rate in Hz (1000-768000)", http.StatusBadRequest)
+		return
+	}
+	voice := r.URL.Query().Get("voice")
+	if voice != "" {
+		if err := streaming.CheckName("voice", voice); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	// Accept checks that the Origin is this host, so other sites cannot
+	// drive the microphone endpoint from a visitor's browser.
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		s.cfg.Log.Printf("web: websocket: %v", err)
+		return
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(streaming.MaxChunkBytes)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stream := streamName("web-")
+	results := make(chan *nats.Msg, 256)
+	sub, err := s.nc.ChanSubscribe(streaming.ResultSubject(s.cfg.Pipeline, voice, stream), results)
+	if err != nil {
+		c.Close(websocket.StatusInternalError, "pipeline unavailable")
+		return
+	}
+	defer sub.Unsubscribe()
+	sub.SetPendingLimits(-1, -1)
+	if err := s.nc.Flush(); err != nil {
+		c.Close(websocket.StatusInternalError, "pipeline unavailable")
+		return
+	}
+	// Results flow back while audio flows in.
+	done := make(chan error, 1)
+	go func() { done <- s.forward(ctx, c, results) }()
+	seq, ended := 0, false
+	publish := func(pcm []byte, eos bool) error {
+		m := nats.NewMsg(streaming.Subject(s.cfg.Pipeline, streaming.KindPCM, stream))
+		if voice != "" {
+			m.Subject = streaming.VoiceSubject(s.cfg.Pipeline, voice, stream)
+		}
+		m.Data = pcm
+		m.Header.Set(streaming.HdrSeq, strconv.Itoa(seq))
+		m.Header.Set(streaming.HdrRate, strconv.Itoa(rate))
+		m.Header.Set(streaming.HdrEncoding, streaming.EncS16)
+		if eos {
+			m.Header.Set(streaming.HdrEOS, "1")
+		}
+		seq++
+		return s.nc.PublishMsg(m)
+	}
+	// The pipeline frees a stream's state at its end-of-stream, so a page
+	// closed mid-recording still ends its stream.
+	defer func() {
+		if !ended {
+			publish(nil, true)
+		}
+	}()
+	for !ended {
+		typ, data, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		switch {
+		case typ == websocket.MessageBinary:
+			if len(data)%2 != 0 {
+				c.Close(websocket.StatusUnsupportedData, "PCM chunks are 16-bit samples")
+				return
+			}
+			err = publish(data, false)
+		case string(data) == "end":
+			ended = true
+			err = publish(nil, true)
+		default:
+			c.Close(websocket.StatusUnsupportedData, `text messages: only "end"`)
+			return
+		}
+		if err != nil {
+			c.Close(websocket.StatusInternalError, "pipeline unavailable")
+			return
+		}
+	}
+	// Wait for the end-of-stream result, then close.
+	select {
+	case err = <-done:
+	case <-time.After(s.cfg.Timeout):
+		err = fmt.Errorf("no end-of-stream result within %v", s.cfg.Timeout)
+	}
+	if err != nil {
+		s.cfg.Log.Printf("web: stream %s: %v", stream, err)
+		c.Close(websocket.StatusInternalError, "no end-of-stream result")
+		return
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+}
+
+// forward sends a stream's results to the browser until its end-of-stream
+// result.
+func (s *Server) forward(ctx context.Context, c *websocket.Conn, results chan *nats.Msg) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case m := <-results:
+			var res rfstream.Result
+			if json.Unmarshal(m.Data, &res) != nil {
+				continue
+			}
+			wctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+			err := c.Write(wctx, websocket.MessageText, m.Data)
+			cancel()
+			if err != nil {
+				return err
+			}
+			if res.EOS {
+				return nil
+			}
+		}
+	}
+}
