@@ -192,12 +192,36 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 // scoreConnected recognises every utterance of a set on all cores and
 // scores the word strings.
 func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utterance) (connectedSetResult, []exampleLine, error) {
-	hyps := make([][]string, len(us))
-	durs := make([]float64, len(us))
-	errs := make([]error, len(us))
+	paths := make([]string, len(us))
+	for i, u := range us {
+		paths[i] = u.Path
+	}
+	hyps, audio, elapsed, err := recognizeFiles(rec, paths)
+	if err != nil {
+		return connectedSetResult{}, nil, err
+	}
+	var counts decode.ErrorCounts
+	var bad []exampleLine
+	for i, u := range us {
+		e := counts.Add(u.Words, hyps[i])
+		if e.Errors() > 0 {
+			bad = append(bad, exampleLine{u.Transcript(), strings.Join(hyps[i], " ")})
+		}
+	}
+	r := connectedSetResult{Set: name, Strings: len(us), WER: counts.ErrorRate(), SER: counts.SER(), RTF: elapsed * float64(runtime.GOMAXPROCS(0)) / audio}
+	r.Words, r.Sub, r.Ins, r.Del = counts.Ref, counts.Sub, counts.Ins, counts.Del
+	return r, bad, nil
+}
+
+// recognizeFiles recognises every recording on all cores: the words of
+// each, the seconds of audio in all, and the seconds the recognition took.
+func recognizeFiles(rec *rfstream.Connected, paths []string) (hyps [][]string, audio, elapsed float64, err error) {
+	hyps = make([][]string, len(paths))
+	durs := make([]float64, len(paths))
+	errs := make([]error, len(paths))
 	start := time.Now()
-	parallel.For(len(us), func(i int) {
-		a, err := frontend.ReadAudio(us[i].Path, 0)
+	parallel.For(len(paths), func(i int) {
+		a, err := frontend.ReadAudio(paths[i], 0)
 		if err != nil {
 			errs[i] = err
 			return
@@ -205,7 +229,7 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 		durs[i] = a.Duration()
 		r, err := rec.Recognize(a)
 		if err != nil {
-			errs[i] = fmt.Errorf("%s: %w", us[i].Path, err)
+			errs[i] = fmt.Errorf("%s: %w", paths[i], err)
 			return
 		}
 		hyps[i] = []string{}
@@ -213,21 +237,9 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 			hyps[i] = append(hyps[i], w.Word)
 		}
 	})
-	elapsed := time.Since(start).Seconds()
-	if err := errors.Join(errs...); err != nil {
-		return connectedSetResult{}, nil, err
+	elapsed = time.Since(start).Seconds()
+	for _, d := range durs {
+		audio += d
 	}
-	var counts decode.ErrorCounts
-	var bad []exampleLine
-	var audio float64
-	for i, u := range us {
-		e := counts.Add(u.Words, hyps[i])
-		if e.Errors() > 0 {
-			bad = append(bad, exampleLine{u.Transcript(), strings.Join(hyps[i], " ")})
-		}
-		audio += durs[i]
-	}
-	r := connectedSetResult{Set: name, Strings: len(us), WER: counts.ErrorRate(), SER: counts.SER(), RTF: elapsed * float64(runtime.GOMAXPROCS(0)) / audio}
-	r.Words, r.Sub, r.Ins, r.Del = counts.Ref, counts.Sub, counts.Ins, counts.Del
-	return r, bad, nil
+	return hyps, audio, elapsed, errors.Join(errs...)
 }

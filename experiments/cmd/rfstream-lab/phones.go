@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -10,14 +9,11 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/features"
-	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
-	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/train"
 )
@@ -34,34 +30,17 @@ func scorePhones(m *rfstream.Model, d *train.PhoneData) (train.PhoneScore, map[s
 	if err != nil {
 		return train.PhoneScore{}, nil, nil, err
 	}
-	hyps := make([][]string, len(d.Test))
-	durs := make([]float64, len(d.Test))
-	errs := make([]error, len(d.Test))
-	start := time.Now()
-	parallel.For(len(d.Test), func(i int) {
-		a, err := frontend.ReadAudio(d.Test[i].Path, 0)
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		durs[i] = a.Duration()
-		r, err := rec.Recognize(a)
-		if err != nil {
-			errs[i] = fmt.Errorf("%s: %w", d.Test[i].Path, err)
-			return
-		}
-		for _, w := range r.Words {
-			hyps[i] = append(hyps[i], w.Word)
-		}
-	})
-	elapsed := time.Since(start).Seconds()
-	if err := errors.Join(errs...); err != nil {
+	paths := make([]string, len(d.Test))
+	for i, u := range d.Test {
+		paths[i] = u.Path
+	}
+	hyps, audio, elapsed, err := recognizeFiles(rec, paths)
+	if err != nil {
 		return train.PhoneScore{}, nil, nil, err
 	}
 	var all decode.ErrorCounts
 	per := map[string]*decode.ErrorCounts{}
 	var bad []exampleLine
-	var audio float64
 	for i, u := range d.Test {
 		ref, hyp := d.Fold.Fold(u.Phones), d.Fold.Fold(hyps[i])
 		if e := all.Add(ref, hyp); e.Errors() > 0 && len(bad) < 3 {
@@ -73,7 +52,6 @@ func scorePhones(m *rfstream.Model, d *train.PhoneData) (train.PhoneScore, map[s
 			per[spk] = &decode.ErrorCounts{}
 		}
 		per[spk].Add(ref, hyp)
-		audio += durs[i]
 	}
 	s := train.PhoneScore{Utterances: len(d.Test), Phones: all.Ref, PER: all.ErrorRate(), Sub: all.Sub, Ins: all.Ins, Del: all.Del,
 		RTF: elapsed * float64(runtime.GOMAXPROCS(0)) / audio}
