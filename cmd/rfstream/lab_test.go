@@ -62,10 +62,32 @@ func TestEvalRunsTheLaboratory(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.want)
 		}
 	}
-	t.Setenv("PATH", t.TempDir())
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A binary built alone, inside the checkout, with the go tool on PATH
+	// but not the laboratory: the laboratory is built from the checkout.
+	t.Setenv("PATH", filepath.Dir(goTool))
 	var out, errb bytes.Buffer
-	if code := run([]string{"eval", "digits"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "make build") {
-		t.Errorf("without the laboratory: exit %d, stderr %q", code, errb.String())
+	if code := run([]string{"eval", "figure1", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "building it from the checkout") || !strings.Contains(errb.String(), "usage: rfstream eval figure1") {
+		t.Errorf("inside the checkout without the laboratory: exit %d, stderr %q", code, errb.String())
+	}
+	// Outside any checkout, or without the go tool: make build is named.
+	for _, c := range []struct {
+		name, path, dir string
+	}{
+		{"outside the checkout", filepath.Dir(goTool), t.TempDir()},
+		{"without the go tool", t.TempDir(), "."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("PATH", c.path)
+			t.Chdir(c.dir)
+			var out, errb bytes.Buffer
+			if code := run([]string{"eval", "digits"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "make build") {
+				t.Errorf("exit %d, stderr %q", code, errb.String())
+			}
+		})
 	}
 }
 
