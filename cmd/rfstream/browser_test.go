@@ -33,6 +33,7 @@ import (
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/train"
 )
 
 func chromiumPath() string {
@@ -69,7 +70,9 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	}
 	_, test := datasets.OfficialSplit(recs)
 	log := testLog{t}
-	wm, err := trainWordModel(wordTrainOptions{fsdd: fsdd, split: "official", m: 1000, q: 4, seed: 1}, log)
+	wo := train.DefaultDigitOptions()
+	wo.FSDD, wo.Map.M, wo.Log = fsdd, 1000, log
+	wm, err := train.Words(wo)
 	if err != nil {
 		return nil, err
 	}
@@ -110,16 +113,16 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 		return nil, errors.New("no test recording of 7 the small model is sure of")
 	}
 
-	mf := mapFlags{kind: "maxout", m: 500, q: 4, seed: 1}
-	imf := imageFlags{perClass: 300, subsetSeed: 1}
-	run, err := fitImages(&mf, &imf, 0, true, log)
+	imgOpts := train.DefaultImageOptions()
+	imgOpts.Map.M, imgOpts.PerClass = 500, 300
+	run, err := cli.TrainImages(imgOpts, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := rfstream.SaveModel(c.imageModel, run.model); err != nil {
+	if err := rfstream.SaveModel(c.imageModel, run.Model); err != nil {
 		return nil, err
 	}
-	tagger, err := rfstream.NewImageTagger(run.model)
+	tagger, err := rfstream.NewImageTagger(run.Model)
 	if err != nil {
 		return nil, err
 	}
