@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"slices"
@@ -65,6 +66,26 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	// Ports are checked before the models load (which can take minutes on
+	// first use), so a second serve on a busy port says so at once.
+	if nf.url == "" && nf.port != 0 {
+		if err := portFree(nf.port); err != nil {
+			return nil, err
+		}
+	}
+	var httpLn net.Listener
+	if *httpAddr != "" {
+		var err error
+		if httpLn, err = listenWebPage(*httpAddr); err != nil {
+			return nil, err
+		}
+		// Closed again on every failure below; Close owns it once served.
+		defer func() {
+			if httpLn != nil {
+				httpLn.Close()
+			}
+		}()
 	}
 	names := strings.Split(*stages, ",")
 	threads := *blasThreads
@@ -141,10 +162,11 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 			rate = p.Connected.Input.Audio.SampleRate
 		}
 		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
-		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, learns, stderr); err != nil {
+		if sv.page, err = startWebPage(httpLn, sess.nc, p.Name, rate, learns, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}
+		httpLn = nil // the page's server closes it
 		fmt.Fprintf(stdout, "web page on %s\n", sv.page.URL)
 	}
 	return sv, nil
@@ -169,6 +191,18 @@ func (sv *serving) Close(stdout io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// portFree checks that the embedded server's loopback port is free: a
+// port in use is refused naming it, rather than found out after the models
+// have loaded.
+func portFree(port int) error {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--port %d: %w (is another rfstream serve running? --port 0 picks a free port)", port, err)
+	}
+	return ln.Close()
 }
 
 // parseShard reads --shard K/N.

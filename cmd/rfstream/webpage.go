@@ -22,20 +22,26 @@ type webPage struct {
 	srv *http.Server
 }
 
-// startWebPage serves the page at addr; an address without a host (":8080")
-// binds loopback, so the microphone endpoint is reachable from elsewhere
-// only when a host is named on purpose.
-func startWebPage(addr string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
+// listenWebPage binds the page's address; an address without a host
+// (":8080") binds loopback, so the microphone endpoint is reachable from
+// elsewhere only when a host is named on purpose. serve calls it before
+// anything slow starts, so a busy port fails at once, naming the address.
+func listenWebPage(addr string) (net.Listener, error) {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// startWebPage serves the page on ln (listenWebPage).
+func startWebPage(ln net.Listener, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
 	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Log: log.New(logw, "", log.LstdFlags)})
 	if err != nil {
 		return nil, err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--http: %w", err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
