@@ -68,6 +68,9 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	if err := nf.checkTLS(); err != nil {
+		return nil, err
+	}
 	// Ports are checked before the models load (which can take minutes on
 	// first use), so a second serve on a busy port says so at once.
 	if nf.url == "" && nf.port != 0 {

@@ -83,6 +83,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := nf.checkTLS(); err != nil {
+		return err
+	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errUsage

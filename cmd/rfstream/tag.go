@@ -109,6 +109,9 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := nf.checkTLS(); err != nil {
+		return err
+	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errUsage
