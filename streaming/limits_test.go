@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +48,78 @@ func TestOddRatesAreRefusedAtOnce(t *testing.T) {
 		t.Fatalf("ten refusals took %v", took)
 	}
 	goodStreamStillRecognised(t, nc)
+}
+
+// Sequence numbers beyond MaxSeq are refused (one near 2⁶³ once wrapped
+// the loss counter), and an end-of-stream message whose number is missing,
+// unparsable or out of range still ends its stream with exactly one
+// end-of-stream result, at once rather than after the idle timeout.
+func TestBadSequenceNumbersAreRefusedAndStillEndTheStream(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{})
+	ch := resultsOf(t, nc, "huge")
+	publish(t, nc, "huge", 0, []byte{0, 0}, map[string]string{HdrRate: "8000"})
+	for _, seq := range []string{"9223372036854775807", strconv.Itoa(MaxSeq + 1), "-5"} {
+		sendRaw(t, nc, KindPCM, "huge", map[string]string{HdrSeq: seq, HdrRate: "8000"}, []byte{0, 0})
+	}
+	publish(t, nc, "huge", 1, nil, map[string]string{HdrEOS: "1"})
+	expectResults(t, collect(t, ch, 5*time.Second), "is not an integer from 0 to 2147483647", "from 0 to", "from 0 to", "")
+	if s := st.Stats(); s.Lost != 0 {
+		t.Fatalf("%d messages counted lost", s.Lost)
+	}
+	speech, _ := EncodePCM(toymodels.UpDown(), EncF32)
+	for _, c := range []struct {
+		stream string
+		seq    string // "" for none
+		first  bool   // an earlier message started the stream
+		errs   []string
+		text   string
+	}{
+		{"noseq", "", true, []string{"without a valid " + HdrSeq}, "up down"},
+		{"badseq", "x", true, []string{"is not an integer from 0 to"}, "up down"},
+		{"hugeseq", "9223372036854775807", true, []string{"is not an integer from 0 to"}, "up down"},
+		{"only", "", false, []string{"without a valid " + HdrSeq, "never started"}, ""},
+		// Held past a gap: handled, the gap reported, then the end.
+		{"gap", "", true, []string{"without a valid " + HdrSeq, "messages 0..0 never arrived"}, "up down"},
+	} {
+		t.Run(c.stream, func(t *testing.T) {
+			ch := resultsOf(t, nc, c.stream)
+			if c.first {
+				seq := 0
+				if c.stream == "gap" {
+					seq = 1 // message 0 never comes
+				}
+				publish(t, nc, c.stream, seq, speech, map[string]string{HdrRate: "8000", HdrEncoding: EncF32})
+			}
+			hdr := map[string]string{HdrEOS: "1"}
+			if c.seq != "" {
+				hdr[HdrSeq] = c.seq
+			}
+			start := time.Now()
+			sendRaw(t, nc, KindPCM, c.stream, hdr, nil)
+			got := collect(t, ch, 5*time.Second)
+			if len(got) == 0 || !got[len(got)-1].EOS || got[len(got)-1].Text != c.text || time.Since(start) > 2*time.Second {
+				t.Fatalf("results %+v after %v; want an end-of-stream result with %q at once", got, time.Since(start), c.text)
+			}
+			var errs []string
+			for _, r := range got {
+				if r.Error != "" {
+					errs = append(errs, r.Error)
+				}
+			}
+			if len(errs) != len(c.errs) {
+				t.Fatalf("errors %q, want %q", errs, c.errs)
+			}
+			for i, w := range c.errs {
+				if !strings.Contains(errs[i], w) {
+					t.Fatalf("errors %q, want %q", errs, c.errs)
+				}
+			}
+			// Exactly one end-of-stream result.
+			select {
+			case m := <-ch:
+				t.Fatalf("a result after the end: %s", m.Data)
+			case <-time.After(200 * time.Millisecond):
+			}
+		})
+	}
 }

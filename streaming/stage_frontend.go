@@ -61,9 +61,15 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
-	seq, err := headerInt(m, HdrSeq, -1)
-	if err != nil || seq < 0 {
-		s.errorResult(stream, "message without a valid %s header refused", HdrSeq)
+	seq, err := headerSeq(m)
+	if err != nil {
+		s.errorResult(stream, "%v", err)
+		if headerBool(m, HdrEOS) {
+			// The client has said its last word: without this, a stream
+			// whose end-of-stream message had no usable number waited for
+			// the idle timeout, or never got its end-of-stream result.
+			s.endRefused(stream)
+		}
 		return
 	}
 	if e, done := s.ended[stream]; done {
@@ -88,9 +94,38 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	// does not take its own slowness for a silent client.
 	defer func() { st.last = time.Now() }()
 	if s.advance(stream, st, false) {
-		delete(s.front, stream)
-		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+		s.endFront(stream, st)
 	}
+}
+
+// endFront forgets an ended stream's state, remembering its end, with
+// s.mu held.
+func (s *Stages) endFront(stream string, st *frontStream) {
+	delete(s.front, stream)
+	s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+}
+
+// endRefused ends a stream whose end-of-stream message was refused for its
+// sequence number, with s.mu held: what it holds is handled, gaps skipped
+// and reported, and the stream gets its one end-of-stream result (an error
+// one if it never started). A stream already ended has had its result.
+func (s *Stages) endRefused(stream string) {
+	if _, done := s.ended[stream]; done {
+		return
+	}
+	st := s.front[stream]
+	switch {
+	case st == nil:
+		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one arrived")
+		s.ended[stream] = endedStream{at: time.Now()}
+		return
+	case s.advance(stream, st, true):
+	case st.seg == nil:
+		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one was accepted")
+	default:
+		s.endSegments(stream, st)
+	}
+	s.endFront(stream, st)
 }
 
 // advance handles a stream's held messages in sequence, with s.mu held.
