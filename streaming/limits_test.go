@@ -123,3 +123,58 @@ func TestBadSequenceNumbersAreRefusedAndStillEndTheStream(t *testing.T) {
 		})
 	}
 }
+
+// A stream that withholds a message holds at most MaxHeldBytes of the
+// messages after it: the one that would take it over makes the stage give
+// up on the gap, with an error result, before it is held. A message over
+// MaxChunkBytes is held without its payload until its turn to be refused.
+// Before, the 256 KiB check came after buffering, and 64 messages of up to
+// 1 MB (the server's limit) waited in each such stream's window.
+func TestHeldBytesPerStreamAreBounded(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{})
+	held := func(stream string) int {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if f := st.front[stream]; f != nil {
+			return f.bytes
+		}
+		return -1
+	}
+	handled := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); st.Stats().Messages < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d messages handled", st.Stats().Messages, n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	ch := resultsOf(t, nc, "withhold")
+	const chunk = 200 << 10
+	most := 0
+	for i := 1; i <= 12; i++ { // message 0 never comes
+		publish(t, nc, "withhold", i, make([]byte, chunk), map[string]string{HdrRate: "8000"})
+		handled(int64(i))
+		most = max(most, held("withhold"))
+	}
+	if most > DefaultMaxHeldBytes {
+		t.Fatalf("a stream held %d bytes, over the %d-byte bound", most, DefaultMaxHeldBytes)
+	}
+	publish(t, nc, "withhold", 13, nil, map[string]string{HdrEOS: "1"})
+	got := collect(t, ch, 5*time.Second)
+	if len(got) < 3 || !strings.Contains(got[0].Error, "over the 2097152 bytes a stream may hold") || !strings.Contains(got[1].Error, "messages 0..0 never arrived") || !got[len(got)-1].EOS {
+		t.Fatalf("a stream over its held bytes: %+v", got)
+	}
+
+	ch = resultsOf(t, nc, "bigheld")
+	before := st.Stats().Messages
+	publish(t, nc, "bigheld", 1, make([]byte, MaxChunkBytes+2), map[string]string{HdrRate: "8000"})
+	handled(before + 1)
+	if b := held("bigheld"); b != 0 {
+		t.Fatalf("an oversized message waits with %d payload bytes held", b)
+	}
+	publish(t, nc, "bigheld", 0, []byte{0, 0}, map[string]string{HdrRate: "8000"})
+	publish(t, nc, "bigheld", 2, nil, map[string]string{HdrEOS: "1"})
+	expectResults(t, collect(t, ch, 5*time.Second), "message 1 of 262146 bytes exceeds the 262144-byte limit", "")
+	goodStreamStillRecognised(t, nc)
+}

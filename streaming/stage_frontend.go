@@ -44,6 +44,10 @@ type frontStream struct {
 	// stream's end-of-stream marker follows them.
 	held    []rfstream.Segment
 	heldEnd bool
+	// tooBig are the payload sizes of messages over MaxChunkBytes, by
+	// sequence number, held in the window without their payloads until
+	// their turn comes to be refused.
+	tooBig map[int]int
 }
 
 // endedStream remembers a finished stream for a while, so late duplicates
@@ -86,6 +90,30 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.front[stream] = st
 	}
 	st.last = time.Now()
+	if len(m.Data) > MaxChunkBytes && seq >= st.next {
+		// Refused in its turn (frontMessage), but its payload is not held
+		// meanwhile: only its headers wait in the window.
+		if st.tooBig == nil {
+			st.tooBig = map[int]int{}
+		}
+		st.tooBig[seq] = len(m.Data)
+		m = &nats.Msg{Subject: m.Subject, Header: m.Header}
+	}
+	if _, dup := st.pending[seq]; !dup && seq > st.next && st.bytes+len(m.Data) > s.p.MaxHeldBytes {
+		// Checked before the message is held, so a stream that withholds
+		// a message holds at most MaxHeldBytes, not Window full messages.
+		s.errorResult(stream, "holding %d bytes past the gap at message %d, and message %d would take it over the %d bytes a stream may hold; giving up on the gap",
+			st.bytes, st.next, seq, s.p.MaxHeldBytes)
+		if s.advance(stream, st, true) {
+			s.endFront(stream, st)
+			s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+			return
+		}
+		if seq < st.next {
+			s.errorResult(stream, "message %d came after the stream stopped waiting for it; dropped", seq)
+			return
+		}
+	}
 	if !st.add(seq, m) {
 		s.stats.duplicates.Add(1)
 		return
@@ -165,8 +193,9 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		}
 		return eos
 	}
-	if len(m.Data) > MaxChunkBytes {
-		return fail("message %s of %d bytes exceeds the %d-byte limit; dropped", m.Header.Get(HdrSeq), len(m.Data), MaxChunkBytes)
+	if n, big := st.tooBig[st.next-1]; big { // take has moved next past it
+		delete(st.tooBig, st.next-1)
+		return fail("message %d of %d bytes exceeds the %d-byte limit; dropped", st.next-1, n, MaxChunkBytes)
 	}
 	rate, err := headerInt(m, HdrRate, st.rate)
 	if err != nil {
