@@ -39,8 +39,8 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 		defer f.Close()
 		r = f
 	}
-	tooLong := func(seconds float64) error {
-		return fmt.Errorf("%s: the recording is longer than the %g s --max-seconds allows (%.1f s read); raise --max-seconds or cut it", path, maxSeconds, seconds)
+	tooLong := func() error {
+		return fmt.Errorf("%s: the recording is longer than the %g s --max-seconds allows; raise --max-seconds or cut it", path, maxSeconds)
 	}
 	if rate > 0 {
 		limit := int64(1 << 30)
@@ -52,7 +52,7 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 			return nil, err
 		}
 		if maxSeconds > 0 && int64(len(b)) > limit {
-			return nil, tooLong(float64(len(b)/2) / float64(rate))
+			return nil, tooLong()
 		}
 		return frontend.DecodePCM16(b, rate)
 	}
@@ -61,7 +61,7 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 		return nil, fmt.Errorf("%s: %w (raw PCM needs --rate)", path, err)
 	}
 	if maxSeconds > 0 && a.Duration() > maxSeconds {
-		return nil, tooLong(a.Duration())
+		return nil, tooLong()
 	}
 	return a, nil
 }
