@@ -12,8 +12,36 @@ import (
 	"strconv"
 )
 
-// maxImagePixels bounds what a header may claim before decoding.
-const maxImagePixels = 40 << 20
+// MaxImagePixels bounds the pixels of an image to decode, checked from its
+// header before any pixel is decoded (CheckImageSize), so a small file that
+// claims a huge image costs nothing: a 40 KB PNG of 6400×6400 once took
+// 0.4 s and 50 MB to decode. 4 Mi pixels still takes a 2560×1600 picture.
+// The tagger stage and rfstream tag share it.
+const MaxImagePixels = 4 << 20
+
+// CheckImageSize reads an encoded image's size from its header (PNG, JPEG,
+// GIF, binary PGM) and refuses one of more than MaxImagePixels pixels, or
+// a header it cannot read, without decoding the pixels.
+func CheckImageSize(b []byte) error {
+	var w, h int
+	if bytes.HasPrefix(b, []byte("P5")) {
+		var err error
+		if w, h, _, err = pgmHeader(bufio.NewReader(bytes.NewReader(b))); err != nil {
+			return err
+		}
+	} else {
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			return fmt.Errorf("frontend: not an image this tagger reads (PNG, JPEG, GIF, PGM): %w", err)
+		}
+		w, h = cfg.Width, cfg.Height
+	}
+	// Each side is bounded first so that w*h cannot overflow.
+	if w < 1 || h < 1 || w > MaxImagePixels || h > MaxImagePixels || w*h > MaxImagePixels {
+		return fmt.Errorf("frontend: image of %dx%d pixels is over the %d-pixel limit", w, h, MaxImagePixels)
+	}
+	return nil
+}
 
 // DecodeImage decodes a PNG, JPEG, GIF or binary PGM (P5) image to a
 // grey-level h×w raster in [0, 1], row-major, by area-averaging (or
@@ -42,12 +70,8 @@ type grey struct {
 }
 
 func decodeStd(b []byte) (*grey, error) {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("frontend: not an image this tagger reads (PNG, JPEG, GIF, PGM): %w", err)
-	}
-	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width*cfg.Height > maxImagePixels {
-		return nil, fmt.Errorf("frontend: image of %dx%d pixels", cfg.Width, cfg.Height)
+	if err := CheckImageSize(b); err != nil {
+		return nil, err
 	}
 	im, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
@@ -67,6 +91,31 @@ func decodeStd(b []byte) (*grey, error) {
 // decodePGM reads a binary 8-bit PGM (P5).
 func decodePGM(b []byte) (*grey, error) {
 	r := bufio.NewReader(bytes.NewReader(b))
+	w, h, maxv, err := pgmHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	if w*h > MaxImagePixels {
+		return nil, fmt.Errorf("frontend: image of %dx%d pixels is over the %d-pixel limit", w, h, MaxImagePixels)
+	}
+	px := make([]byte, w*h)
+	if n, _ := io.ReadFull(r, px); n != len(px) {
+		return nil, fmt.Errorf("frontend: PGM truncated: %d of %d pixels", n, len(px))
+	}
+	g := &grey{h: h, w: w, v: make([]float32, w*h)}
+	for i, p := range px {
+		// A sample above the declared maximum breaks the format; scaling it
+		// would give a pixel brighter than white.
+		if int(p) > maxv {
+			return nil, fmt.Errorf("frontend: PGM pixel %d is %d, above the header's maximum %d", i, p, maxv)
+		}
+		g.v[i] = float32(p) / float32(maxv)
+	}
+	return g, nil
+}
+
+// pgmHeader reads a binary 8-bit PGM's header, leaving r at its pixels.
+func pgmHeader(r *bufio.Reader) (w, h, maxv int, err error) {
 	var fields []int
 	word := func() (string, error) {
 		var s []byte
@@ -91,38 +140,25 @@ func decodePGM(b []byte) (*grey, error) {
 		}
 	}
 	if m, err := word(); err != nil || m != "P5" {
-		return nil, fmt.Errorf("frontend: not a binary PGM")
+		return 0, 0, 0, fmt.Errorf("frontend: not a binary PGM")
 	}
 	for len(fields) < 3 {
 		s, err := word()
 		if err != nil {
-			return nil, fmt.Errorf("frontend: PGM header truncated")
+			return 0, 0, 0, fmt.Errorf("frontend: PGM header truncated")
 		}
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
-			return nil, fmt.Errorf("frontend: PGM header field %q", s)
+			return 0, 0, 0, fmt.Errorf("frontend: PGM header field %q", s)
 		}
 		fields = append(fields, v)
 	}
-	w, h, maxv := fields[0], fields[1], fields[2]
+	w, h, maxv = fields[0], fields[1], fields[2]
 	// Each side is bounded first so that w*h cannot overflow.
-	if maxv > 255 || w > maxImagePixels || h > maxImagePixels || w*h > maxImagePixels {
-		return nil, fmt.Errorf("frontend: PGM %dx%d with maximum %d (only 8-bit PGM)", w, h, maxv)
+	if maxv > 255 || w > MaxImagePixels || h > MaxImagePixels {
+		return 0, 0, 0, fmt.Errorf("frontend: PGM %dx%d with maximum %d (only 8-bit PGM)", w, h, maxv)
 	}
-	px := make([]byte, w*h)
-	if n, _ := io.ReadFull(r, px); n != len(px) {
-		return nil, fmt.Errorf("frontend: PGM truncated: %d of %d pixels", n, len(px))
-	}
-	g := &grey{h: h, w: w, v: make([]float32, w*h)}
-	for i, p := range px {
-		// A sample above the declared maximum breaks the format; scaling it
-		// would give a pixel brighter than white.
-		if int(p) > maxv {
-			return nil, fmt.Errorf("frontend: PGM pixel %d is %d, above the header's maximum %d", i, p, maxv)
-		}
-		g.v[i] = float32(p) / float32(maxv)
-	}
-	return g, nil
+	return w, h, maxv, nil
 }
 
 // resize maps the raster onto h×w: each target pixel averages the source

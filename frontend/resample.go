@@ -23,6 +23,15 @@ type Resampler struct {
 // zeroCrossings of the sinc kept on each side: sets transition width.
 const zeroCrossings = 16
 
+// MaxFilterTaps bounds a resampler's filter table: one phase per step of
+// the output rate over the input's, in lowest terms, each 2·half+1 taps
+// long, half growing with the input rate over the output's. The table's
+// cost follows the rates' common factors, not their size: 768000 → 8000 Hz
+// needs 3341 taps, 767998 → 8000 Hz 13.4 million (53 MB and half a second
+// to build, under the frontend stage's lock). Every common rate needs far
+// fewer: the most found was 193000, for 44056 → 8000 Hz.
+const MaxFilterTaps = 1 << 18
+
 // NewResampler returns a resampler from rate from to rate to.
 func NewResampler(from, to int) (*Resampler, error) {
 	if from < 1000 || to < 1000 || from > 768000 || to > 768000 {
@@ -37,6 +46,9 @@ func NewResampler(from, to int) (*Resampler, error) {
 	fc := 0.5 * math.Min(1, float64(to)/float64(from)) * 0.92
 	width := zeroCrossings / (2 * fc)
 	half := int(math.Ceil(width))
+	if n := up * (2*half + 1); n > MaxFilterTaps {
+		return nil, fmt.Errorf("resample %d → %d Hz: the ratio %d/%d needs a filter of %d taps, more than the %d allowed; send a common rate (8000, 16000, 44100, 48000 Hz, …)", from, to, up, down, n, MaxFilterTaps)
+	}
 	r := &Resampler{up: up, down: down, half: half, taps: make([][]float32, up)}
 	for p := 0; p < up; p++ {
 		frac := float64(p) / float64(up) // output time minus its base input index

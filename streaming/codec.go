@@ -84,6 +84,23 @@ func DecodeF32(b []byte) ([]float32, error) {
 	return out, nil
 }
 
+// MaxSeq bounds HdrSeq: a stream of 20 ms messages reaches it after more
+// than a year, and lost messages counted up to it cannot overflow the
+// counters (one such value once wrapped the loss counter negative).
+const MaxSeq = 1<<31 - 1
+
+// headerSeq reads a message's HdrSeq, which must be 0 … MaxSeq.
+func headerSeq(m *nats.Msg) (int, error) {
+	if m.Header == nil || m.Header.Get(HdrSeq) == "" {
+		return -1, fmt.Errorf("message without a valid %s header refused", HdrSeq)
+	}
+	v, err := strconv.Atoi(m.Header.Get(HdrSeq))
+	if err != nil || v < 0 || v > MaxSeq {
+		return -1, fmt.Errorf("message without a valid %s header refused: %q is not an integer from 0 to %d", HdrSeq, m.Header.Get(HdrSeq), MaxSeq)
+	}
+	return v, nil
+}
+
 // headerInt reads an integer header; missing gives def.
 func headerInt(m *nats.Msg, key string, def int) (int, error) {
 	if m.Header == nil || m.Header.Get(key) == "" {

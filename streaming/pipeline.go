@@ -60,6 +60,12 @@ type Pipeline struct {
 	// Window is how many messages past a gap are held for reordering
 	// before the gap is declared lost (default 64).
 	Window int
+	// MaxHeldBytes bounds the PCM payload bytes the frontend holds for
+	// one stream past a gap (default DefaultMaxHeldBytes). A message that
+	// would take a stream's held bytes over it makes the stage give up on
+	// the gap at once, as when more than Window messages are held, with an
+	// error result that says why; the message is checked before it is held.
+	MaxHeldBytes int
 	// Batch is the most messages the features stage scores in one GEMM
 	// (default 64); with ShedPartials it takes up to 8× as many and scores
 	// those not shed. The tagger takes up to 8× as many.
@@ -130,6 +136,12 @@ type Pipeline struct {
 	hold func()
 }
 
+// DefaultMaxHeldBytes is Pipeline.MaxHeldBytes's default: a window of 64
+// messages of 100 ms of 48 kHz float audio (1.2 MB) fits, while a stream
+// that withholds its first message and sends the rest at MaxChunkBytes
+// is held to 8 of them instead of 64 (16 MiB).
+const DefaultMaxHeldBytes = 2 << 20
+
 func (p *Pipeline) defaults() {
 	if p.TopK <= 0 {
 		p.TopK = 3
@@ -139,6 +151,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Window <= 0 {
 		p.Window = 64
+	}
+	if p.MaxHeldBytes <= 0 {
+		p.MaxHeldBytes = DefaultMaxHeldBytes
 	}
 	if p.Batch <= 0 {
 		p.Batch = 64

@@ -14,6 +14,7 @@ import (
 type reorder struct {
 	next    int
 	pending map[int]*nats.Msg
+	bytes   int // payload bytes held in pending (Pipeline.MaxHeldBytes)
 }
 
 // add files m under seq; it reports false for a duplicate.
@@ -25,6 +26,7 @@ func (r *reorder) add(seq int, m *nats.Msg) bool {
 		return false
 	}
 	r.pending[seq] = m
+	r.bytes += len(m.Data)
 	return true
 }
 
@@ -33,6 +35,7 @@ func (r *reorder) take() (*nats.Msg, bool) {
 	m, ok := r.pending[r.next]
 	if ok {
 		delete(r.pending, r.next)
+		r.bytes -= len(m.Data)
 		r.next++
 	}
 	return m, ok

@@ -47,13 +47,43 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("streaming: embedded server: %w", err)
 	}
+	// The server reports a port it cannot listen on only to its logger and
+	// then never becomes ready; without this one, a busy port looked like a
+	// server 10 s slow to start.
+	fatal := make(chan string, 1)
+	s.SetLogger(fatalLogger{fatal}, false, false)
 	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return nil, errors.New("streaming: embedded server did not become ready in 10 s")
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.ReadyForConnections(20 * time.Millisecond) {
+		select {
+		case msg := <-fatal:
+			s.Shutdown()
+			return nil, fmt.Errorf("streaming: embedded server: %s", msg)
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.Shutdown()
+			return nil, errors.New("streaming: embedded server did not become ready in 10 s")
+		}
 	}
 	return &Embedded{Server: s, listening: o.Listen}, nil
 }
+
+// fatalLogger passes on the server's fatal complaints (a port in use,
+// JetStream that cannot start) and drops the rest, as NoLog would.
+type fatalLogger struct{ fatal chan<- string }
+
+func (l fatalLogger) Fatalf(format string, v ...any) {
+	select {
+	case l.fatal <- fmt.Sprintf(format, v...):
+	default: // the first is the one StartEmbedded reports
+	}
+}
+func (fatalLogger) Noticef(string, ...any) {}
+func (fatalLogger) Warnf(string, ...any)   {}
+func (fatalLogger) Errorf(string, ...any)  {}
+func (fatalLogger) Debugf(string, ...any)  {}
+func (fatalLogger) Tracef(string, ...any)  {}
 
 // Connect opens a client connection, in process when the server does not
 // listen on a port.

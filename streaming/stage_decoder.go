@@ -72,9 +72,9 @@ func (s *Stages) onScores(m *nats.Msg) {
 			}
 		}
 	} else {
-		seq, err := headerInt(m, HdrSeq, -1)
-		if err != nil || seq < 0 {
-			s.errorResult(stream, "scores message without a valid %s header refused", HdrSeq)
+		seq, err := headerSeq(m)
+		if err != nil {
+			s.errorResult(stream, "scores %v", err)
 			return
 		}
 		if !st.add(seq, m) {

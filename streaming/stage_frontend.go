@@ -44,6 +44,10 @@ type frontStream struct {
 	// stream's end-of-stream marker follows them.
 	held    []rfstream.Segment
 	heldEnd bool
+	// tooBig are the payload sizes of messages over MaxChunkBytes, by
+	// sequence number, held in the window without their payloads until
+	// their turn comes to be refused.
+	tooBig map[int]int
 }
 
 // endedStream remembers a finished stream for a while, so late duplicates
@@ -61,9 +65,15 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
-	seq, err := headerInt(m, HdrSeq, -1)
-	if err != nil || seq < 0 {
-		s.errorResult(stream, "message without a valid %s header refused", HdrSeq)
+	seq, err := headerSeq(m)
+	if err != nil {
+		s.errorResult(stream, "%v", err)
+		if headerBool(m, HdrEOS) {
+			// The client has said its last word: without this, a stream
+			// whose end-of-stream message had no usable number waited for
+			// the idle timeout, or never got its end-of-stream result.
+			s.endRefused(stream)
+		}
 		return
 	}
 	if e, done := s.ended[stream]; done {
@@ -80,6 +90,30 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.front[stream] = st
 	}
 	st.last = time.Now()
+	if len(m.Data) > MaxChunkBytes && seq >= st.next {
+		// Refused in its turn (frontMessage), but its payload is not held
+		// meanwhile: only its headers wait in the window.
+		if st.tooBig == nil {
+			st.tooBig = map[int]int{}
+		}
+		st.tooBig[seq] = len(m.Data)
+		m = &nats.Msg{Subject: m.Subject, Header: m.Header}
+	}
+	if _, dup := st.pending[seq]; !dup && seq > st.next && st.bytes+len(m.Data) > s.p.MaxHeldBytes {
+		// Checked before the message is held, so a stream that withholds
+		// a message holds at most MaxHeldBytes, not Window full messages.
+		s.errorResult(stream, "holding %d bytes past the gap at message %d, and message %d would take it over the %d bytes a stream may hold; giving up on the gap",
+			st.bytes, st.next, seq, s.p.MaxHeldBytes)
+		if s.advance(stream, st, true) {
+			s.endFront(stream, st)
+			s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+			return
+		}
+		if seq < st.next {
+			s.errorResult(stream, "message %d came after the stream stopped waiting for it; dropped", seq)
+			return
+		}
+	}
 	if !st.add(seq, m) {
 		s.stats.duplicates.Add(1)
 		return
@@ -88,9 +122,38 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	// does not take its own slowness for a silent client.
 	defer func() { st.last = time.Now() }()
 	if s.advance(stream, st, false) {
-		delete(s.front, stream)
-		s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+		s.endFront(stream, st)
 	}
+}
+
+// endFront forgets an ended stream's state, remembering its end, with
+// s.mu held.
+func (s *Stages) endFront(stream string, st *frontStream) {
+	delete(s.front, stream)
+	s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+}
+
+// endRefused ends a stream whose end-of-stream message was refused for its
+// sequence number, with s.mu held: what it holds is handled, gaps skipped
+// and reported, and the stream gets its one end-of-stream result (an error
+// one if it never started). A stream already ended has had its result.
+func (s *Stages) endRefused(stream string) {
+	if _, done := s.ended[stream]; done {
+		return
+	}
+	st := s.front[stream]
+	switch {
+	case st == nil:
+		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one arrived")
+		s.ended[stream] = endedStream{at: time.Now()}
+		return
+	case s.advance(stream, st, true):
+	case st.seg == nil:
+		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one was accepted")
+	default:
+		s.endSegments(stream, st)
+	}
+	s.endFront(stream, st)
 }
 
 // advance handles a stream's held messages in sequence, with s.mu held.
@@ -130,8 +193,9 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		}
 		return eos
 	}
-	if len(m.Data) > MaxChunkBytes {
-		return fail("message %s of %d bytes exceeds the %d-byte limit; dropped", m.Header.Get(HdrSeq), len(m.Data), MaxChunkBytes)
+	if n, big := st.tooBig[st.next-1]; big { // take has moved next past it
+		delete(st.tooBig, st.next-1)
+		return fail("message %d of %d bytes exceeds the %d-byte limit; dropped", st.next-1, n, MaxChunkBytes)
 	}
 	rate, err := headerInt(m, HdrRate, st.rate)
 	if err != nil {

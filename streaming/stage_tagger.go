@@ -96,10 +96,10 @@ func (s *Stages) decodeImages(batch []work) *imageBatch {
 	b := &imageBatch{work: batch, replies: make([]TagsMessage, len(batch)), x: linalg.NewGeneral32(len(batch), t.Map.InDim())}
 	for i, w := range batch {
 		m := w.m
-		seq, err := headerInt(m, HdrSeq, -1)
+		seq, err := headerSeq(m)
 		b.replies[i].Seq = seq
-		if err != nil || seq < 0 {
-			b.replies[i].Error = fmt.Sprintf("image without a valid %s header", HdrSeq)
+		if err != nil {
+			b.replies[i].Error = err.Error()
 			continue
 		}
 		if len(m.Data) > MaxImageBytes {

@@ -1,7 +1,11 @@
 package streaming
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"image"
+	"image/png"
 	"math"
 	"strconv"
 	"strings"
@@ -11,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
 )
 
 // The tagger stage decodes, tags and answers in three steps that overlap
@@ -83,4 +88,55 @@ func TestNonFiniteScoreIsAnErrorReply(t *testing.T) {
 	if e := st.Stats().Errors; e != 1 {
 		t.Fatalf("%d errors counted, want 1", e)
 	}
+}
+
+// Images whose headers claim more than frontend.MaxImagePixels get an
+// error reply from the header alone, and the other images of the batch,
+// the same stream's included, are tagged as ever. Before the bound a
+// 40 KB PNG of 6400×6400 was decoded: 0.4 s and 50 MB each, holding up the
+// tagger for every client.
+func TestTaggerRefusesHugeImagesFromTheHeader(t *testing.T) {
+	var huge bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&huge, image.NewGray(image.Rect(0, 0, 6400, 6400))); err != nil {
+		t.Fatal(err)
+	}
+	if huge.Len() > MaxImageBytes {
+		t.Fatalf("the hostile image is %d bytes, over the message limit: it tests nothing", huge.Len())
+	}
+	nc, _ := pipelineWith(t, Pipeline{TopK: 2})
+	raw, want := barImages(t, 4)
+	var images [][]byte
+	var good []int // index of each good image in raw
+	for i, r := range raw {
+		im := image.NewGray(image.Rect(0, 0, 8, 8))
+		copy(im.Pix, r)
+		var b bytes.Buffer
+		if err := png.Encode(&b, im); err != nil {
+			t.Fatal(err)
+		}
+		images = append(images, b.Bytes(), huge.Bytes())
+		good = append(good, i, -1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	replies, err := TagImages(ctx, nc, "toy", "hostile", images, false, 20*time.Second)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range replies {
+		switch g := good[i]; {
+		case g < 0 && !strings.Contains(r.Error, "6400x6400 pixels is over the"):
+			t.Fatalf("image %d (6400×6400): %+v, want refused for its size", i, r)
+		case g >= 0 && (r.Error != "" || !sameTags(r.Tags, want[g])):
+			t.Fatalf("image %d (good): %+v, want %+v", i, r, want[g])
+		}
+	}
+	// Four header checks and four 8×8 decodes; one 6400×6400 decode took 0.4 s.
+	if took > time.Second {
+		t.Fatalf("8 images took %v", took)
+	}
+	t.Logf("4 refused 6400×6400 PNGs (%d bytes each) and 4 tagged images: %v (limit %d pixels)", huge.Len(), took, frontend.MaxImagePixels)
 }

@@ -30,6 +30,9 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := nf.checkTLS(); err != nil {
+		return err
+	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errUsage

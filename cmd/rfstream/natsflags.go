@@ -49,8 +49,26 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 	}
 }
 
+// checkTLS refuses TLS flags that do not make a whole: a key alone (or a
+// certificate alone) was once silently ignored, and the client then
+// connected without the mutual TLS it was asked for.
+func (f *natsFlags) checkTLS() error {
+	switch {
+	case f.tlsKey != "" && f.tlsCert == "":
+		return errors.New("--tls-key needs --tls-cert: the key is for a client certificate")
+	case f.tlsCert != "" && f.tlsKey == "":
+		return errors.New("--tls-cert needs --tls-key: a client certificate is presented with its key")
+	case (f.tlsCA != "" || f.tlsCert != "") && f.url == "":
+		return errors.New("--tls-ca, --tls-cert and --tls-key are for --nats (a tls:// server); the embedded server is loopback-only and plain")
+	}
+	return nil
+}
+
 // options turns the credential flags into client options.
 func (f *natsFlags) options(name string) ([]nats.Option, error) {
+	if err := f.checkTLS(); err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
 	if f.password == "" {
 		f.password = os.Getenv("RFSTREAM_NATS_PASSWORD")

@@ -243,3 +243,28 @@ func TestEmbeddedServerIsLoopbackOnly(t *testing.T) {
 		t.Fatalf("credentials with the embedded server: %v", err)
 	}
 }
+
+// TLS flags that do not make a whole are refused by every command that
+// takes them, before it reads its inputs or connects, instead of being
+// silently dropped (a key alone once connected without a certificate).
+func TestIncompleteTLSFlagsAreRefused(t *testing.T) {
+	const url = "tls://127.0.0.1:1" // never dialled: the flags fail first
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--nats", url, "--tls-key", "k.pem"}, "--tls-key needs --tls-cert"},
+		{[]string{"--nats", url, "--tls-cert", "c.pem"}, "--tls-cert needs --tls-key"},
+		{[]string{"--nats", url, "--tls-ca", "ca.pem", "--tls-key", "k.pem"}, "--tls-key needs --tls-cert"},
+		{[]string{"--tls-ca", "ca.pem"}, "are for --nats"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, "are for --nats"},
+	} {
+		for _, cmd := range [][]string{{"serve", "--port", "0"}, {"stream", "missing.wav"}, {"tag", "missing.png"}, {"forget", "v1", "--voices", t.TempDir()}} {
+			args := append(append([]string{cmd[0]}, c.flags...), cmd[1:]...)
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), c.want) {
+				t.Fatalf("%v: exit %d, stderr %q; want it refused saying %q", args, code, errb.String(), c.want)
+			}
+		}
+	}
+}

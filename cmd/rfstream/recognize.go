@@ -46,6 +46,7 @@ func recognitionOf(res rfstream.Result) recognition {
 func runRecognize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recognize", "FILE.wav… | - [flags]", stderr)
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian mono PCM at this rate (Hz)")
+	maxSeconds := fs.Float64("max-seconds", 600, "refuse a recording longer than this many seconds (raw PCM is read no further), so an endless input such as /dev/zero stops with an error instead of filling memory")
 	modelPath := fs.String("model", "", "model file (default: the digit model in the data cache, trained on FSDD when missing)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
@@ -76,11 +77,15 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *maxSeconds <= 0 {
+		return fmt.Errorf("recognize: --max-seconds %g: want a positive length", *maxSeconds)
+	}
+	in := input{rate: *rate, maxSeconds: *maxSeconds}
 	if *adapt {
-		return recognizeAdapted(files, *rate, *modelPath, out, stderr)
+		return recognizeAdapted(files, in, *modelPath, out, stderr)
 	}
 	if *session {
-		return recognizeSession(files, *rate, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
+		return recognizeSession(files, in, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
 	}
 	var recognizer rfstream.Recognizer
 	var task string
@@ -93,7 +98,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		recognizer, err = newRecognizer(m)
 		return err
 	}
-	failed, err := eachRecording(files, *rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
 		res, err := recognizer.Recognize(a.Samples, a.Rate)
 		if err != nil {
 			return err
@@ -115,10 +120,10 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 // cannot be read or used is named on stderr and the rest go on (one bad
 // recording must not cost the others their results); a single file's
 // error, or prepare's, is returned. It returns how many files failed.
-func eachRecording(files []string, rate int, batch bool, stderr io.Writer, prepare func() error, use func(path string, a *frontend.Audio) error) (int, error) {
+func eachRecording(files []string, in input, batch bool, stderr io.Writer, prepare func() error, use func(path string, a *frontend.Audio) error) (int, error) {
 	prepared, failed := false, 0
 	for _, path := range files {
-		a, err := readRecording(path, rate)
+		a, err := readRecording(path, in)
 		if err == nil {
 			if !prepared {
 				if err := prepare(); err != nil {
@@ -141,9 +146,16 @@ func eachRecording(files []string, rate int, batch bool, stderr io.Writer, prepa
 	return failed, nil
 }
 
+// input says how recordings are read: raw PCM at rate (0: WAV), and
+// refused beyond maxSeconds.
+type input struct {
+	rate       int
+	maxSeconds float64
+}
+
 // readRecording reads one recording and refuses an empty one.
-func readRecording(path string, rate int) (*frontend.Audio, error) {
-	a, err := readAudio(path, rate, stdin)
+func readRecording(path string, in input) (*frontend.Audio, error) {
+	a, err := readAudioUpTo(path, in.rate, in.maxSeconds, stdin)
 	if err == nil && len(a.Samples) == 0 {
 		err = fmt.Errorf("%s: the recording holds no samples", path)
 	}
@@ -201,7 +213,7 @@ type storedVoice struct{ dir, name string }
 // self-training at the session's checkpoints unless selfTrain is false.
 // With a stored voice the session starts from its file, when there is one,
 // and is written back at the end.
-func recognizeSession(files []string, rate int, modelPath string, selfTrain bool, stored storedVoice, out recognitionPrinter, stderr io.Writer) error {
+func recognizeSession(files []string, in input, modelPath string, selfTrain bool, stored storedVoice, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	var session *rfstream.VoiceSession
 	var voicePath string
@@ -229,7 +241,7 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 		session.SelfTrain = session.SelfTrain && selfTrain
 		return nil
 	}
-	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
 		v, err := wc.RawVector(a)
 		if err != nil {
 			return err
@@ -264,7 +276,7 @@ func recognizeSession(files []string, rate int, modelPath string, selfTrain bool
 // all of them (rfstream.WordClassifier.AdaptToVoice) and decides each. A
 // recording that cannot be read is named and left out; the others are
 // adapted to and recognised without it.
-func recognizeAdapted(files []string, rate int, modelPath string, out recognitionPrinter, stderr io.Writer) error {
+func recognizeAdapted(files []string, in input, modelPath string, out recognitionPrinter, stderr io.Writer) error {
 	var wc *rfstream.WordClassifier
 	prepare := func() error {
 		var err error
@@ -279,7 +291,7 @@ func recognizeAdapted(files []string, rate int, modelPath string, out recognitio
 	var paths []string
 	var seconds []float64
 	var rows [][]float32
-	failed, err := eachRecording(files, rate, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
+	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
 		v, err := wc.RawVector(a)
 		if err != nil {
 			return err

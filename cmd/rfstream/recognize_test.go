@@ -262,3 +262,34 @@ func toyFSDD(t *testing.T) string {
 	}
 	return dir
 }
+
+// zeros is an endless input, like /dev/zero, that counts what was read.
+type zeros struct{ read int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.read += int64(len(p))
+	return len(p), nil
+}
+
+// An endless raw input stops at --max-seconds with an error, having read
+// no more than the bound and one sample, whatever the input holds.
+func TestRecognizeRefusesInputBeyondMaxSeconds(t *testing.T) {
+	_, model := toyWordModelFile(t)
+	z := &zeros{}
+	stdin = z
+	defer func() { stdin = os.Stdin }()
+	var out, errb bytes.Buffer
+	code := run([]string{"recognize", "--rate", "8000", "--max-seconds", "3", "--model", model, "-"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "longer than the 3 s --max-seconds allows") {
+		t.Fatalf("endless input: exit %d, stderr %q", code, errb.String())
+	}
+	if bound := int64(3*8000*2 + 2); z.read > bound {
+		t.Fatalf("read %d bytes of an endless input, want at most %d (3 s of 8 kHz s16le and one sample)", z.read, bound)
+	}
+	// Within the bound the same input is recognised as before.
+	stdin = bytes.NewReader(make([]byte, 2*8000))
+	if code := run([]string{"recognize", "--rate", "8000", "--max-seconds", "3", "--model", model, "-"}, &out, &errb); code != 0 {
+		t.Fatalf("a second of silence within the bound: exit %d, %s", code, errb.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"slices"
@@ -63,8 +64,32 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	frontends := fs.Int("frontends", 1, "run the frontend and decoder as this many shards in this process, each on its own connection, so streams are cut and decoded on that many cores at once (the Rfs-Voice header is then refused: voices are named by subject)")
 	blasThreads := fs.Int("blas-threads", 0, blasThreadsUsage+"; 0: one when this process runs an audio stage, else the BLAS's own count (OPENBLAS_NUM_THREADS, or one a core)")
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
+	httpHosts := fs.String("http-host", "", "with --http: more host names (comma-separated) the page may be reached by, e.g. behind a proxy; requests naming any other host get 403, which stops DNS rebinding (the listen host, and for loopback 127.0.0.1, localhost and [::1], are always taken)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	if err := nf.checkTLS(); err != nil {
+		return nil, err
+	}
+	// Ports are checked before the models load (which can take minutes on
+	// first use), so a second serve on a busy port says so at once.
+	if nf.url == "" && nf.port != 0 {
+		if err := portFree(nf.port); err != nil {
+			return nil, err
+		}
+	}
+	var httpLn net.Listener
+	if *httpAddr != "" {
+		var err error
+		if httpLn, err = listenWebPage(*httpAddr); err != nil {
+			return nil, err
+		}
+		// Closed again on every failure below; Close owns it once served.
+		defer func() {
+			if httpLn != nil {
+				httpLn.Close()
+			}
+		}()
 	}
 	names := strings.Split(*stages, ",")
 	threads := *blasThreads
@@ -141,10 +166,11 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 			rate = p.Connected.Input.Audio.SampleRate
 		}
 		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
-		if sv.page, err = startWebPage(*httpAddr, sess.nc, p.Name, rate, learns, stderr); err != nil {
+		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, rate, learns, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}
+		httpLn = nil // the page's server closes it
 		fmt.Fprintf(stdout, "web page on %s\n", sv.page.URL)
 	}
 	return sv, nil
@@ -169,6 +195,18 @@ func (sv *serving) Close(stdout io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// portFree checks that the embedded server's loopback port is free: a
+// port in use is refused naming it, rather than found out after the models
+// have loaded.
+func portFree(port int) error {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--port %d: %w (is another rfstream serve running? --port 0 picks a free port)", port, err)
+	}
+	return ln.Close()
 }
 
 // parseShard reads --shard K/N.

@@ -21,6 +21,15 @@ func init() {
 // readAudio reads a WAV file, or raw s16le PCM when rate is set ("-" is
 // standard input).
 func readAudio(path string, rate int, stdin io.Reader) (*frontend.Audio, error) {
+	return readAudioUpTo(path, rate, 0, stdin)
+}
+
+// readAudioUpTo is readAudio refusing a recording longer than maxSeconds
+// (0: no bound but the readers' own). Raw PCM is read only up to the bound
+// and one sample more, so an endless input (/dev/zero) costs the bound's
+// memory, not the machine's; a WAV file's length is checked once decoded
+// (frontend.ReadWAV caps what it reads at 2 GiB).
+func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (*frontend.Audio, error) {
 	var r io.Reader = stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -30,16 +39,29 @@ func readAudio(path string, rate int, stdin io.Reader) (*frontend.Audio, error) 
 		defer f.Close()
 		r = f
 	}
+	tooLong := func() error {
+		return fmt.Errorf("%s: the recording is longer than the %g s --max-seconds allows; raise --max-seconds or cut it", path, maxSeconds)
+	}
 	if rate > 0 {
-		b, err := io.ReadAll(io.LimitReader(r, 1<<30))
+		limit := int64(1 << 30)
+		if maxSeconds > 0 {
+			limit = min(limit, 2*int64(maxSeconds*float64(rate)))
+		}
+		b, err := io.ReadAll(io.LimitReader(r, limit+2))
 		if err != nil {
 			return nil, err
+		}
+		if maxSeconds > 0 && int64(len(b)) > limit {
+			return nil, tooLong()
 		}
 		return frontend.DecodePCM16(b, rate)
 	}
 	a, err := frontend.ReadWAV(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (raw PCM needs --rate)", path, err)
+	}
+	if maxSeconds > 0 && a.Duration() > maxSeconds {
+		return nil, tooLong()
 	}
 	return a, nil
 }
@@ -59,6 +81,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	voices := fs.String("voices", "", "the embedded pipeline keeps named voices in this directory (as serve --voices), so --voice learns across runs")
 	adaptable := fs.Bool("adaptable", false, adaptableUsage)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := nf.checkTLS(); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

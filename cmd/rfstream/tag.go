@@ -20,12 +20,35 @@ func init() {
 }
 
 // imageBatch is what tag publishes: payloads, their names, and labels
-// when the source has them.
+// when the source has them. An image refused before publishing has no
+// payload and its reason in failed.
 type imageBatch struct {
 	names    []string
 	payloads [][]byte
+	failed   []string
 	raw      bool
 	labels   []int
+}
+
+// add appends one image file's payload, or the reason it cannot be tagged.
+func (b *imageBatch) add(name string, data []byte, failed string) {
+	b.names, b.payloads, b.failed = append(b.names, name), append(b.payloads, data), append(b.failed, failed)
+}
+
+// looksIDX tells an IDX file (magic 00 00, or gzipped) from an image file
+// by its first bytes, so an IDX file whose header is wrong is reported as
+// that, not as an image in an unknown format.
+func looksIDX(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [2]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return false
+	}
+	return head == [2]byte{0, 0} || head == [2]byte{0x1f, 0x8b}
 }
 
 // loadImages reads an IDX image file (with its labels beside it when
@@ -54,17 +77,23 @@ func loadImages(paths []string, limit int) (*imageBatch, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.names, b.payloads = append(b.names, sub.names...), append(b.payloads, sub.payloads...)
+			b.names, b.payloads, b.failed = append(b.names, sub.names...), append(b.payloads, sub.payloads...), append(b.failed, sub.failed...)
 			continue
 		}
-		if f, err := frontend.ReadIDX(p); err == nil && len(f.Dims) == 3 {
+		if looksIDX(p) {
+			f, err := frontend.ReadIDX(p)
+			if err != nil {
+				return nil, err // names the file and what is wrong with it
+			}
+			if len(f.Dims) != 3 {
+				return nil, fmt.Errorf("%s: IDX file of dimensions %v; tag takes images, an IDX of 3 dimensions (count × rows × columns)", p, f.Dims)
+			}
 			n, px := f.Dims[0], f.Dims[1]*f.Dims[2]
 			if limit > 0 {
 				n = min(n, limit)
 			}
 			for i := 0; i < n; i++ {
-				b.names = append(b.names, fmt.Sprintf("%s#%d", filepath.Base(p), i))
-				b.payloads = append(b.payloads, f.Data[i*px:(i+1)*px])
+				b.add(fmt.Sprintf("%s#%d", filepath.Base(p), i), f.Data[i*px:(i+1)*px], "")
 			}
 			b.raw = true
 			if lp := labelsBeside(p); lp != "" {
@@ -74,14 +103,25 @@ func loadImages(paths []string, limit int) (*imageBatch, error) {
 			}
 			continue
 		}
+		// An image the pipeline would refuse fails here, alone: published,
+		// one over the server's message limit would end the whole run.
+		if st.Size() > streaming.MaxImageBytes {
+			b.add(p, nil, fmt.Sprintf("file of %d bytes is over the %d-byte limit of an image message", st.Size(), streaming.MaxImageBytes))
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			b.add(p, nil, err.Error())
+			continue
 		}
-		b.names, b.payloads = append(b.names, p), append(b.payloads, data)
+		if err := frontend.CheckImageSize(data); err != nil {
+			b.add(p, nil, err.Error())
+			continue
+		}
+		b.add(p, data, "")
 	}
 	if limit > 0 && len(b.names) > limit {
-		b.names, b.payloads = b.names[:limit], b.payloads[:limit]
+		b.names, b.payloads, b.failed = b.names[:limit], b.payloads[:limit], b.failed[:limit]
 	}
 	return b, nil
 }
@@ -107,6 +147,9 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per image")
 	quiet := fs.Bool("quiet", false, "print only the summary")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := nf.checkTLS(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -135,9 +178,25 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	name := fmt.Sprintf("tag-%d-%d", os.Getpid(), time.Now().UnixNano())
-	replies, err := streaming.TagImages(context.Background(), sess.nc, nf.pipeline, name, batch.payloads, batch.raw, time.Minute)
+	// Only the images that passed the checks go out; the others' replies
+	// are their reasons.
+	var payloads [][]byte
+	var index []int
+	replies := make([]streaming.TagsMessage, len(batch.names))
+	for i, why := range batch.failed {
+		if why != "" {
+			replies[i] = streaming.TagsMessage{Seq: i, Error: why}
+			continue
+		}
+		payloads, index = append(payloads, batch.payloads[i]), append(index, i)
+	}
+	tagged, err := streaming.TagImages(context.Background(), sess.nc, nf.pipeline, name, payloads, batch.raw, time.Minute)
 	if err != nil {
 		return err
+	}
+	for j, r := range tagged {
+		r.Seq = index[j]
+		replies[index[j]] = r
 	}
 	sec := time.Since(start).Seconds()
 	return reportTags(stdout, batch, replies, sec, *asJSON, *quiet)
@@ -164,9 +223,9 @@ func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage,
 				streaming.TagsMessage
 			}{batch.names[i], r})
 			fmt.Fprintln(w, string(b))
-		case quiet:
-		case r.Error != "":
+		case r.Error != "": // even with quiet: a failure is always named
 			fmt.Fprintf(w, "%s: error: %s\n", batch.names[i], r.Error)
+		case quiet:
 		default:
 			fmt.Fprintf(w, "%s:", batch.names[i])
 			for _, t := range r.Tags {
@@ -181,6 +240,9 @@ func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage,
 			fmt.Fprintf(w, "; top-1 accuracy %.2f%%", 100*float64(correct)/float64(len(replies)))
 		}
 		fmt.Fprintln(w)
+	}
+	if errs > 0 {
+		return fmt.Errorf("%d of %d images could not be tagged (named above)", errs, len(replies))
 	}
 	return nil
 }

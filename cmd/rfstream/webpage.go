@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -22,20 +23,57 @@ type webPage struct {
 	srv *http.Server
 }
 
-// startWebPage serves the page at addr; an address without a host (":8080")
-// binds loopback, so the microphone endpoint is reachable from elsewhere
-// only when a host is named on purpose.
-func startWebPage(addr string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
+// listenWebPage binds the page's address; an address without a host
+// (":8080") binds loopback, so the microphone endpoint is reachable from
+// elsewhere only when a host is named on purpose. serve calls it before
+// anything slow starts, so a busy port fails at once, naming the address.
+func listenWebPage(addr string) (net.Listener, error) {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
-	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Log: log.New(logw, "", log.LstdFlags)})
-	if err != nil {
-		return nil, err
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--http: %w", err)
+		return nil, fmt.Errorf("--http %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// pageHosts are the names requests may give in their Host header: the
+// listen address's host, the loopback names for a loopback address, and
+// extra (--http-host). A page on every interface (0.0.0.0, ::) also takes
+// any IP address and this machine's name. Any other name is refused: a
+// page reached by a name an attacker's DNS points at this machine (DNS
+// rebinding) would otherwise be same-origin with the attacker's page.
+func pageHosts(addr string, ln net.Listener, extra []string) (hosts []string, anyIP bool) {
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	ip := ln.Addr().(*net.TCPAddr).IP
+	hosts = append(hosts, ip.String())
+	switch {
+	case ip.IsLoopback():
+		hosts = append(hosts, "127.0.0.1", "localhost", "::1")
+	case ip.IsUnspecified():
+		anyIP = true
+		hosts = append(hosts, "localhost")
+		if name, err := os.Hostname(); err == nil {
+			hosts = append(hosts, name)
+		}
+	}
+	for _, h := range extra {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts, anyIP
+}
+
+// startWebPage serves the page on ln, which listenWebPage bound for addr.
+func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
+	hosts, anyIP := pageHosts(addr, ln, extraHosts)
+	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Hosts: hosts, AnyIP: anyIP, Log: log.New(logw, "", log.LstdFlags)})
+	if err != nil {
+		return nil, err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

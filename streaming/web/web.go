@@ -10,8 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -40,6 +44,14 @@ type Config struct {
 	Timeout time.Duration
 	// Log receives one line per refused request (default: discarded).
 	Log *log.Logger
+	// Hosts are the host names (without port) a request's Host header may
+	// give; any other gets 403, so a page reached through a name an
+	// attacker's DNS points at this machine (DNS rebinding) is refused.
+	// Default: the loopback names 127.0.0.1, localhost and ::1.
+	Hosts []string
+	// AnyIP also takes a Host that is an IP address, for a page that
+	// listens on every interface: an address cannot be rebound.
+	AnyIP bool
 }
 
 // Server is an http.Handler for the page, its assets and its endpoints:
@@ -64,6 +76,9 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
+	if len(cfg.Hosts) == 0 {
+		cfg.Hosts = []string{"127.0.0.1", "localhost", "::1"}
+	}
 	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux()}
 	assets, _ := fs.Sub(static, "static")
 	s.mux.Handle("GET /", http.FileServerFS(assets))
@@ -78,7 +93,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Nothing the page loads comes from elsewhere; say so to the browser.
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if err := s.trusted(r); err != nil {
+		s.cfg.Log.Printf("web: %s %s refused: %v", r.Method, r.URL.Path, err)
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// trusted checks a request's Host against Config.Hosts and, when it has
+// an Origin, that the origin is the page's own: a browser sends a
+// cross-site POST (a form, or fetch with a simple content type) without
+// asking first, so without this check any site a visitor opens could tag
+// images and forget voices through the visitor's loopback page.
+func (s *Server) trusted(r *http.Request) error {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	known := slices.ContainsFunc(s.cfg.Hosts, func(h string) bool { return strings.EqualFold(h, host) })
+	if !known && !(s.cfg.AnyIP && net.ParseIP(host) != nil) {
+		return fmt.Errorf("host %q is not a name this page serves (serve --http-host adds names)", r.Host)
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil // not sent by a browser, or a same-origin GET
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if u, err := url.Parse(origin); err != nil || u.Scheme != scheme || !strings.EqualFold(u.Host, r.Host) {
+		return fmt.Errorf("cross-origin request from %q refused: this page answers only itself (%s://%s)", origin, scheme, r.Host)
+	}
+	return nil
 }
 
 func (s *Server) config(w http.ResponseWriter, r *http.Request) {

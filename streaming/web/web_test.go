@@ -368,3 +368,57 @@ func TestAssetsAreServedAndSelfContained(t *testing.T) {
 		t.Fatalf("config rate %d", cfg.Rate)
 	}
 }
+
+// Another site's page, or one reached through a name that is not this
+// page's (DNS rebinding), cannot use the endpoints: every request with a
+// foreign Origin or an unknown Host gets 403 with a reason, before anything
+// reaches the pipeline; the page's own requests, and requests without an
+// Origin (curl, same-origin GETs), are served.
+func TestForeignOriginsAndHostsAreRefused(t *testing.T) {
+	hs, _, _ := page(t)
+	img := pngOf(t, toymodels.Bars(0, 2), 8)
+	self := hs.URL // http://127.0.0.1:PORT
+	port := hs.URL[strings.LastIndex(hs.URL, ":")+1:]
+	do := func(method, path, host, origin string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, hs.URL+path, bytes.NewReader(img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "text/plain") // a "simple" request: no CORS preflight
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		method, path, host, origin, why string
+	}{
+		{"POST", "/api/tag", "", "http://evil.example", "cross-origin"},
+		{"POST", "/api/tag", "", "null", "cross-origin"},
+		{"POST", "/api/tag", "", "https://" + strings.TrimPrefix(self, "http://"), "cross-origin"},
+		{"POST", "/api/forget-voice?voice=v1", "", "http://evil.example", "cross-origin"},
+		{"POST", "/api/tag", "rebound.example:" + port, "http://rebound.example:" + port, "not a name this page serves"},
+		{"POST", "/api/tag", "rebound.example:" + port, "", "not a name this page serves"},
+		{"GET", "/", "rebound.example:" + port, "", "not a name this page serves"},
+		{"GET", "/api/config", "192.168.1.9:" + port, "", "not a name this page serves"},
+	} {
+		if code, body := do(c.method, c.path, c.host, c.origin); code != http.StatusForbidden || !strings.Contains(body, c.why) {
+			t.Fatalf("%s %s Host %q Origin %q: %d %q, want 403 saying %q", c.method, c.path, c.host, c.origin, code, body, c.why)
+		}
+	}
+	for _, c := range []struct{ host, origin string }{{"", self}, {"", ""}, {"localhost:" + port, "http://localhost:" + port}, {"[::1]:" + port, ""}} {
+		if code, body := do("POST", "/api/tag", c.host, c.origin); code != http.StatusOK || !strings.Contains(body, `"tags"`) {
+			t.Fatalf("the page's own POST (Host %q, Origin %q): %d %q", c.host, c.origin, code, body)
+		}
+	}
+}
