@@ -9,8 +9,12 @@ RFSTREAM_DATA ?= $(abspath data)
 export RFSTREAM_DATA
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
+# The BLAS backend's build tags: "openblas" when cgo is on and OpenBLAS links (mk/blas.sh probes, and as root
+# with apt-get installs libopenblas-dev), else none: gonum's pure-Go BLAS, as `go install` builds. Probed once
+# per make run, by the first target that needs it; `make GOTAGS=purego …` forces pure Go.
+GOTAGS ?= $(eval GOTAGS := $(shell GO=$(GO) mk/blas.sh))$(GOTAGS)
 
-.PHONY: all build test test-race test-purego vet lint fuzz data demo bench eval clean
+.PHONY: all build test test-race test-purego test-nocgo vet lint fuzz data demo bench eval clean
 
 all: build
 
@@ -19,30 +23,40 @@ all: build
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
 
 build:
-	$(GO) build -o $(BIN) ./cmd/rfstream
-	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(LAB) ./experiments/cmd/rfstream-lab
+	$(GO) build -tags '$(GOTAGS)' -o $(BIN) ./cmd/rfstream
+	$(GO) build -tags '$(GOTAGS)' -ldflags "-X main.revision=$(REVISION)" -o $(LAB) ./experiments/cmd/rfstream-lab
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
-	$(GO) vet ./...
+	$(GO) vet -tags '$(GOTAGS)' ./...
 
 # staticcheck at a fixed release (fetched through the module proxy on first use): unused code, dead checks
 # and API misuse that go vet does not report. CI runs it after make test.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
-	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags '$(GOTAGS)' ./...
 
-# make test: vet, the whole suite with OpenBLAS, then the numeric packages again in pure Go.
+# make test: vet, the whole suite with the backend make build uses (OpenBLAS where it links), then the numeric
+# packages again in pure Go: both against the same golden numbers (testdata/backends.golden.json).
 test: vet
-	$(GO) test -count=1 -timeout 9m ./...
+	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 9m ./...
 	$(MAKE) test-purego
 
 # make test-race: the whole suite under the race detector (about 4 min on 2 cores); CI runs it after make test.
 test-race:
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -tags '$(GOTAGS)' -race -count=1 -timeout 15m ./...
 
+# -tags purego: gonum's BLAS and the Go loops in place of the AVX kernels, whatever else the build has.
+NUMERIC := ./internal/linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... ./train/... .
 test-purego:
-	$(GO) test -count=1 -tags purego -timeout 5m ./internal/linalg/... ./internal/vecmath/... ./features/... ./maxout/... ./classifier/... ./train/... .
+	$(GO) test -count=1 -tags purego -timeout 5m $(NUMERIC)
+
+# make test-nocgo: what `go install` builds on a machine without a C compiler or OpenBLAS (CI runs it): the
+# product binary, vet, and the numeric packages' tests (the golden numbers included), all with CGO_ENABLED=0.
+test-nocgo:
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rfstream
+	CGO_ENABLED=0 $(GO) vet ./...
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout 5m $(NUMERIC)
 
 data: build
 	$(BIN) data mnist
@@ -52,7 +66,7 @@ demo: build
 
 # make bench: every Go benchmark once, then the ratio tables against NumPy on the same machine.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	$(GO) test -tags '$(GOTAGS)' -run '^$$' -bench . -benchtime 1x ./...
 	$(MAKE) bench-maps bench-rls
 
 # make fuzz: every fuzz target in the tree for FUZZTIME each (mk/fuzz.sh: a target fails when it writes a failing

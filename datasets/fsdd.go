@@ -19,11 +19,16 @@ type Recording struct {
 	Take    int // FSDD take number; -1 when unknown
 }
 
+// fsddHint says where FSDD is looked for. It names the environment
+// variable, which every command reads, and no flag, which only some
+// commands have.
+const fsddHint = "(set RFSTREAM_FSDD to the recordings/ folder of the Free Spoken Digit Dataset, https://github.com/Jakobovski/free-spoken-digit-dataset)"
+
 // FSDD lists the recordings in dir, named {digit}_{speaker}_{take}.wav.
 func FSDD(dir string) ([]Recording, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("fsdd: %w (set --fsdd or RFSTREAM_FSDD to the recordings folder of the Free Spoken Digit Dataset)", err)
+		return nil, fmt.Errorf("fsdd: %w %s", err, fsddHint)
 	}
 	var recs []Recording
 	for _, e := range ents {
@@ -43,7 +48,7 @@ func FSDD(dir string) ([]Recording, error) {
 		recs = append(recs, Recording{Path: filepath.Join(dir, name), Label: parts[0], Speaker: parts[1], Take: take})
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("fsdd: no recordings in %s", dir)
+		return nil, fmt.Errorf("fsdd: no recordings in %s %s", dir, fsddHint)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Path < recs[j].Path })
 	return recs, nil

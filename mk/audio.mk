@@ -5,8 +5,8 @@
 # and the FFT backends on 512-point frames (cpu-ns/op); then the live word segmenter the frontend stage runs on
 # every PCM message (cpu-rtf).
 bench-frontend:
-	$(GO) test -run '^$$' -bench 'FrontendRTF|FFT512' -benchtime 2s ./frontend
-	$(GO) test -run '^$$' -bench 'SegmenterRTF' -benchtime 2s .
+	$(GO) test -tags '$(GOTAGS)' -run '^$$' -bench 'FrontendRTF|FFT512' -benchtime 2s ./frontend
+	$(GO) test -tags '$(GOTAGS)' -run '^$$' -bench 'SegmenterRTF' -benchtime 2s .
 
 # FSDD spoken digits: the official split over 5 seeds, leave-one-speaker-out (per held-out speaker) without
 # and with speaker-level CMVN, and the mismatch table (accuracy lost under pitch ±400 cents and tempo

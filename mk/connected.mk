@@ -8,4 +8,4 @@ eval-connected: build
 
 # Real-time factor of frontend + features + classifier + decoder on one core.
 bench-connected:
-	OPENBLAS_NUM_THREADS=1 $(GO) test -run '^$$' -bench ConnectedRTF -cpu 1 -benchtime 20x .
+	OPENBLAS_NUM_THREADS=1 $(GO) test -tags '$(GOTAGS)' -run '^$$' -bench ConnectedRTF -cpu 1 -benchtime 20x .

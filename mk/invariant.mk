@@ -52,4 +52,4 @@ eval-mnist-lambda-rules: build data
 # Feature extraction images/s for the MNIST configuration, and its ratio to linalg's bare GEMM on the same
 # shapes; then the CDF pooling step alone (ns per projection value, one goroutine).
 bench-invariant:
-	$(GO) test -run '^$$' -bench 'BenchmarkInvariantMNIST|BenchmarkPoolMNIST' -benchtime 2x ./invariant/
+	$(GO) test -tags '$(GOTAGS)' -run '^$$' -bench 'BenchmarkInvariantMNIST|BenchmarkPoolMNIST' -benchtime 2x ./invariant/

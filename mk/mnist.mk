@@ -17,15 +17,15 @@ eval-mnist-linear: build data
 .PHONY: bench-rls
 bench-rls:
 	@mkdir -p bin
-	$(GO) test -c -o bin/classifier.test ./classifier
+	$(GO) test -tags '$(GOTAGS)' -c -o bin/classifier.test ./classifier
 	$(PY) bench/rls.py bin/classifier.test 3
 
 # Feature maps (maxout fused with its max, Fourier) against NumPy on the same shapes, as a ratio.
 .PHONY: bench-maps
 bench-maps:
 	@mkdir -p bin
-	$(GO) test -c -o bin/maxout.test ./maxout
-	$(GO) test -c -o bin/features.test ./features
+	$(GO) test -tags '$(GOTAGS)' -c -o bin/maxout.test ./maxout
+	$(GO) test -tags '$(GOTAGS)' -c -o bin/features.test ./features
 	$(PY) bench/maps.py bin/maxout.test bin/features.test 3
 
 # Random Fourier features + ridge on MNIST against scikit-learn's RBFSampler + RidgeClassifier.

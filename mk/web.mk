@@ -10,4 +10,4 @@ test-browser:
 	@if [ ! -x "$${RFSTREAM_CHROMIUM:-/usr/bin/chromium}" ]; then \
 	  echo "test-browser: SKIPPED: no Chromium at $${RFSTREAM_CHROMIUM:-/usr/bin/chromium} (apt-get install chromium)"; exit 0; fi; \
 	RFSTREAM_ARTIFACTS=$(RFSTREAM_ARTIFACTS) RFSTREAM_FSDD=$(RFSTREAM_FSDD) \
-	  $(GO) test -tags browser -count=1 -timeout 5m -run TestBrowser -v ./cmd/rfstream
+	  $(GO) test -tags 'browser,$(GOTAGS)' -count=1 -timeout 5m -run TestBrowser -v ./cmd/rfstream

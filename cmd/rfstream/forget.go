@@ -41,10 +41,14 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if err := streaming.CheckName("voice", name); err != nil {
 		return err
 	}
+	url := nf.serverURL()
+	if *voices != "" && !nf.given("nats", nf.url) {
+		url = "" // --voices names the directory; $NATS_URL is only a default
+	}
 	switch {
-	case (nf.url == "") == (*voices == ""):
-		return errors.New("give --nats, to reach the pipeline that holds the voice (a running serve), or --voices, the directory a stopped one kept it in")
-	case nf.url != "":
+	case (url == "") == (*voices == ""):
+		return errors.New("give --nats (or $NATS_URL), to reach the pipeline that holds the voice (a running serve), or --voices, the directory a stopped one kept it in")
+	case url != "":
 		sess, err := nf.connect("rfstream forget", false, stderr)
 		if err != nil {
 			return err

@@ -18,6 +18,11 @@ import (
 // rfstream eval, which runs it as a child process, works in the tests as
 // after make build.
 func TestMain(m *testing.M) {
+	// The tests choose their NATS servers themselves; a developer's
+	// $NATS_URL or credentials must not redirect them.
+	for _, v := range natsEnv {
+		os.Unsetenv(v)
+	}
 	os.Exit(withLab(m.Run))
 }
 

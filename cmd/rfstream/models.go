@@ -73,7 +73,7 @@ func liveAudioModel(path string, adaptable bool, log io.Writer) (*rfstream.WordC
 }
 
 // adaptableUsage is the --adaptable flag's help.
-const adaptableUsage = "use the adaptable digit model (data/models/digits-adaptable.rfm, trained on first use with espeak-ng's voices) instead of the digit model: it learns each voice a stream names (--voice, the web page's browsers) as it speaks"
+const adaptableUsage = "use the adaptable digit model (models/digits-adaptable.rfm in the data cache, trained on first use with espeak-ng's voices) instead of the digit model: it learns each voice a stream names (--voice, the web page's browsers) as it speaks"
 
 // defaultDigitWordModel loads the data cache's digit model, training it on
 // FSDD's official training takes first when it is missing.

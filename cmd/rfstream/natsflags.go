@@ -18,7 +18,9 @@ import (
 
 // natsFlags choose where the pipeline's subjects live: an embedded
 // server (the default) or an existing NATS deployment, with its
-// credentials.
+// credentials. Each connection flag not on the command line comes from its
+// environment variable (natsEnv), so a deployment names its server once
+// and never puts a secret where ps shows it.
 type natsFlags struct {
 	url            string
 	pipeline       string
@@ -30,22 +32,41 @@ type natsFlags struct {
 	port           int
 	durable        bool
 	storeDir       string
+
+	fs    *flag.FlagSet // to tell flags given from defaults
+	local bool          // ignore $NATS_URL (embedded)
+}
+
+// natsEnv names the environment variable that gives each connection flag
+// when the command line does not. NATS_URL is the one the NATS tools read.
+var natsEnv = map[string]string{
+	"nats":      "NATS_URL",
+	"user":      "RFSTREAM_NATS_USER",
+	"password":  "RFSTREAM_NATS_PASSWORD",
+	"token":     "RFSTREAM_NATS_TOKEN",
+	"nkey-seed": "RFSTREAM_NATS_NKEY_SEED",
+	"tls-ca":    "RFSTREAM_NATS_TLS_CA",
+	"tls-cert":  "RFSTREAM_NATS_TLS_CERT",
+	"tls-key":   "RFSTREAM_NATS_TLS_KEY",
 }
 
 func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
-	fs.StringVar(&f.url, "nats", "", "join this NATS server or cluster (nats://host:4222,…) instead of starting an embedded one")
+	f.fs = fs
+	// The defaults stay empty and the variables are read after parsing:
+	// -h must not print a password or a URL with credentials in it.
+	fs.StringVar(&f.url, "nats", "", "join this NATS server or cluster (nats://host:4222,…) instead of starting an embedded one (default $NATS_URL; --nats '' starts the embedded one even when it is set)")
 	fs.StringVar(&f.pipeline, "pipeline", "rfs", "pipeline name: the subjects are rfs.v1.<pipeline>.*")
-	fs.StringVar(&f.user, "user", "", "NATS user name (with --password)")
-	fs.StringVar(&f.password, "password", "", "NATS password ($RFSTREAM_NATS_PASSWORD)")
-	fs.StringVar(&f.token, "token", "", "NATS token ($RFSTREAM_NATS_TOKEN)")
-	fs.StringVar(&f.nkeySeed, "nkey-seed", "", "file holding an NKey seed to authenticate with")
-	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server")
-	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS")
-	fs.StringVar(&f.tlsKey, "tls-key", "", "client key (PEM) for mutual TLS")
+	fs.StringVar(&f.user, "user", "", "NATS user name, with --password (default $RFSTREAM_NATS_USER)")
+	fs.StringVar(&f.password, "password", "", "NATS password (default $RFSTREAM_NATS_PASSWORD, which keeps it off the command line)")
+	fs.StringVar(&f.token, "token", "", "NATS token (default $RFSTREAM_NATS_TOKEN, which keeps it off the command line)")
+	fs.StringVar(&f.nkeySeed, "nkey-seed", "", "file holding an NKey seed to authenticate with (default $RFSTREAM_NATS_NKEY_SEED)")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server (default $RFSTREAM_NATS_TLS_CA)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS (default $RFSTREAM_NATS_TLS_CERT)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "client key (PEM) for mutual TLS (default $RFSTREAM_NATS_TLS_KEY)")
 	fs.BoolVar(&f.durable, "durable", false, "store the pipeline's subjects in JetStream; workers ack after publishing, so a killed worker loses nothing (docs/streaming.md)")
 	if serve {
 		fs.IntVar(&f.port, "port", 4222, "embedded server: the loopback port other processes connect to (0: any free port)")
-		fs.StringVar(&f.storeDir, "store", "", "embedded server with --durable: JetStream directory (default: $RFSTREAM_DATA/jetstream)")
+		fs.StringVar(&f.storeDir, "store", "", "embedded server with --durable: JetStream directory (default: jetstream/ in the data cache, $RFSTREAM_DATA or ~/.cache/rfstream)")
 	}
 }
 
@@ -53,6 +74,7 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 // certificate alone) was once silently ignored, and the client then
 // connected without the mutual TLS it was asked for.
 func (f *natsFlags) checkTLS() error {
+	f.resolve() // $NATS_URL and the RFSTREAM_NATS_TLS_* variables count as flags
 	switch {
 	case f.tlsKey != "" && f.tlsCert == "":
 		return errors.New("--tls-key needs --tls-cert: the key is for a client certificate")
@@ -64,18 +86,64 @@ func (f *natsFlags) checkTLS() error {
 	return nil
 }
 
+// given reports whether the command line set the flag (value is its
+// current value): a flag set in code, with no flag set parsed, is given
+// when it is not empty.
+func (f *natsFlags) given(name, value string) bool {
+	if f.fs == nil {
+		return value != ""
+	}
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// resolve fills each connection flag the command line left out from its
+// environment variable (again at each call: it is idempotent). Credentials
+// only ever reach a --nats server: with the embedded one, those from the
+// environment (meant for a remote server) are dropped, and connect refuses
+// those on the command line.
+func (f *natsFlags) resolve() {
+	creds := map[string]*string{"user": &f.user, "password": &f.password, "token": &f.token,
+		"nkey-seed": &f.nkeySeed, "tls-ca": &f.tlsCA, "tls-cert": &f.tlsCert, "tls-key": &f.tlsKey}
+	if !f.given("nats", f.url) {
+		f.url = ""
+		if !f.local {
+			f.url = os.Getenv(natsEnv["nats"])
+		}
+	}
+	for name, p := range creds {
+		if !f.given(name, *p) {
+			*p = ""
+			if f.url != "" {
+				*p = os.Getenv(natsEnv[name])
+			}
+		}
+	}
+}
+
+// serverURL is the NATS server to join: --nats, else $NATS_URL; "" is the
+// embedded server.
+func (f *natsFlags) serverURL() string {
+	f.resolve()
+	return f.url
+}
+
+// embedded makes the session start the embedded server although $NATS_URL
+// names one: for commands whose own flags (--voices) ask for a local
+// pipeline. Beside them only an explicit --nats is an error.
+func (f *natsFlags) embedded() {
+	f.local = true
+	f.resolve()
+}
+
 // options turns the credential flags into client options.
 func (f *natsFlags) options(name string) ([]nats.Option, error) {
+	f.resolve()
 	if err := f.checkTLS(); err != nil {
 		return nil, err
 	}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
-	if f.password == "" {
-		f.password = os.Getenv("RFSTREAM_NATS_PASSWORD")
-	}
-	if f.token == "" {
-		f.token = os.Getenv("RFSTREAM_NATS_TOKEN")
-	}
 	if f.user != "" {
 		opts = append(opts, nats.UserInfo(f.user, f.password))
 	}
@@ -141,6 +209,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if err := streaming.CheckName("pipeline", f.pipeline); err != nil {
 		return nil, err
 	}
+	f.resolve()
 	opts, err := f.options(name)
 	if err != nil {
 		return nil, err

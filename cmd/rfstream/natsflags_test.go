@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -267,4 +268,68 @@ func TestIncompleteTLSFlagsAreRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// $NATS_URL is every --nats flag's default, and the credentials come from
+// the environment: stream joins the server and the pipeline there with
+// nothing on its command line but the file.
+func TestNATSFromTheEnvironment(t *testing.T) {
+	s := startNATS(t, func(o *server.Options) { o.Username, o.Password = "rfs", "s3cret" })
+	t.Setenv("NATS_URL", s.ClientURL())
+	t.Setenv("RFSTREAM_NATS_USER", "rfs")
+	t.Setenv("RFSTREAM_NATS_PASSWORD", "s3cret")
+	t.Setenv("RFSTREAM_DATA", t.TempDir()) // the embedded server's default model would be trained here, and fail
+	t.Setenv("RFSTREAM_FSDD", t.TempDir())
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := natsFlags{pipeline: "rfs"}
+	sess, err := workers.connect("workers", false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	st, err := streaming.Start(sess.nc, streaming.Pipeline{Name: "rfs", Words: words}, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wav := filepath.Join(t.TempDir(), "updown.wav")
+	writeWAV(t, wav, toymodels.UpDown())
+	var out, errb bytes.Buffer
+	if code := run([]string{"stream", "--fast", wav}, &out, &errb); code != 0 || !strings.Contains(out.String(), "up down") {
+		t.Fatalf("stream with $NATS_URL: exit %d, %q, %s", code, out.String(), errb.String())
+	}
+	// The secret stays out of the help, which prints the defaults.
+	errb.Reset()
+	run([]string{"stream", "-h"}, &out, &errb)
+	if strings.Contains(errb.String(), "s3cret") || !strings.Contains(errb.String(), "$RFSTREAM_NATS_PASSWORD") {
+		t.Fatalf("stream -h: %s", errb.String())
+	}
+	// --nats '' starts the embedded server whatever $NATS_URL says: its
+	// default model is then needed, and missing.
+	errb.Reset()
+	if code := run([]string{"stream", "--fast", "--nats", "", wav}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "RFSTREAM_FSDD") {
+		t.Fatalf("stream --nats '': exit %d, %s", code, errb.String())
+	}
+	// forget --voices works on the directory, $NATS_URL notwithstanding.
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"forget", "eve", "--voices", t.TempDir()}, &out, &errb); code != 0 {
+		t.Fatalf("forget --voices with $NATS_URL set: exit %d, %s", code, errb.String())
+	}
+}
+
+// Credentials from the environment are meant for a --nats server: with the
+// embedded one they are left unused, while those given as flags are
+// refused (TestEmbeddedServerIsLoopbackOnly).
+func TestEnvironmentCredentialsSpareTheEmbeddedServer(t *testing.T) {
+	t.Setenv("RFSTREAM_NATS_TOKEN", "tok")
+	f := natsFlags{pipeline: "p"}
+	sess, err := f.connect("x", false, io.Discard)
+	if err != nil {
+		t.Fatalf("embedded server with $RFSTREAM_NATS_TOKEN set: %v", err)
+	}
+	sess.Close()
 }

@@ -95,8 +95,11 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *voices != "" && nf.url != "" {
-		return errors.New("--voices is for the embedded pipeline: give it to the serve that --nats reaches")
+	if *voices != "" {
+		if nf.given("nats", nf.url) && nf.serverURL() != "" {
+			return errors.New("--voices is for the embedded pipeline: give it to the serve that --nats reaches")
+		}
+		nf.embedded() // --voices asks for the embedded pipeline, whatever $NATS_URL says
 	}
 	a, err := readAudio(fs.Arg(0), *rate, stdin)
 	if err != nil {

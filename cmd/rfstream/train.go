@@ -32,7 +32,8 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
 	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
 	fs.StringVar(&o.Split, "split", o.Split, "FSDD recordings to train on: official (takes 5-49) or all")
-	out := fs.String("out", "", "where to save the model (default: the data cache's digit model)")
+	out := fs.String("out", "", "where to save the model (default: the data cache's digit model, replaced only with --force)")
+	force := cli.ForceFlag(fs)
 	spkNorm := fs.String("speaker-norm", "none", "speaker-level CMVN: none, or mean (each training voice's mean log-mel spectrum removed; a new voice's is removed too, estimated from one recording, or with recognize --adapt from all of a voice's recordings)")
 	selfTrain := fs.String("self-train", "", "make the model adaptable: rfstream recognize --adapt runs one self-training round per comma-separated fraction over a voice's recordings, as eval digits --self-train does (the model then carries its training rows)")
 	fs.BoolVar(&o.AloneCopies, "alone-copies", false, "with --speaker-norm mean: add a copy of every training row normalised as a voice's first recording is in a live session (mostly with the training voices' average spectrum), so the model also knows a voice it has not learnt yet; train only (eval digits has no such flag)")
@@ -53,8 +54,8 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	if *spkNorm != "none" && *spkNorm != "mean" {
 		return fmt.Errorf("unknown --speaker-norm %q (none, mean)", *spkNorm)
 	}
-	if *out == "" {
-		*out = defaultDigitModel()
+	if *out, err = cli.TrainOut(*out, defaultDigitModel(), *force); err != nil {
+		return err
 	}
 	spec := train.WordGroup(o.Word, *cents, *tempo, false)
 	o.Map.Group = &spec
@@ -107,9 +108,14 @@ func trainConnected(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train connected", "[flags]", stderr)
 	o := train.DefaultDigitStringOptions()
 	cli.DigitStringFlags(fs, &o)
-	out := fs.String("out", cli.ConnectedModel(), "model file to write")
+	out := fs.String("out", "", "model file to write (default: the data cache's connected-digit model, "+cli.ConnectedModel()+", replaced only with --force)")
+	force := cli.ForceFlag(fs)
 	asJSON := fs.Bool("json", false, "end with one JSON object (the training report)")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if *out, err = cli.TrainOut(*out, cli.ConnectedModel(), *force); err != nil {
 		return err
 	}
 	o.Log = stderr
@@ -131,9 +137,14 @@ func trainPhones(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train phones", "[flags]", stderr)
 	o := train.DefaultPhoneOptions()
 	cli.PhoneFlags(fs, &o)
-	out := fs.String("out", cli.PhoneModelPath(), "model file to write")
+	out := fs.String("out", "", "model file to write (default: the data cache's phone model, "+cli.PhoneModelPath()+", replaced only with --force)")
+	force := cli.ForceFlag(fs)
 	asJSON := fs.Bool("json", false, "end with one JSON object (passes, tuning)")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if *out, err = cli.TrainOut(*out, cli.PhoneModelPath(), *force); err != nil {
 		return err
 	}
 	d, err := train.LoadPhones(o, stderr)

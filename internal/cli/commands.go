@@ -48,7 +48,11 @@ func usage(w io.Writer) {
 		names = append(names, n)
 	}
 	ListNames(w, names, func(n string) string { return commands[n].Summary })
-	fmt.Fprintf(w, "\nrun '%s COMMAND -h' for a command's flags\n", Program)
+	fmt.Fprintf(w, "\nrun '%s help COMMAND' or '%s COMMAND -h' for a command's flags", Program, Program)
+	if _, ok := commands["version"]; ok {
+		fmt.Fprintf(w, "; '%s --version' is '%s version'", Program, Program)
+	}
+	fmt.Fprintln(w, "\nexit status: 0 success, 1 failure, 2 usage error (unknown command or flag, missing argument)")
 }
 
 // ListNames prints names sorted, one per line, each with its summary in a
@@ -65,14 +69,35 @@ func ListNames(w io.Writer, names []string, summary func(string) string) {
 }
 
 // Run runs the command args name and returns the exit code: 0, 1 for an
-// error (printed to stderr), 2 for a usage error.
+// error (printed to stderr), 2 for a usage error. `help` alone, -h and
+// --help print the commands on stdout; `help COMMAND [TASK]` prints that
+// command's help on stdout, as COMMAND [TASK] -h does on stderr; --version
+// runs the version command, as GNU and most Go tools spell it.
 func Run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
 		usage(stdout)
-		if len(args) == 0 {
+		return 0
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return 0
+		}
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "%s help: unknown command %q\n", Program, args[1])
+			usage(stderr)
 			return 2
 		}
-		return 0
+		// The command's own -h, on stdout: help is what was asked for.
+		return Run(append(append([]string{}, args[1:]...), "-h"), stdout, stdout)
+	case "-version", "--version":
+		if _, ok := commands["version"]; ok {
+			args = append([]string{"version"}, args[1:]...)
+		}
 	}
 	c, ok := commands[args[0]]
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // NewFlagSet returns a flag set that reports errors instead of exiting,
@@ -13,10 +14,29 @@ func NewFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(Program+" "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s %s %s\n\nflags:\n", Program, name, synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: %s %s %s\n\nflags:\n", Program, name, synopsis)
+		PrintFlags(fs)
 	}
 	return fs
+}
+
+// PrintFlags prints fs's flags as flag.PrintDefaults does, with the same
+// types, texts and defaults, but spelt --name: the docs and most command
+// lines write two dashes, and the flag package takes either.
+func PrintFlags(fs *flag.FlagSet) {
+	w := fs.Output()
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(w)
+	// PrintDefaults starts every flag's entry, and nothing else, with
+	// "  -"; a usage text's own lines start with "    \t".
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if strings.HasPrefix(line, "  -") {
+			line = "  --" + line[len("  -"):]
+		}
+		fmt.Fprint(w, line)
+	}
 }
 
 // ParseFlags parses args, mapping a flag error to ErrUsage (already

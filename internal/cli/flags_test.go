@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"strings"
 	"testing"
 
@@ -38,5 +39,28 @@ func TestImageFlagsZeroValueIsUnitRows(t *testing.T) {
 	}
 	if got, want := train.DefaultImageOptions().Input(28, 28), parsed.Input(28, 28); got != want {
 		t.Errorf("train's default options give %+v, parsed defaults %+v", got, want)
+	}
+}
+
+// Help lists every flag as --name, with the flag package's own types,
+// texts and defaults otherwise unchanged.
+func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
+	var help bytes.Buffer
+	fs := NewFlagSet("x", "FILE", &help)
+	fs.String("model", "m.rfm", "model file\nsecond line")
+	fs.Int("n", 3, "how many")
+	fs.Bool("json", false, "print JSON")
+	if err := ParseFlags(fs, []string{"-h"}); err != flag.ErrHelp {
+		t.Fatalf("-h gave %v", err)
+	}
+	var plain bytes.Buffer
+	fs.SetOutput(&plain)
+	fs.PrintDefaults()
+	want := "usage: rfstream x FILE\n\nflags:\n" + strings.NewReplacer("  -json", "  --json", "  -model", "  --model", "  -n", "  --n").Replace(plain.String())
+	if help.String() != want {
+		t.Fatalf("help:\n%s\nwant:\n%s", help.String(), want)
+	}
+	if !strings.Contains(want, "  --model string\n    \tmodel file\n    \tsecond line (default \"m.rfm\")") {
+		t.Fatalf("help lost the usage text or default:\n%s", want)
 	}
 }

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/rfstream/rfstream"
 )
@@ -20,11 +22,34 @@ func LoadOrTrain(path string, log io.Writer, train func() (*rfstream.Model, erro
 	}
 	fmt.Fprintf(log, "%s is missing: training it now\n", path)
 	if m, err = train(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is missing and training it failed: %w", path, err)
 	}
 	if err := rfstream.SaveModel(path, m); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "saved %s\n", path)
 	return m, nil
+}
+
+// ForceFlag adds --force to a train task whose --out defaults to a model
+// in the data cache.
+func ForceFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("force", false, "without --out: replace the data cache's default model even when it exists")
+}
+
+// TrainOut is where a train task saves its model: out when given (an
+// existing file there is replaced, as asked), else def, the data cache's
+// default model. Every command that loads def would silently start using
+// the new model, and a default model can cost minutes to retrain, so an
+// existing def is replaced only with force.
+func TrainOut(out, def string, force bool) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	if _, err := os.Stat(def); err == nil && !force {
+		return "", fmt.Errorf("%s exists and is the default model other commands use: give --out FILE to save elsewhere, or --force to replace it", def)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return def, nil
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// awayFromCheckout makes the test run as a user would from any folder: the
+// working directory an empty temporary one, the user's cache directory
+// cache, and neither RFSTREAM_DATA nor RFSTREAM_FSDD set.
+func awayFromCheckout(t *testing.T, cache string) {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", cache) // os.UserCacheDir on Linux
+	t.Setenv("HOME", t.TempDir())     // and on macOS
+	t.Setenv("RFSTREAM_DATA", "")
+	t.Setenv("RFSTREAM_FSDD", "")
+	t.Chdir(t.TempDir())
+}
+
+// recognize gives the same answer from any working directory with the
+// default model in the user's cache and no FSDD in reach: the model that
+// exists is used, nothing is trained.
+func TestRecognizeFromAnyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "digits.rfm")
+	var out, errb bytes.Buffer
+	if code := run([]string{"train", "digits", "--fsdd", toyFSDD(t), "--split", "all", "--m", "60", "--frames", "16", "--out", model}, &out, &errb); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb.String())
+	}
+	probe := filepath.Join(dir, "probe.wav")
+	writeWAV(t, probe, downWord(4242))
+	here := recognizeOut(t, "--model", model, probe)
+
+	cache := t.TempDir()
+	awayFromCheckout(t, cache)
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "rfstream", "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "rfstream", "models", "digits-maxout.rfm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if there := recognizeOut(t, probe); there != here {
+		t.Fatalf("from another folder with the model in the user's cache: %q, from the model itself: %q", there, here)
+	}
+}
+
+func recognizeOut(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"recognize"}, args...), &out, &errb); code != 0 {
+		t.Fatalf("recognize %v: exit %d: %s", args, code, errb.String())
+	}
+	if strings.Contains(errb.String(), "training") {
+		t.Fatalf("recognize %v trained a model: %s", args, errb.String())
+	}
+	return out.String()
+}
+
+// With no default model and no FSDD, the error says what to set, and every
+// flag it names is one the failing command has.
+func TestMissingModelAndFSDDSaysWhatToSet(t *testing.T) {
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe.wav")
+	writeWAV(t, probe, downWord(4242))
+	awayFromCheckout(t, t.TempDir())
+	for _, args := range [][]string{{"recognize", probe}, {"recognize", "--adapt", probe}, {"stream", "--fast", probe}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 1 {
+			t.Fatalf("%v: exit %d, want 1: %s", args, code, errb.String())
+		}
+		msg := errb.String()
+		if !strings.Contains(msg, "RFSTREAM_FSDD") {
+			t.Errorf("%v: the error does not name RFSTREAM_FSDD: %s", args, msg)
+		}
+		known := flagsOf(t, args[0])
+		for _, m := range regexp.MustCompile(`--([a-z][a-z0-9-]*)`).FindAllStringSubmatch(msg, -1) {
+			if !known[m[1]] {
+				t.Errorf("%v: the error names --%s, which %s does not have: %s", args, m[1], args[0], msg)
+			}
+		}
+	}
+}
+
+// flagsOf lists the flags of command as its -h prints them.
+func flagsOf(t *testing.T, command string) map[string]bool {
+	t.Helper()
+	var help bytes.Buffer
+	if code := run([]string{command, "-h"}, io.Discard, &help); code != 0 {
+		t.Fatalf("%s -h: exit %d", command, code)
+	}
+	known := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  --?([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help.String(), -1) {
+		known[m[1]] = true
+	}
+	if len(known) < 2 {
+		t.Fatalf("%s -h lists no flags: %s", command, help.String())
+	}
+	return known
+}
