@@ -124,3 +124,22 @@ func TestNoSpeech(t *testing.T) {
 		t.Fatalf("a spoken word: %+v, %v", got, err)
 	}
 }
+
+// HeardWord finds the word in a recording that holds one, at any rate,
+// and none in silence or a single sample.
+func TestHeardWord(t *testing.T) {
+	c, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		name    string
+		samples []float32
+		want    bool
+	}{{"a word", toymodels.UpWord(3), true}, {"silence", make([]float32, 12000), false}, {"one sample", []float32{0.04}, false}} {
+		got, err := rfstream.HeardWord(c.Config, rfstream.DefaultSpotterConfig(), x.samples, 8000)
+		if err != nil || got != x.want {
+			t.Errorf("%s: heard a word %v (%v), want %v", x.name, got, err, x.want)
+		}
+	}
+}

@@ -150,3 +150,20 @@ func TestDefaultModelHearsNoSpeech(t *testing.T) {
 		}
 	}
 }
+
+// A word model named by --model classifies a recording as one word, and
+// says no speech where the live segmenter finds no word (silence, one
+// sample) instead of naming one.
+func TestRecognizeWordModelHearsNoSpeech(t *testing.T) {
+	dir, model := toyWordModelFile(t)
+	silence, one, word := filepath.Join(dir, "silence.wav"), filepath.Join(dir, "one.wav"), filepath.Join(dir, "up.wav")
+	writeWAV(t, silence, make([]float32, 12000))
+	writeWAV(t, one, []float32{0.04})
+	writeWAV(t, word, upWord(77))
+	for _, c := range []struct{ path, text string }{{silence, ""}, {one, ""}, {word, "up"}} {
+		r := recognizeJSON(t, c.path, "--model", model)
+		if r.Text != c.text || r.NoSpeech != (c.text == "") || r.Task != rfstream.TaskWords {
+			t.Errorf("%s: %+v, want %q", c.path, r, c.text)
+		}
+	}
+}

@@ -41,13 +41,30 @@ type recognition struct {
 // connected-word or phone model (the default speech model among them)
 // hears a recording as the live pipeline hears a stream
 // (rfstream.NewLiveRecognizer), so recognize, stream and serve give the
-// same answer; a word model classifies the recording as one word
-// (rfstream.NewRecognizer), as it was trained to.
+// same answer; a word model classifies the recording as one word, as it
+// was trained to (wordRecognizer).
 var newRecognizer = func(m *rfstream.Model) (rfstream.Recognizer, error) {
-	if m.Task == rfstream.TaskWords {
-		return rfstream.NewRecognizer(m)
+	if m.Task != rfstream.TaskWords {
+		return rfstream.NewLiveRecognizer(m)
 	}
-	return rfstream.NewLiveRecognizer(m)
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		return nil, err
+	}
+	return wordRecognizer{c}, nil
+}
+
+// wordRecognizer classifies a recording as one word when the live
+// segmenter finds a word in it at all, and otherwise says there was no
+// speech: the classifier alone names a word for silence too.
+type wordRecognizer struct{ c *rfstream.WordClassifier }
+
+func (r wordRecognizer) Recognize(samples []float32, rate int) (rfstream.Result, error) {
+	heard, err := rfstream.HeardWord(r.c.Config, rfstream.DefaultSpotterConfig(), samples, rate)
+	if err != nil || !heard {
+		return rfstream.Result{Final: true, EOS: true, NoSpeech: true}, err
+	}
+	return r.c.Recognize(samples, rate)
 }
 
 // recognitionOf is what recognize prints for a recogniser's result.
