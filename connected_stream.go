@@ -84,8 +84,9 @@ func (s *ConnectedStream) results(segs []Segment, end bool) []Result {
 // The streaming decoder stage keeps one per stream, so results over NATS are
 // built by the same code as ConnectedStream's.
 type ConnectedTranscript struct {
-	padS  float64
-	words []Word // words of the closed utterances
+	padS   float64
+	words  []Word // words of the closed utterances
+	failed bool   // an utterance could not be decoded: its words are unknown, not absent
 }
 
 // NewConnectedTranscript starts the transcript of a stream segmented with
@@ -117,13 +118,16 @@ func (t *ConnectedTranscript) Add(sg Segment, words []Word) Result {
 // Error is the result for a segment that could not be decoded; the
 // stream goes on with the words it has.
 func (t *ConnectedTranscript) Error(sg Segment, err error) Result {
+	t.failed = true
 	return Result{Text: t.text(nil), Final: sg.Final, Words: t.snapshot(nil),
 		Error: fmt.Sprintf("utterance at %.2fs: %v", sg.Start, err)}
 }
 
-// End is the stream's last result.
+// End is the stream's last result; when no utterance was found, or the
+// decoder heard only silence in those that were (and none failed), it
+// says there was no speech.
 func (t *ConnectedTranscript) End() Result {
-	return Result{Text: t.text(nil), Final: true, EOS: true, Words: t.snapshot(nil)}
+	return Result{Text: t.text(nil), Final: true, EOS: true, Words: t.snapshot(nil), NoSpeech: len(t.words) == 0 && !t.failed}
 }
 
 func (t *ConnectedTranscript) snapshot(extra []Word) []Word {

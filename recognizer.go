@@ -1,6 +1,7 @@
 package rfstream
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -61,6 +62,69 @@ func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, err
 		return Result{}, err
 	}
 	// A string is only as sure as its least sure word.
+	for i, w := range res.Words {
+		if i == 0 || w.Conf < res.Conf {
+			res.Conf = w.Conf
+		}
+	}
+	return res, nil
+}
+
+// NewLiveRecognizer prepares a model for recognising whole recordings the
+// way the live pipeline hears a stream, so a recording gets the answer
+// `rfstream stream` and `serve` give it: the recording goes through the
+// model's streaming recogniser (a connected-word or phone model's
+// ConnectedStream, a word model's WordSpotter, each with the pipeline's
+// default segmentation) and its end-of-stream result is returned, with
+// Conf the least sure word's. A word model then hears every word the
+// segmenter finds, not the recording as one word (NewRecognizer).
+func NewLiveRecognizer(m *Model) (Recognizer, error) {
+	switch m.Task {
+	case TaskWords:
+		c, err := NewWordClassifier(m)
+		if err != nil {
+			return nil, err
+		}
+		return liveRecognizer{start: func(rate int) (liveStream, error) {
+			return NewWordSpotter(c, DefaultSpotterConfig(), rate)
+		}}, nil
+	case TaskConnected, TaskPhones:
+		c, err := NewConnected(m)
+		if err != nil {
+			return nil, err
+		}
+		return liveRecognizer{start: func(rate int) (liveStream, error) {
+			return NewConnectedStream(c, DefaultConnectedStreamConfig(), rate)
+		}}, nil
+	}
+	return nil, fmt.Errorf("model task %q cannot recognise recordings (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
+}
+
+// liveStream is a streaming recogniser: WordSpotter, ConnectedStream.
+type liveStream interface {
+	Push(pcm []float32) []Result
+	Flush() []Result
+}
+
+// liveRecognizer runs a fresh stream over each recording. The whole
+// recording goes in one push: a stream's results depend only on its
+// samples, never on how they were chunked.
+type liveRecognizer struct {
+	start func(rate int) (liveStream, error)
+}
+
+func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {
+	s, err := r.start(rate)
+	if err != nil {
+		return Result{}, err
+	}
+	out := append(s.Push(samples), s.Flush()...)
+	res := out[len(out)-1]
+	for _, e := range out {
+		if e.Error != "" {
+			return Result{}, errors.New(e.Error)
+		}
+	}
 	for i, w := range res.Words {
 		if i == 0 || w.Conf < res.Conf {
 			res.Conf = w.Conf

@@ -27,6 +27,12 @@ type Result struct {
 	Alternatives []Hypothesis `json:"alternatives,omitempty"`
 	// Error is set on an error result; the stream can go on.
 	Error string `json:"error,omitempty"`
+	// NoSpeech is set on the end-of-stream result (and a Recognizer's)
+	// when nothing in the stream was heard as a word: the segmenter found
+	// no word in it, or the decoder found only silence where it found
+	// one. Text is then empty. It is the recogniser's own evidence, not a
+	// threshold on confidences.
+	NoSpeech bool `json:"no_speech,omitempty"`
 	// Voice is set on the end-of-stream result of a voice-normalised
 	// word model: what the stream's voice session has learnt so far.
 	Voice *VoiceProgress `json:"voice,omitempty"`

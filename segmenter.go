@@ -290,3 +290,20 @@ func (s *Segmenter) trim() {
 		s.audioStart += drop
 	}
 }
+
+// HeardWord tells whether the live segmenter, with cfg, finds any word in
+// a whole recording at rate Hz: what a stream of it would decide before
+// any model is asked. A whole-word classifier names one of its words for
+// any input, silence included; this is its evidence that there was one.
+func HeardWord(wc frontend.WordConfig, cfg SpotterConfig, samples []float32, rate int) (bool, error) {
+	s, err := NewSegmenter(wc, cfg, rate)
+	if err != nil {
+		return false, err
+	}
+	for _, seg := range append(s.Push(samples), s.Flush()...) {
+		if seg.Final {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -10,6 +10,7 @@ import (
 type Transcript struct {
 	Labels []string
 	words  []Word
+	failed bool // a segment could not be scored: its word is unknown, not absent
 }
 
 // Add records the scores of one segment and returns the result to report.
@@ -30,13 +31,15 @@ func (t *Transcript) Add(seg Segment, scores []float32) Result {
 
 // Error reports a segment that could not be scored; the stream goes on.
 func (t *Transcript) Error(seg Segment, err error) Result {
+	t.failed = true
 	return Result{Text: t.text(nil), Final: seg.Final, Words: append([]Word(nil), t.words...),
 		Error: fmt.Sprintf("word at %.2fs: %v", seg.Start, err)}
 }
 
-// End is the last result of a stream.
+// End is the last result of a stream; with no final word, and no segment
+// that failed, it says there was no speech.
 func (t *Transcript) End() Result {
-	return Result{Text: t.text(nil), Final: true, EOS: true, Words: append([]Word(nil), t.words...)}
+	return Result{Text: t.text(nil), Final: true, EOS: true, Words: append([]Word(nil), t.words...), NoSpeech: len(t.words) == 0 && !t.failed}
 }
 
 func (t *Transcript) text(extra *Word) string {

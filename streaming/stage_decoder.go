@@ -152,5 +152,7 @@ func (s *Stages) endDecoderIdle(stream string, st *decStream) {
 	}
 	s.stats.lost.Add(1)
 	s.errorResult(stream, "decoder idle for %v: %s never arrived; ending the stream", 2*s.p.IdleTimeout, missing)
-	s.publishResult(stream, st.end())
+	r := st.end()
+	r.NoSpeech = false // what the lost segments held is unknown
+	s.publishResult(stream, r)
 }

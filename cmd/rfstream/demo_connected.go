@@ -7,12 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/streaming"
-	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -21,38 +19,6 @@ func init() {
 
 // demoConnectedStrings is how many generated test strings the demo streams.
 const demoConnectedStrings = 60
-
-// connectedModel loads the data cache's connected-digit model, training
-// it on FSDD's official training takes first when it is missing.
-func connectedModel(log io.Writer) (*rfstream.Connected, error) {
-	m, err := loadConnectedModel(cli.ConnectedModel(), log, func() (*rfstream.Model, error) {
-		o := train.DefaultDigitStringOptions()
-		o.FSDD, o.Log = cli.FSDDDir(), log
-		m, _, err := train.DigitStrings(o)
-		return m, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rfstream.NewConnected(m)
-}
-
-// loadConnectedModel loads the connected model at path, training it with
-// retrain (and saving it) when it is missing or was trained on strings whose
-// pauses were rendered otherwise than the test strings' are now: a model
-// cached before the pauses were rendered in the recordings' background
-// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
-func loadConnectedModel(path string, log io.Writer, retrain func() (*rfstream.Model, error)) (*rfstream.Model, error) {
-	m, err := cli.LoadOrTrain(path, log, retrain)
-	if err != nil || m.Meta[train.PausesMeta] == datasets.PauseRendering {
-		return m, err
-	}
-	fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
-	if m, err = retrain(); err != nil {
-		return nil, err
-	}
-	return m, rfstream.SaveModel(path, m)
-}
 
 func demoConnected(stdout, stderr io.Writer) error {
 	rec, err := connectedModel(stderr)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/train"
 )
@@ -35,14 +37,10 @@ func digitModel(path string, log io.Writer) (*rfstream.WordClassifier, error) {
 
 // audioModel returns the audio model at path for a pipeline: a word model,
 // or a connected-word or phone model (both decoded by Viterbi), told apart
-// by the model's task. Without a
-// path it is the default digit word model.
+// by the model's task. Without a path it is the default speech model
+// (defaultSpeechModel), the one `recognize` uses too.
 func audioModel(path string, log io.Writer) (*rfstream.WordClassifier, *rfstream.Connected, error) {
-	if path == "" {
-		w, err := digitModel("", log)
-		return w, nil, err
-	}
-	m, err := rfstream.LoadModel(path)
+	m, err := modelOr(path, log, defaultSpeechModel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,6 +72,50 @@ func liveAudioModel(path string, adaptable bool, log io.Writer) (*rfstream.WordC
 
 // adaptableUsage is the --adaptable flag's help.
 const adaptableUsage = "use the adaptable digit model (models/digits-adaptable.rfm in the data cache, trained on first use with espeak-ng's voices) instead of the digit model: it learns each voice a stream names (--voice, the web page's browsers) as it speaks"
+
+// defaultSpeechModel is what recognize, stream, serve and the web page
+// hear speech with when no model is named: the data cache's connected
+// digit model, which decodes one digit or a string of them, with or without
+// pauses (docs/commands.md has the measurements that chose it over the
+// word model behind the segmenter). It is trained on first use.
+func defaultSpeechModel(log io.Writer) (*rfstream.Model, error) {
+	return loadConnectedModel(cli.ConnectedModel(), log, func() (*rfstream.Model, error) {
+		o := defaultConnectedTraining(train.DefaultDigitStringOptions())
+		o.FSDD, o.Log = cli.FSDDDir(), log
+		m, _, err := train.DigitStrings(o)
+		return m, err
+	})
+}
+
+// defaultConnectedTraining is what tests shrink of the default connected
+// model's training (they check the first-use path, not the model).
+var defaultConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions { return o }
+
+// connectedModel is the default speech model, ready to decode.
+func connectedModel(log io.Writer) (*rfstream.Connected, error) {
+	m, err := defaultSpeechModel(log)
+	if err != nil {
+		return nil, err
+	}
+	return rfstream.NewConnected(m)
+}
+
+// loadConnectedModel loads the connected model at path, training it with
+// retrain (and saving it) when it is missing or was trained on strings whose
+// pauses were rendered otherwise than the test strings' are now: a model
+// cached before the pauses were rendered in the recordings' background
+// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
+func loadConnectedModel(path string, log io.Writer, retrain func() (*rfstream.Model, error)) (*rfstream.Model, error) {
+	m, err := cli.LoadOrTrain(path, log, retrain)
+	if err != nil || m.Meta[train.PausesMeta] == datasets.PauseRendering {
+		return m, err
+	}
+	fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
+	if m, err = retrain(); err != nil {
+		return nil, err
+	}
+	return m, rfstream.SaveModel(path, m)
+}
 
 // defaultDigitWordModel loads the data cache's digit model, training it on
 // FSDD's official training takes first when it is missing.

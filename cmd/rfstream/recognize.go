@@ -26,29 +26,58 @@ type recognition struct {
 	Alternatives []rfstream.Hypothesis `json:"alternatives,omitempty"`
 	// Words are the recognised words with their times and confidences,
 	// from models that decode word sequences.
-	Words   []rfstream.Word `json:"words,omitempty"`
-	Task    string          `json:"task"`
-	Seconds float64         `json:"seconds"` // duration of the recording
+	Words []rfstream.Word `json:"words,omitempty"`
+	// NoSpeech: the recogniser heard no word at all (silence, noise, a
+	// few samples); Text is empty.
+	NoSpeech bool    `json:"no_speech,omitempty"`
+	Task     string  `json:"task"`
+	Seconds  float64 `json:"seconds"` // duration of the recording
 	// File names the recording when one call recognises several.
 	File string `json:"file,omitempty"`
 }
 
 // newRecognizer prepares a model for recognising recordings, dispatching
-// on its task (rfstream.NewRecognizer); a test puts a recogniser of its own
-// in its place.
-var newRecognizer = rfstream.NewRecognizer
+// on its task; a test puts a recogniser of its own in its place. A
+// connected-word or phone model (the default speech model among them)
+// hears a recording as the live pipeline hears a stream
+// (rfstream.NewLiveRecognizer), so recognize, stream and serve give the
+// same answer; a word model classifies the recording as one word, as it
+// was trained to (wordRecognizer).
+var newRecognizer = func(m *rfstream.Model) (rfstream.Recognizer, error) {
+	if m.Task != rfstream.TaskWords {
+		return rfstream.NewLiveRecognizer(m)
+	}
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		return nil, err
+	}
+	return wordRecognizer{c}, nil
+}
+
+// wordRecognizer classifies a recording as one word when the live
+// segmenter finds a word in it at all, and otherwise says there was no
+// speech: the classifier alone names a word for silence too.
+type wordRecognizer struct{ c *rfstream.WordClassifier }
+
+func (r wordRecognizer) Recognize(samples []float32, rate int) (rfstream.Result, error) {
+	heard, err := rfstream.HeardWord(r.c.Config, rfstream.DefaultSpotterConfig(), samples, rate)
+	if err != nil || !heard {
+		return rfstream.Result{Final: true, EOS: true, NoSpeech: true}, err
+	}
+	return r.c.Recognize(samples, rate)
+}
 
 // recognitionOf is what recognize prints for a recogniser's result.
 func recognitionOf(res rfstream.Result) recognition {
-	return recognition{Text: res.Text, Conf: res.Conf, Alternatives: res.Alternatives, Words: res.Words}
+	return recognition{Text: res.Text, Conf: res.Conf, Alternatives: res.Alternatives, Words: res.Words, NoSpeech: res.NoSpeech}
 }
 
 func runRecognize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recognize", "FILE.wav… | - [flags]", stderr)
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian mono PCM at this rate (Hz)")
 	maxSeconds := fs.Float64("max-seconds", 600, "refuse a recording longer than this many seconds (raw PCM is read no further), so an endless input such as /dev/zero stops with an error instead of filling memory")
-	modelPath := fs.String("model", "", "model file (default: the digit model in the data cache, trained on FSDD when missing)")
-	asJSON := fs.Bool("json", false, "print one JSON object with text, conf and alternatives (one line per recording; with several, each names its file)")
+	modelPath := fs.String("model", "", "model file: a word, connected-word or phone model (default: the connected digit model in the data cache, as stream and serve use; trained on FSDD when missing, about 4 min)")
+	asJSON := fs.Bool("json", false, "print one JSON object with text, conf, words (start, end, conf), no_speech or a word model's alternatives (one line per recording; with several, each names its file)")
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it, and self-training at checkpoints (see --session-self-train) when the model can adapt (a live session); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
 	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
@@ -90,7 +119,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	var recognizer rfstream.Recognizer
 	var task string
 	prepare := func() error {
-		m, err := modelOr(*modelPath, stderr, defaultDigitWordModel)
+		m, err := modelOr(*modelPath, stderr, defaultSpeechModel)
 		if err != nil {
 			return err
 		}
@@ -185,10 +214,19 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 		b, _ := json.Marshal(rec)
 		fmt.Fprintln(p.w, string(b))
 	case p.batch:
-		fmt.Fprintf(p.w, "%s\t%s\t%.0f%%\n", path, rec.Text, 100*rec.Conf)
+		fmt.Fprintf(p.w, "%s\t%s\t%s\n", path, rec.Text, rec.confidence())
 	default:
-		fmt.Fprintf(p.w, "%s\t%.0f%%\n", rec.Text, 100*rec.Conf)
+		fmt.Fprintf(p.w, "%s\t%s\n", rec.Text, rec.confidence())
 	}
+}
+
+// confidence is the plain output's last column: the confidence, or "no
+// speech" after the empty text.
+func (rec recognition) confidence() string {
+	if rec.NoSpeech {
+		return "no speech"
+	}
+	return fmt.Sprintf("%.0f%%", 100*rec.Conf)
 }
 
 // adaptableWordModel loads the model at path (default: the adaptable

@@ -12,7 +12,9 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/train"
 )
 
 func writeWAV(t *testing.T, path string, x []float32) {
@@ -216,15 +218,19 @@ func TestRecognizeBadInputs(t *testing.T) {
 	}
 }
 
-// On a fresh checkout the default digit model is trained from the FSDD
-// folder on first use, saved in the data cache, and loaded afterwards.
+// On a fresh checkout the default speech model (the connected digit
+// model) is trained from the FSDD folder on first use, saved in the data
+// cache, and loaded afterwards.
 func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
-	fsdd, cache := toyFSDD(t), t.TempDir()
+	fsdd, cache := toyFSDDTakes(t, 15), t.TempDir()
 	t.Setenv("RFSTREAM_FSDD", fsdd)
 	t.Setenv("RFSTREAM_DATA", cache)
-	saved := defaultDigitTraining
-	defer func() { defaultDigitTraining = saved }()
-	defaultDigitTraining.m = 300
+	saved := defaultConnectedTraining
+	defer func() { defaultConnectedTraining = saved }()
+	defaultConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions {
+		o.Map.M, o.Map.Q, o.Passes, o.States, o.SilStates, o.TrainStrings, o.Tune = 128, 2, 1, 3, 1, 20, false
+		return o
+	}
 	probe := filepath.Join(t.TempDir(), "probe.wav")
 	writeWAV(t, probe, downWord(4242))
 	var out, errb bytes.Buffer
@@ -234,11 +240,11 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 	if !strings.Contains(errb.String(), "training it now") {
 		t.Fatalf("first use did not train: %q", errb.String())
 	}
-	if _, err := os.Stat(defaultDigitModel()); err != nil {
+	if _, err := os.Stat(cli.ConnectedModel()); err != nil {
 		t.Fatalf("the default model was not saved: %v", err)
 	}
 	var r recognition
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "1" {
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "1" || r.Task != rfstream.TaskConnected {
 		t.Fatalf("default model heard %q (%v), want the falling glide's label 1", out.String(), err)
 	}
 	errb.Reset()
@@ -250,10 +256,13 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 
 // toyFSDD writes a folder named like FSDD: digit 0 is a rising glide,
 // digit 1 a falling one, two speakers, takes 0-9.
-func toyFSDD(t *testing.T) string {
+func toyFSDD(t *testing.T) string { t.Helper(); return toyFSDDTakes(t, 10) }
+
+// toyFSDDTakes is toyFSDD with takes 0 to takes-1.
+func toyFSDDTakes(t *testing.T, takes int) string {
 	t.Helper()
 	dir := t.TempDir()
-	for take := 0; take < 10; take++ {
+	for take := 0; take < takes; take++ {
 		for si, speaker := range []string{"ann", "bob"} {
 			seed := uint32(100*take + 10*si)
 			writeWAV(t, filepath.Join(dir, fmt.Sprintf("0_%s_%d.wav", speaker, take)), upWord(seed))

@@ -52,7 +52,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	fs := newFlagSet("serve", "[flags]", stderr)
 	var nf natsFlags
 	nf.register(fs, true)
-	model := fs.String("model", "", "audio model: a word model or a connected-word model (default: the digit word model in the data cache, trained on first use)")
+	model := fs.String("model", "", "audio model: a word model or a connected-word model (default: the connected digit model in the data cache, as recognize and stream use; trained on first use)")
 	adaptable := fs.Bool("adaptable", false, adaptableUsage)
 	imgModel := fs.String("image-model", "", "image model (default: the MNIST model in the data cache)")
 	shed := fs.Bool("shed-partials", true, "under a backlog, skip partial words whose stream already has a later segment waiting (final results are never skipped)")

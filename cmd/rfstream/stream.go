@@ -75,7 +75,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian PCM at this rate")
 	fast := fs.Bool("fast", false, "publish as fast as possible instead of in real time")
 	asJSON := fs.Bool("json", false, "print one JSON result per line")
-	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the digit word model in the data cache)")
+	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the connected digit model in the data cache, as recognize and serve use)")
 	chunk := fs.Float64("chunk-ms", 100, "audio per message")
 	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (a serve reached with --nats, or the embedded pipeline with --voices)")
 	voices := fs.String("voices", "", "the embedded pipeline keeps named voices in this directory (as serve --voices), so --voice learns across runs")
@@ -144,6 +144,8 @@ func printResult(w io.Writer, r rfstream.Result, asJSON bool) {
 	switch {
 	case r.Error != "":
 		fmt.Fprintf(w, "error:   %s\n", r.Error)
+	case r.EOS && r.NoSpeech:
+		fmt.Fprintln(w, "end:     \"\" (no speech)")
 	case r.EOS:
 		fmt.Fprintf(w, "end:     %q", r.Text)
 		for _, wd := range r.Words {

@@ -50,7 +50,15 @@ function showResult(r) {
     el.append(c);
     box.append(el);
   }
-  if (r.eos) setStatus('done');
+  // The end of a recording in which nothing was heard as a word (silence,
+  // noise): say so rather than leave the box empty.
+  if (r.eos && r.no_speech) {
+    const el = document.createElement('span');
+    el.className = 'no-speech';
+    el.textContent = 'no speech';
+    box.append(el);
+  }
+  if (r.eos) setStatus(r.no_speech ? 'done: no speech' : 'done');
   if (r.eos && r.voice) {
     const v = r.voice;
     $('voice-progress').textContent = `Heard ${v.recordings} word${v.recordings === 1 ? '' : 's'} of this voice` +
