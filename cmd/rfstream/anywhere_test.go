@@ -8,6 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/train"
 )
 
 // awayFromCheckout makes the test run as a user would from any folder: the
@@ -27,14 +32,21 @@ func awayFromCheckout(t *testing.T, cache string) {
 // exists is used, nothing is trained.
 func TestRecognizeFromAnyDirectory(t *testing.T) {
 	dir := t.TempDir()
-	model := filepath.Join(dir, "digits.rfm")
-	var out, errb bytes.Buffer
-	if code := run([]string{"train", "digits", "--fsdd", toyFSDD(t), "--split", "all", "--m", "60", "--frames", "16", "--out", model}, &out, &errb); code != 0 {
-		t.Fatalf("train: exit %d: %s", code, errb.String())
+	c, err := toymodels.Connected() // the default speech model's kind, made small
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering} // as the default model is trained
+	model := filepath.Join(dir, "connected.rfm")
+	if err := rfstream.SaveModel(model, c.Model); err != nil {
+		t.Fatal(err)
 	}
 	probe := filepath.Join(dir, "probe.wav")
-	writeWAV(t, probe, downWord(4242))
+	writeWAV(t, probe, toymodels.UpDown())
 	here := recognizeOut(t, "--model", model, probe)
+	if !strings.Contains(here, "up down") {
+		t.Fatalf("the toy model itself hears %q in up-down", here)
+	}
 
 	cache := t.TempDir()
 	awayFromCheckout(t, cache)
@@ -45,7 +57,7 @@ func TestRecognizeFromAnyDirectory(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(cache, "rfstream", "models"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(cache, "rfstream", "models", "digits-maxout.rfm"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cache, "rfstream", "models", "connected.rfm"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if there := recognizeOut(t, probe); there != here {
