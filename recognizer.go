@@ -79,38 +79,18 @@ func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, err
 // Conf the least sure word's. A word model then hears every word the
 // segmenter finds, not the recording as one word (NewRecognizer).
 func NewLiveRecognizer(m *Model) (Recognizer, error) {
-	switch m.Task {
-	case TaskWords:
-		c, err := NewWordClassifier(m)
-		if err != nil {
-			return nil, err
-		}
-		return liveRecognizer{start: func(rate int) (liveStream, error) {
-			return NewWordSpotter(c, DefaultSpotterConfig(), rate)
-		}}, nil
-	case TaskConnected, TaskPhones:
-		c, err := NewConnected(m)
-		if err != nil {
-			return nil, err
-		}
-		return liveRecognizer{start: func(rate int) (liveStream, error) {
-			return NewConnectedStream(c, DefaultConnectedStreamConfig(), rate)
-		}}, nil
+	start, err := streamStarter(m)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("model task %q cannot recognise recordings (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
-}
-
-// liveStream is a streaming recogniser: WordSpotter, ConnectedStream.
-type liveStream interface {
-	Push(pcm []float32) []Result
-	Flush() []Result
+	return liveRecognizer{start: start}, nil
 }
 
 // liveRecognizer runs a fresh stream over each recording. The whole
 // recording goes in one push: a stream's results depend only on its
 // samples, never on how they were chunked.
 type liveRecognizer struct {
-	start func(rate int) (liveStream, error)
+	start func(rate int) (Stream, error)
 }
 
 func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {
