@@ -97,6 +97,12 @@ func voskClient(t *testing.T, url string, config string, pcm []byte, chunkBytes 
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
+	return voskTalk(t, ctx, c, config, pcm, chunkBytes)
+}
+
+// voskTalk is voskClient on a socket already open.
+func voskTalk(t *testing.T, ctx context.Context, c *websocket.Conn, config string, pcm []byte, chunkBytes int) []voskReply {
+	t.Helper()
 	c.SetReadLimit(1 << 20)
 	if config != "" {
 		if err := c.Write(ctx, websocket.MessageText, []byte(config)); err != nil {
