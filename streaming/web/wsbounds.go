@@ -31,8 +31,18 @@ var (
 // sockets counts the WebSockets a Server has open, against its bound.
 type sockets struct {
 	slots chan struct{}
-	// Refused counts sockets refused for being over the bound.
+	// refused counts sockets refused for being over the bound.
 	refused atomic.Int64
+	// lastLog is when a refusal was last logged (Unix ns): one line a
+	// second at most, so a client that retries in a loop cannot fill
+	// the log.
+	lastLog atomic.Int64
+}
+
+// logDue says whether a refusal may be logged now.
+func (k *sockets) logDue() bool {
+	now, last := time.Now().UnixNano(), k.lastLog.Load()
+	return now-last >= int64(time.Second) && k.lastLog.CompareAndSwap(last, now)
 }
 
 func newSockets(max int) *sockets { return &sockets{slots: make(chan struct{}, max)} }
@@ -45,8 +55,9 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, readLimit int64)
 	select {
 	case s.sockets.slots <- struct{}{}:
 	default:
-		s.sockets.refused.Add(1)
-		s.cfg.Log.Printf("web: %s refused: %d WebSockets open already (serve --max-sockets)", r.URL.Path, s.cfg.MaxSockets)
+		if n := s.sockets.refused.Add(1); s.sockets.logDue() {
+			s.cfg.Log.Printf("web: %s refused: %d WebSockets open already (serve --max-sockets); %d refused since start", r.URL.Path, s.cfg.MaxSockets, n)
+		}
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, fmt.Sprintf("too many open WebSockets: this server takes %d at once; try again later", s.cfg.MaxSockets), http.StatusServiceUnavailable)
 		return nil

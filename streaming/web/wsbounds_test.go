@@ -1,12 +1,15 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,7 +27,8 @@ import (
 // again.
 func TestIdleSocketsAreRefusedAndClosed(t *testing.T) {
 	const idle = 1500 * time.Millisecond
-	hs, c := connectedPage(t, Config{MaxSockets: 24, SocketIdle: idle})
+	var logged syncBuffer
+	hs, c := connectedPage(t, Config{MaxSockets: 24, SocketIdle: idle, Log: log.New(&logged, "", 0)})
 	base := "ws" + strings.TrimPrefix(hs.URL, "http")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -44,6 +48,7 @@ func TestIdleSocketsAreRefusedAndClosed(t *testing.T) {
 		t.Fatalf("the 24th socket: %v", err)
 	}
 	defer worker.CloseNow()
+	refusing := time.Now()
 	for i := 0; i < 40; i++ {
 		_, resp, err := websocket.Dial(ctx, urls[i%2], nil)
 		if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
@@ -53,6 +58,10 @@ func TestIdleSocketsAreRefusedAndClosed(t *testing.T) {
 		if !strings.Contains(string(body), "too many open WebSockets") || resp.Header.Get("Retry-After") == "" {
 			t.Fatalf("503 body %q, Retry-After %q", body, resp.Header.Get("Retry-After"))
 		}
+	}
+	// Refusals are logged once a second at most.
+	if n, most := strings.Count(logged.String(), "refused: "), 1+int(time.Since(refusing)/time.Second); n < 1 || n > most {
+		t.Fatalf("%d log lines for 40 refusals, want 1 to %d:\n%s", n, most, logged.String())
 	}
 	// The admitted socket is answered in full while the others idle.
 	live, _ := rfstream.NewLiveRecognizer(c.Model)
@@ -168,4 +177,22 @@ func TestSocketAudioIsBounded(t *testing.T) {
 	if strings.Join(texts, " ") != want.Text {
 		t.Fatalf("vosk socket heard %q, want %q", texts, want.Text)
 	}
+}
+
+// syncBuffer is a bytes.Buffer the server's goroutines may log to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
