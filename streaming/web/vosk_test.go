@@ -251,8 +251,10 @@ func TestVoskResultsComePerUtterance(t *testing.T) {
 	}
 }
 
-// {"words": false} leaves the word list out, as Vosk does; a text message
-// that is not Vosk's, or a rate out of range, closes the socket saying why.
+// {"words": false} leaves the word list out, as Vosk does; eof without
+// audio is answered with an empty result; a reset is answered with a
+// result and the stream goes on; a text message that is not Vosk's, or a
+// rate out of range, closes the socket saying why.
 func TestVoskConfigurationAndRefusals(t *testing.T) {
 	hs, _ := connectedPage(t, Config{})
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + VoskPath
@@ -262,8 +264,38 @@ func TestVoskConfigurationAndRefusals(t *testing.T) {
 			t.Fatalf("a word list after words: false: %+v", r)
 		}
 	}
+	// No audio at all: the final result is empty, and the socket closes.
+	if r := voskClient(t, url, `{"config": {"sample_rate": 8000}}`, nil, 1600); len(r) != 1 || *r[0].Text != "" || r[0].Result == nil || len(*r[0].Result) != 0 {
+		t.Fatalf("eof without audio: %+v", r)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// {"reset" : 1} is answered with a result and the stream goes on:
+	// whatever the reset's answer held, the final one holds the rest.
+	conn, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < len(pcm); off += 3200 {
+		conn.Write(ctx, websocket.MessageBinary, pcm[off:min(off+3200, len(pcm))])
+		conn.Read(ctx)
+	}
+	var texts []string
+	for _, msg := range []string{`{"reset" : 1}`, `{"eof" : 1}`} {
+		conn.Write(ctx, websocket.MessageText, []byte(msg))
+		_, data, err := conn.Read(ctx)
+		var r voskReply
+		if err != nil || json.Unmarshal(data, &r) != nil || r.Text == nil {
+			t.Fatalf("answer to %s: %s %v, want a result", msg, data, err)
+		}
+		if *r.Text != "" {
+			texts = append(texts, *r.Text)
+		}
+	}
+	if strings.Join(texts, " ") != "up down up" {
+		t.Fatalf("reset then eof gave %q", texts)
+	}
+	conn.CloseNow()
 	for _, c := range []struct{ msg, why string }{
 		{"hello", "text message"},
 		{`{"config": {"sample_rate": 10}}`, "sample_rate 10"},
