@@ -97,7 +97,7 @@ type socketFlags struct {
 func (f *socketFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.max, "max-sockets", web.DefaultMaxSockets, "with --http: WebSockets open at once, the page's and the Vosk endpoint's together; one more is refused with HTTP 503 and the reason")
 	fs.DurationVar(&f.idle, "socket-idle", web.DefaultSocketIdle, "with --http: close a WebSocket that sends no message for this long (close code 1008, the reason)")
-	fs.Float64Var(&f.maxSeconds, "socket-max-seconds", web.DefaultSocketMaxSeconds, "with --http: seconds of audio one WebSocket may carry; the stream ends there with its result and the socket closes (code 1009, the reason)")
+	fs.Float64Var(&f.maxSeconds, "socket-max-seconds", web.DefaultSocketMaxSeconds, "with --http: seconds of audio one WebSocket may carry; the stream ends there with its result and the socket closes (code 1009, the reason); a socket is also closed once open twice this long")
 }
 
 func (f socketFlags) check() error {

@@ -71,21 +71,32 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, readLimit int64)
 		return nil
 	}
 	c.SetReadLimit(readLimit)
-	return &socket{c: c, srv: s}
+	k := &socket{c: c, srv: s}
+	// A client that drips a sample just inside the idle time would hold
+	// its slot for good; an honest one, sending in real time, reaches the
+	// audio bound within SocketMaxSeconds, so twice that is its lifetime.
+	life := time.Duration(2 * s.cfg.SocketMaxSeconds * float64(time.Second))
+	k.lifetime = time.AfterFunc(life, func() {
+		s.cfg.Log.Printf("web: a WebSocket open for %v: closed", life)
+		c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("open longer than %v (twice the audio bound)", life))
+	})
+	return k
 }
 
 // socket is one accepted WebSocket under its server's bounds: a read waits
-// at most Config.SocketIdle, and the audio it carries at most
-// Config.SocketMaxSeconds.
+// at most Config.SocketIdle, the audio it carries is at most
+// Config.SocketMaxSeconds long, and it is open at most twice that.
 type socket struct {
 	c          *websocket.Conn
 	srv        *Server
 	audioBytes int64
 	released   bool
+	lifetime   *time.Timer // closes the socket at twice SocketMaxSeconds
 }
 
 // done closes the connection (when it is still open) and frees its slot.
 func (k *socket) done() {
+	k.lifetime.Stop()
 	k.c.CloseNow()
 	if !k.released {
 		k.released = true

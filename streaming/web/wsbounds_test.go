@@ -196,3 +196,36 @@ func (w *syncBuffer) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
+
+// A socket that sends a sample just inside its idle time is still closed
+// at twice the audio bound, with 1008 and the reason.
+func TestDrippingSocketIsClosedAtItsLifetime(t *testing.T) {
+	hs, _ := connectedPage(t, Config{SocketMaxSeconds: 0.5, SocketIdle: 300 * time.Millisecond})
+	for _, path := range []string{"/ws/audio?rate=8000", VoskPath} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		opened := time.Now()
+		go func() {
+			for conn.Write(ctx, websocket.MessageBinary, []byte{0, 0}) == nil {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}()
+		var ce websocket.CloseError
+		for {
+			if _, _, err = conn.Read(ctx); err != nil {
+				break
+			}
+		}
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || !strings.Contains(ce.Reason, "open longer than 1s") {
+			t.Fatalf("%s: %v, want 1008 saying open longer than 1s", path, err)
+		}
+		if since := time.Since(opened); since < time.Second || since > 3*time.Second {
+			t.Fatalf("%s: closed after %v, want about 1 s", path, since)
+		}
+	}
+}
