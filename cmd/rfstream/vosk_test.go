@@ -130,7 +130,8 @@ func TestFormatVoskPrintsUtterances(t *testing.T) {
 // model, and with the real one (when `make demo` has cached it) on three
 // FSDD digits joined, two of them one utterance. The clients: a Go one
 // here and a Node one with the ws package (testdata/voskclient), both
-// written from Vosk's documented protocol.
+// written from Vosk's documented protocol; the Node one also sends the
+// file as Vosk's Node example does, header and all.
 func TestServeSpeaksVoskToVoskClients(t *testing.T) {
 	t.Run("toy default model", func(t *testing.T) {
 		toyDefaultSpeechModel(t)
@@ -207,17 +208,22 @@ func checkVoskClients(t *testing.T, wav string) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ws")); err != nil {
 		t.Fatalf("the Node Vosk client needs the ws package: make vosk-client (npm ci --prefix %s) (%v)", dir, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), sv.page.VoskURL, wav)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client: %v: %s", err, errb.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if got, _ := voskText(t, lines); got != want {
-		t.Errorf("the Node Vosk client hears %q; recognize prints %q", got, want)
+	// As Vosk's test.py does it, and as its Node example does (the file
+	// as read, header and all, no configuration).
+	for _, mode := range [][]string{nil, {"--as-read"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var out, errb bytes.Buffer
+		args := append(append([]string{filepath.Join(dir, "client.mjs")}, mode...), sv.page.VoskURL, wav)
+		cmd := exec.CommandContext(ctx, node, args...)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("node client %v: %v: %s", mode, err, errb.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if got, _ := voskText(t, lines); got != want {
+			t.Errorf("the Node Vosk client %v hears %q; recognize prints %q", mode, got, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package vosk
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -132,6 +133,77 @@ func FuzzParseControl(f *testing.F) {
 		}
 		if c.Config != nil && (c.Config.SampleRate < 0 || c.Config.SampleRate > 1e7) {
 			t.Fatalf("%q: rate %d", msg, c.Config.SampleRate)
+		}
+	})
+}
+
+// wavHeader is a canonical 44-byte header for n bytes of 16-bit PCM.
+func wavHeader(rate, channels, bits, n int) []byte {
+	h := make([]byte, 44)
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+n))
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1)
+	binary.LittleEndian.PutUint16(h[22:], uint16(channels))
+	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate*channels*bits/8))
+	binary.LittleEndian.PutUint16(h[32:], uint16(channels*bits/8))
+	binary.LittleEndian.PutUint16(h[34:], uint16(bits))
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], uint32(n))
+	return h
+}
+
+func TestWAVHeader(t *testing.T) {
+	pcm := []byte{1, 0, 2, 0}
+	msg := append(wavHeader(16000, 1, 16, len(pcm)), pcm...)
+	rate, data, ok, err := WAVHeader(msg)
+	if err != nil || !ok || rate != 16000 || string(msg[data:]) != string(pcm) {
+		t.Fatalf("canonical header: rate %d, data at %d, ok %v, %v", rate, data, ok, err)
+	}
+	// A LIST chunk (sox, ffmpeg) before the data is skipped.
+	list := append([]byte("LIST\x03\x00\x00\x00abc\x00"), msg[36:]...)
+	withList := append(append([]byte{}, msg[:36]...), list...)
+	if rate, data, ok, err := WAVHeader(withList); err != nil || !ok || rate != 16000 || string(withList[data:]) != string(pcm) {
+		t.Fatalf("header with a LIST chunk: rate %d, data at %d, %v %v", rate, data, ok, err)
+	}
+	if _, _, ok, err := WAVHeader(pcm); ok || err != nil {
+		t.Fatalf("plain PCM taken for a header: %v %v", ok, err)
+	}
+	for _, c := range []struct {
+		msg []byte
+		why string
+	}{
+		{wavHeader(8000, 2, 16, 4), "2 channels"},
+		{wavHeader(8000, 1, 8, 4), "8 bits"},
+		{wavHeader(0, 1, 16, 4), "sample rate 0"},
+		{wavHeader(8000, 1, 16, 4)[:30], "shorter than 16"},
+		{wavHeader(8000, 1, 16, 4)[:38], "no data chunk"},
+		{append([]byte("RIFF\x00\x00\x00\x00WAVEdata"), 0, 0, 0, 0), "before the fmt"},
+		{append([]byte("RIFF\x00\x00\x00\x00WAVEJUNK"), 0xff, 0xff, 0xff, 0xff), "no data chunk"},
+	} {
+		if _, _, ok, err := WAVHeader(c.msg); !ok || err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Fatalf("%q: ok %v, error %v, want one saying %q", c.msg, ok, err, c.why)
+		}
+	}
+}
+
+// FuzzWAVHeader: any first message is read as a header, refused, or left
+// as PCM, never a panic; a header read points inside the message and gives
+// a positive rate.
+func FuzzWAVHeader(f *testing.F) {
+	f.Add(append(wavHeader(16000, 1, 16, 2), 0, 0))
+	f.Add(wavHeader(8000, 2, 16, 0))
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVEJUNK\xff\xff\xff\xff"))
+	f.Add([]byte{0, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		rate, data, ok, err := WAVHeader(msg)
+		if !ok && err != nil {
+			t.Fatalf("an error for a message that is not a header: %v", err)
+		}
+		if ok && err == nil && (rate <= 0 || rate > 1e7 || data < 12 || data > len(msg)) {
+			t.Fatalf("%q: rate %d, data at %d of %d", msg, rate, data, len(msg))
 		}
 	})
 }

@@ -30,7 +30,9 @@ const voskReadLimit = 4 * streaming.MaxChunkBytes
 
 // vosk serves one stream in the Vosk protocol: an optional first text
 // message {"config": {"sample_rate": N, ...}} (default: Config.Rate),
-// then binary s16le mono PCM chunks, each answered by one message, a
+// then binary s16le mono PCM chunks (the first may start with a WAV
+// header, which gives the rate and is skipped), each answered by one
+// message, a
 // {"result": [...], "text": ...} when utterances closed since the last
 // answer, else the open utterance's {"partial": ...}; {"eof" : 1} ends the
 // stream, is answered by the final result, and the socket closes.
@@ -105,6 +107,12 @@ func (v *voskStream) read(ctx context.Context, k *socket) (websocket.StatusCode,
 			}
 			continue
 		}
+		if !v.started {
+			if data, err = v.skipWAVHeader(data); err != nil {
+				v.c.Close(websocket.StatusUnsupportedData, closeReason(err))
+				return 0, "", err
+			}
+		}
 		pcm := append(v.odd, data...)
 		even := len(pcm) &^ 1
 		if k.takeAudio(even, v.st.rate) != nil {
@@ -143,6 +151,24 @@ func (v *voskStream) configure(ctl vosk.Control) error {
 	v.tr.NoWords = !ctl.Config.Words
 	v.mu.Unlock()
 	return nil
+}
+
+// skipWAVHeader takes a WAV header off the stream's first chunk, as
+// Vosk's Node example sends the file as it is read: the header's rate is
+// the stream's (it describes the samples, whatever a configuration said).
+// A chunk without a header is returned as it is.
+func (v *voskStream) skipWAVHeader(chunk []byte) ([]byte, error) {
+	rate, data, ok, err := vosk.WAVHeader(chunk)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return chunk, nil
+	case rate < minRate || rate > maxRate:
+		return nil, fmt.Errorf("WAV header: sample rate %d: want %d-%d Hz", rate, minRate, maxRate)
+	}
+	v.st.rate = rate
+	return chunk[data:], nil
 }
 
 // collect feeds the stream's results to the transcript until its

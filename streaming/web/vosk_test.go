@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -180,13 +181,23 @@ func TestVoskClientHearsWhatRecognizeHears(t *testing.T) {
 		name, config string
 		samples      []float32
 		rate, chunk  int
+		wav          bool // send the samples as a WAV file, header first
 	}{
-		{"8 kHz, 0.2 s chunks", `{ "config" : { "sample_rate" : 8000 } }`, x8, 8000, 3200},
-		{"16 kHz, 0.2 s chunks", `{ "config" : { "sample_rate" : 16000.0, "words": true } }`, up.Samples, 16000, 6400},
-		{"no config (8 kHz), odd chunks", "", x8, 8000, 801},
+		{"8 kHz, 0.2 s chunks", `{ "config" : { "sample_rate" : 8000 } }`, x8, 8000, 3200, false},
+		{"16 kHz, 0.2 s chunks", `{ "config" : { "sample_rate" : 16000.0, "words": true } }`, up.Samples, 16000, 6400, false},
+		{"no config (8 kHz), odd chunks", "", x8, 8000, 801, false},
+		// As Vosk's Node example sends a file: as read, header and all.
+		{"16 kHz WAV file in 64 KiB reads, no config", "", up.Samples, 16000, 64 << 10, true},
 	} {
 		pcm, _ := streaming.EncodePCM(tc.samples, streaming.EncS16)
 		samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
+		if tc.wav {
+			var b bytes.Buffer
+			if err := frontend.EncodeWAV16(&b, &frontend.Audio{Rate: tc.rate, Samples: samples}); err != nil {
+				t.Fatal(err)
+			}
+			pcm = b.Bytes()
+		}
 		want, err := live.Recognize(samples, tc.rate)
 		if err != nil {
 			t.Fatal(err)
@@ -254,7 +265,8 @@ func TestVoskResultsComePerUtterance(t *testing.T) {
 // {"words": false} leaves the word list out, as Vosk does; eof without
 // audio is answered with an empty result; a reset is answered with a
 // result and the stream goes on; a text message that is not Vosk's, or a
-// rate out of range, closes the socket saying why.
+// rate out of range, or a WAV header that is not 16-bit mono, closes the
+// socket saying why.
 func TestVoskConfigurationAndRefusals(t *testing.T) {
 	hs, _ := connectedPage(t, Config{})
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + VoskPath
@@ -300,12 +312,17 @@ func TestVoskConfigurationAndRefusals(t *testing.T) {
 		{"hello", "text message"},
 		{`{"config": {"sample_rate": 10}}`, "sample_rate 10"},
 		{`{"config": {"sample_rate": "x"}}`, "sample_rate"},
+		{"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x02\x00\x40\x1f\x00\x00\x00\x7d\x00\x00\x04\x00\x10\x00data\x00\x00\x00\x00", "2 channels"},
 	} {
 		conn, _, err := websocket.Dial(ctx, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn.Write(ctx, websocket.MessageText, []byte(c.msg))
+		typ := websocket.MessageText
+		if strings.HasPrefix(c.msg, "RIFF") {
+			typ = websocket.MessageBinary
+		}
+		conn.Write(ctx, typ, []byte(c.msg))
 		_, _, err = conn.Read(ctx)
 		var ce websocket.CloseError
 		if !errors.As(err, &ce) || ce.Code != websocket.StatusUnsupportedData || !strings.Contains(ce.Reason, c.why) {

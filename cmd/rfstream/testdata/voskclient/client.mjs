@@ -2,14 +2,18 @@
 // protocol (vosk-server's websocket/test.py and README): it sends
 // {"config": {"sample_rate": N}}, then the WAV file's PCM in 0.2 s chunks,
 // waiting for the one reply to each, then {"eof" : 1}, and waits for the
-// final reply and the server's close. Every reply is printed on its own
-// line; the exit status is 0 only when the server closed normally (1000).
+// final reply and the server's close. With --as-read it does what Vosk's
+// Node example (client-samples/node) does instead: the file as it is read,
+// header and all, in 64 KiB reads, no configuration, without waiting for
+// replies. Every reply is printed on its own line; the exit status is 0
+// only when the server closed normally (1000).
 //
-// usage: node client.mjs ws://HOST:PORT/PATH FILE.wav
+// usage: node client.mjs [--as-read] ws://HOST:PORT/PATH FILE.wav
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 
-const [url, path] = process.argv.slice(2);
+const asRead = process.argv[2] === '--as-read';
+const [url, path] = process.argv.slice(asRead ? 3 : 2);
 const wav = readFileSync(path);
 
 // The fmt and data chunks of a RIFF/WAVE file (16-bit mono PCM).
@@ -39,7 +43,21 @@ const recv = () => new Promise((resolve) => { if (replies.length) resolve(replie
 const closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
 ws.on('error', (e) => { console.error(`websocket: ${e.message}`); process.exit(2); });
 
+async function closedNormally() {
+  const { code, reason } = await closed;
+  if (code !== 1000) {
+    console.error(`closed with ${code} ${reason}`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
 ws.on('open', async () => {
+  if (asRead) {
+    for (let off = 0; off < wav.length; off += 65536) ws.send(wav.subarray(off, off + 65536));
+    ws.send('{"eof" : 1}');
+    return closedNormally();
+  }
   ws.send(JSON.stringify({ config: { sample_rate: rate } }));
   const chunk = Math.floor(rate * 0.2) * 2; // 0.2 s of 16-bit samples
   for (let off = 0; off < data.length; off += chunk) {
@@ -48,10 +66,5 @@ ws.on('open', async () => {
   }
   ws.send('{"eof" : 1}');
   await recv();
-  const { code, reason } = await closed;
-  if (code !== 1000) {
-    console.error(`closed with ${code} ${reason}`);
-    process.exit(1);
-  }
-  process.exit(0);
+  return closedNormally();
 });
