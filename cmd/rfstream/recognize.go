@@ -34,6 +34,9 @@ type recognition struct {
 	Seconds  float64 `json:"seconds"` // duration of the recording
 	// File names the recording when one call recognises several.
 	File string `json:"file,omitempty"`
+	// results are every result of the stream the recording was heard as,
+	// for --format vosk's utterances; nil when it was not heard as one.
+	results []rfstream.Result
 }
 
 // newRecognizer prepares a model for recognising recordings, dispatching
@@ -78,6 +81,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	maxSeconds := fs.Float64("max-seconds", 600, "refuse a recording longer than this many seconds (raw PCM is read no further), so an endless input such as /dev/zero stops with an error instead of filling memory")
 	modelPath := fs.String("model", "", "model file: a word, connected-word or phone model (default: the connected digit model in the data cache, as stream and serve use; trained on FSDD when missing, about 4 min)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf, words (start, end, conf), no_speech or a word model's alternatives (one line per recording; with several, each names its file)")
+	format := registerFormat(fs)
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it, and self-training at checkpoints (see --session-self-train) when the model can adapt (a live session); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
 	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
@@ -94,7 +98,11 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if len(files) > 1 && slices.Contains(files, "-") {
 		return errors.New("recognize: - (standard input) must be the only recording")
 	}
-	out := recognitionPrinter{w: stdout, json: *asJSON, batch: len(files) > 1}
+	f, err := outputFormat(*format, *asJSON)
+	if err != nil {
+		return err
+	}
+	out := recognitionPrinter{w: stdout, format: f, batch: len(files) > 1}
 	if *adapt && *session {
 		return errors.New("recognize: --adapt or --session, not both")
 	}
@@ -117,6 +125,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		return recognizeSession(files, in, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
 	}
 	var recognizer rfstream.Recognizer
+	var streams streamRecognizer // for --format vosk: the utterances of a stream
 	var task string
 	prepare := func() error {
 		m, err := modelOr(*modelPath, stderr, defaultSpeechModel)
@@ -124,16 +133,30 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		task = m.Task
+		if f == formatVosk {
+			if streams, err = newStreamRecognizer(m); err != nil || streams != nil {
+				return err
+			}
+		}
 		recognizer, err = newRecognizer(m)
 		return err
 	}
 	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
-		res, err := recognizer.Recognize(a.Samples, a.Rate)
+		var results []rfstream.Result
+		var res rfstream.Result
+		var err error
+		if streams != nil {
+			if results, err = streams(a.Samples, a.Rate); err == nil {
+				res = results[len(results)-1]
+			}
+		} else {
+			res, err = recognizer.Recognize(a.Samples, a.Rate)
+		}
 		if err != nil {
 			return err
 		}
 		rec := recognitionOf(res)
-		rec.Task, rec.Seconds = task, a.Duration()
+		rec.Task, rec.Seconds, rec.results = task, a.Duration(), results
 		out.print(path, rec)
 		return nil
 	})
@@ -199,10 +222,12 @@ func failedError(failed, total int) error {
 }
 
 // recognitionPrinter prints one recognition per line: the text and
-// confidence, prefixed by the file when a call has several, or JSON.
+// confidence, prefixed by the file when a call has several, or JSON (one
+// line per utterance in Vosk's).
 type recognitionPrinter struct {
-	w           io.Writer
-	json, batch bool
+	w      io.Writer
+	format string // formatText, formatJSON or formatVosk
+	batch  bool
 }
 
 func (p recognitionPrinter) print(path string, rec recognition) {
@@ -210,7 +235,13 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 		rec.File = path
 	}
 	switch {
-	case p.json:
+	case p.format == formatVosk:
+		vp := voskPrinter{w: p.w, file: rec.File}
+		for _, r := range voskResults(rec) {
+			vp.add(r)
+		}
+		vp.end()
+	case p.format == formatJSON:
 		b, _ := json.Marshal(rec)
 		fmt.Fprintln(p.w, string(b))
 	case p.batch:

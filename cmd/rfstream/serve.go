@@ -65,7 +65,12 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	blasThreads := fs.Int("blas-threads", 0, blasThreadsUsage+"; 0: one when this process runs an audio stage, else the BLAS's own count (OPENBLAS_NUM_THREADS, or one a core)")
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	httpHosts := fs.String("http-host", "", "with --http: more host names (comma-separated) the page may be reached by, e.g. behind a proxy; requests naming any other host get 403, which stops DNS rebinding (the listen host, and for loopback 127.0.0.1, localhost and [::1], are always taken)")
+	var sockets socketFlags
+	sockets.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := sockets.check(); err != nil {
 		return nil, err
 	}
 	if err := nf.checkTLS(); err != nil {
@@ -166,12 +171,13 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 			rate = p.Connected.Input.Audio.SampleRate
 		}
 		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
-		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, rate, learns, stderr); err != nil {
+		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, rate, learns, sockets, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}
 		httpLn = nil // the page's server closes it
 		fmt.Fprintf(stdout, "web page on %s\n", sv.page.URL)
+		fmt.Fprintf(stdout, "Vosk WebSocket on %s\n", sv.page.VoskURL)
 	}
 	return sv, nil
 }

@@ -75,6 +75,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian PCM at this rate")
 	fast := fs.Bool("fast", false, "publish as fast as possible instead of in real time")
 	asJSON := fs.Bool("json", false, "print one JSON result per line")
+	format := registerFormat(fs)
 	model := fs.String("model", "", "audio model for the embedded pipeline: a word model or a connected-word model (default: the connected digit model in the data cache, as recognize and serve use)")
 	chunk := fs.Float64("chunk-ms", 100, "audio per message")
 	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (a serve reached with --nats, or the embedded pipeline with --voices)")
@@ -84,6 +85,10 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := nf.checkTLS(); err != nil {
+		return err
+	}
+	f, err := outputFormat(*format, *asJSON)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -123,11 +128,25 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		defer st.Close()
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
+	show := func(r rfstream.Result) { printResult(stdout, r, f == formatJSON) }
+	var vp *voskPrinter
+	if f == formatVosk {
+		vp = &voskPrinter{w: stdout}
+		show = func(r rfstream.Result) {
+			if r.Error != "" {
+				fmt.Fprintf(stderr, "rfstream stream: the pipeline reports: %s\n", r.Error)
+			}
+			vp.add(r)
+		}
+	}
 	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
 		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Voice: *voice, Timeout: time.Duration(a.Duration()+30) * time.Second},
-		func(r rfstream.Result) { printResult(stdout, r, *asJSON) })
+		show)
 	if err != nil {
 		return err
+	}
+	if vp != nil {
+		vp.end()
 	}
 	if last.Error != "" {
 		return fmt.Errorf("pipeline reported: %s", last.Error)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -19,8 +20,9 @@ import (
 
 // webPage is the HTTP server of `rfstream serve --http`.
 type webPage struct {
-	URL string
-	srv *http.Server
+	URL     string
+	VoskURL string // the Vosk-protocol WebSocket
+	srv     *http.Server
 }
 
 // listenWebPage binds the page's address; an address without a host
@@ -69,9 +71,10 @@ func pageHosts(addr string, ln net.Listener, extra []string) (hosts []string, an
 }
 
 // startWebPage serves the page on ln, which listenWebPage bound for addr.
-func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, logw io.Writer) (*webPage, error) {
+func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Conn, pipeline string, rate int, learnsVoices bool, sockets socketFlags, logw io.Writer) (*webPage, error) {
 	hosts, anyIP := pageHosts(addr, ln, extraHosts)
-	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Hosts: hosts, AnyIP: anyIP, Log: log.New(logw, "", log.LstdFlags)})
+	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: rate, LearnsVoices: learnsVoices, Hosts: hosts, AnyIP: anyIP, Log: log.New(logw, "", log.LstdFlags),
+		MaxSockets: sockets.max, SocketIdle: sockets.idle, SocketMaxSeconds: sockets.maxSeconds})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +84,32 @@ func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Co
 			fmt.Fprintf(logw, "web page: %v\n", err)
 		}
 	}()
-	return &webPage{URL: "http://" + ln.Addr().String() + "/", srv: srv}, nil
+	return &webPage{URL: "http://" + ln.Addr().String() + "/", VoskURL: "ws://" + ln.Addr().String() + web.VoskPath, srv: srv}, nil
+}
+
+// socketFlags are serve's bounds on the page's WebSockets (web.Config).
+type socketFlags struct {
+	max        int
+	idle       time.Duration
+	maxSeconds float64
+}
+
+func (f *socketFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.max, "max-sockets", web.DefaultMaxSockets, "with --http: WebSockets open at once, the page's and the Vosk endpoint's together; one more is refused with HTTP 503 and the reason")
+	fs.DurationVar(&f.idle, "socket-idle", web.DefaultSocketIdle, "with --http: close a WebSocket that sends no message for this long (close code 1008, the reason)")
+	fs.Float64Var(&f.maxSeconds, "socket-max-seconds", web.DefaultSocketMaxSeconds, "with --http: seconds of audio one WebSocket may carry; the stream ends there with its result and the socket closes (code 1009, the reason); a socket is also closed once open twice this long")
+}
+
+func (f socketFlags) check() error {
+	switch {
+	case f.max < 1:
+		return fmt.Errorf("--max-sockets %d: want at least 1", f.max)
+	case f.idle <= 0:
+		return fmt.Errorf("--socket-idle %v: want a positive duration, e.g. 30s", f.idle)
+	case !(f.maxSeconds > 0):
+		return fmt.Errorf("--socket-max-seconds %g: want a positive number of seconds", f.maxSeconds)
+	}
+	return nil
 }
 
 // Close stops accepting requests and gives open ones a moment to finish.

@@ -52,14 +52,28 @@ type Config struct {
 	// AnyIP also takes a Host that is an IP address, for a page that
 	// listens on every interface: an address cannot be rebound.
 	AnyIP bool
+	// MaxSockets bounds the WebSockets open at once, the page's and the
+	// Vosk endpoint's together; one more is refused with 503 (default
+	// DefaultMaxSockets).
+	MaxSockets int
+	// SocketIdle closes a WebSocket that sends no message for this long,
+	// with the reason (default DefaultSocketIdle).
+	SocketIdle time.Duration
+	// SocketMaxSeconds bounds the audio one WebSocket may carry, in
+	// seconds at its rate: the stream ends there, its final result is
+	// sent and the socket closes with the reason (default
+	// DefaultSocketMaxSeconds).
+	SocketMaxSeconds float64
 }
 
 // Server is an http.Handler for the page, its assets and its endpoints:
-// GET /ws/audio (WebSocket), POST /api/tag and POST /api/forget-voice.
+// GET /ws/audio (WebSocket), GET /vosk (WebSocket, the Vosk server's
+// protocol), POST /api/tag and POST /api/forget-voice.
 type Server struct {
-	nc  *nats.Conn
-	cfg Config
-	mux *http.ServeMux
+	nc      *nats.Conn
+	cfg     Config
+	mux     *http.ServeMux
+	sockets *sockets
 }
 
 // New returns the page's handler, publishing through nc.
@@ -79,11 +93,21 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	if len(cfg.Hosts) == 0 {
 		cfg.Hosts = []string{"127.0.0.1", "localhost", "::1"}
 	}
-	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux()}
+	if cfg.MaxSockets <= 0 {
+		cfg.MaxSockets = DefaultMaxSockets
+	}
+	if cfg.SocketIdle <= 0 {
+		cfg.SocketIdle = DefaultSocketIdle
+	}
+	if cfg.SocketMaxSeconds <= 0 {
+		cfg.SocketMaxSeconds = DefaultSocketMaxSeconds
+	}
+	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), sockets: newSockets(cfg.MaxSockets)}
 	assets, _ := fs.Sub(static, "static")
 	s.mux.Handle("GET /", http.FileServerFS(assets))
 	s.mux.HandleFunc("GET /api/config", s.config)
 	s.mux.HandleFunc("GET /ws/audio", s.audio)
+	s.mux.HandleFunc("GET "+VoskPath, s.vosk)
 	s.mux.HandleFunc("POST /api/tag", s.tag)
 	s.mux.HandleFunc("POST /api/forget-voice", s.forgetVoice)
 	return s, nil
@@ -198,8 +222,8 @@ func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
 // (its audio goes to streaming.VoiceSubject).
 func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
-	if err != nil || rate < 1000 || rate > 768000 {
-		http.Error(w, "rate must be a sample rate in Hz (1000-768000)", http.StatusBadRequest)
+	if err != nil || rate < minRate || rate > maxRate {
+		http.Error(w, fmt.Sprintf("rate must be a sample rate in Hz (%d-%d)", minRate, maxRate), http.StatusBadRequest)
 		return
 	}
 	voice := r.URL.Query().Get("voice")
@@ -209,71 +233,42 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// Accept checks that the Origin is this host, so other sites cannot
-	// drive the microphone endpoint from a visitor's browser.
-	c, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		s.cfg.Log.Printf("web: websocket: %v", err)
+	k := s.accept(w, r, streaming.MaxChunkBytes)
+	if k == nil {
 		return
 	}
-	defer c.CloseNow()
-	c.SetReadLimit(streaming.MaxChunkBytes)
+	defer k.done()
+	c := k.c
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stream := streamName("web-")
-	results := make(chan *nats.Msg, 256)
-	sub, err := s.nc.ChanSubscribe(streaming.ResultSubject(s.cfg.Pipeline, voice, stream), results)
+	st, err := s.openStream("web-", voice, rate)
 	if err != nil {
 		c.Close(websocket.StatusInternalError, "pipeline unavailable")
 		return
 	}
-	defer sub.Unsubscribe()
-	sub.SetPendingLimits(-1, -1)
-	if err := s.nc.Flush(); err != nil {
-		c.Close(websocket.StatusInternalError, "pipeline unavailable")
-		return
-	}
+	defer st.close()
 	// Results flow back while audio flows in.
 	done := make(chan error, 1)
-	go func() { done <- s.forward(ctx, c, results) }()
-	seq, ended := 0, false
-	publish := func(pcm []byte, eos bool) error {
-		m := nats.NewMsg(streaming.Subject(s.cfg.Pipeline, streaming.KindPCM, stream))
-		if voice != "" {
-			m.Subject = streaming.VoiceSubject(s.cfg.Pipeline, voice, stream)
-		}
-		m.Data = pcm
-		m.Header.Set(streaming.HdrSeq, strconv.Itoa(seq))
-		m.Header.Set(streaming.HdrRate, strconv.Itoa(rate))
-		m.Header.Set(streaming.HdrEncoding, streaming.EncS16)
-		if eos {
-			m.Header.Set(streaming.HdrEOS, "1")
-		}
-		seq++
-		return s.nc.PublishMsg(m)
-	}
-	// The pipeline frees a stream's state at its end-of-stream, so a page
-	// closed mid-recording still ends its stream.
-	defer func() {
-		if !ended {
-			publish(nil, true)
-		}
-	}()
-	for !ended {
-		typ, data, err := c.Read(ctx)
+	go func() { done <- s.forward(ctx, c, st.results) }()
+	code, reason := websocket.StatusNormalClosure, ""
+	for !st.ended {
+		typ, data, err := k.read(ctx)
 		if err != nil {
 			return
 		}
 		switch {
+		case typ == websocket.MessageBinary && len(data)%2 != 0:
+			c.Close(websocket.StatusUnsupportedData, "PCM chunks are 16-bit samples")
+			return
+		case typ == websocket.MessageBinary && k.takeAudio(len(data), rate) != nil:
+			// Past the bound the stream ends: the audio so far keeps its
+			// result, then the socket closes saying why.
+			code, reason = websocket.StatusMessageTooBig, k.tooLongReason()
+			err = st.end()
 		case typ == websocket.MessageBinary:
-			if len(data)%2 != 0 {
-				c.Close(websocket.StatusUnsupportedData, "PCM chunks are 16-bit samples")
-				return
-			}
-			err = publish(data, false)
+			err = st.send(data)
 		case string(data) == "end":
-			ended = true
-			err = publish(nil, true)
+			err = st.end()
 		default:
 			c.Close(websocket.StatusUnsupportedData, `text messages: only "end"`)
 			return
@@ -290,12 +285,15 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("no end-of-stream result within %v", s.cfg.Timeout)
 	}
 	if err != nil {
-		s.cfg.Log.Printf("web: stream %s: %v", stream, err)
+		s.cfg.Log.Printf("web: stream %s: %v", st.name, err)
 		c.Close(websocket.StatusInternalError, "no end-of-stream result")
 		return
 	}
-	c.Close(websocket.StatusNormalClosure, "")
+	c.Close(code, reason)
 }
+
+// The sample rates the audio endpoints take, in Hz.
+const minRate, maxRate = 1000, 768000
 
 // forward sends a stream's results to the browser until its end-of-stream
 // result.

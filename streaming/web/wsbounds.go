@@ -1,0 +1,140 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// The defaults of the WebSocket bounds (Config.MaxSockets, SocketIdle,
+// SocketMaxSeconds). 64 sockets are 64 live streams, more than the
+// project's 2-core machine decodes in real time; 30 s without a message is
+// long for a microphone, which sends ten chunks a second; 600 s of audio
+// is what `recognize --max-seconds` takes by default.
+const (
+	DefaultMaxSockets       = 64
+	DefaultSocketIdle       = 30 * time.Second
+	DefaultSocketMaxSeconds = 600
+)
+
+var (
+	errIdle    = errors.New("socket idle")
+	errTooLong = errors.New("too much audio on one socket")
+)
+
+// sockets counts the WebSockets a Server has open, against its bound.
+type sockets struct {
+	slots chan struct{}
+	// refused counts sockets refused for being over the bound.
+	refused atomic.Int64
+	// lastLog is when a refusal was last logged (Unix ns): one line a
+	// second at most, so a client that retries in a loop cannot fill
+	// the log.
+	lastLog atomic.Int64
+}
+
+// logDue says whether a refusal may be logged now.
+func (k *sockets) logDue() bool {
+	now, last := time.Now().UnixNano(), k.lastLog.Load()
+	return now-last >= int64(time.Second) && k.lastLog.CompareAndSwap(last, now)
+}
+
+func newSockets(max int) *sockets { return &sockets{slots: make(chan struct{}, max)} }
+
+// accept upgrades a request to a WebSocket when one of the server's
+// Config.MaxSockets slots is free; over the bound it answers 503 with a
+// reason (and Retry-After), before any upgrade, and returns nil. The
+// caller releases the slot with socket.done.
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, readLimit int64) *socket {
+	select {
+	case s.sockets.slots <- struct{}{}:
+	default:
+		if n := s.sockets.refused.Add(1); s.sockets.logDue() {
+			s.cfg.Log.Printf("web: %s refused: %d WebSockets open already (serve --max-sockets); %d refused since start", r.URL.Path, s.cfg.MaxSockets, n)
+		}
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("too many open WebSockets: this server takes %d at once; try again later", s.cfg.MaxSockets), http.StatusServiceUnavailable)
+		return nil
+	}
+	// Accept checks that the Origin is this host, so other sites cannot
+	// drive the audio endpoints from a visitor's browser.
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		<-s.sockets.slots
+		s.cfg.Log.Printf("web: websocket: %v", err)
+		return nil
+	}
+	c.SetReadLimit(readLimit)
+	k := &socket{c: c, srv: s}
+	// A client that drips a sample just inside the idle time would hold
+	// its slot for good; an honest one, sending in real time, reaches the
+	// audio bound within SocketMaxSeconds, so twice that is its lifetime.
+	life := time.Duration(2 * s.cfg.SocketMaxSeconds * float64(time.Second))
+	k.lifetime = time.AfterFunc(life, func() {
+		s.cfg.Log.Printf("web: a WebSocket open for %v: closed", life)
+		c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("open longer than %v (twice the audio bound)", life))
+	})
+	return k
+}
+
+// socket is one accepted WebSocket under its server's bounds: a read waits
+// at most Config.SocketIdle, the audio it carries is at most
+// Config.SocketMaxSeconds long, and it is open at most twice that.
+type socket struct {
+	c          *websocket.Conn
+	srv        *Server
+	audioBytes int64
+	released   bool
+	lifetime   *time.Timer // closes the socket at twice SocketMaxSeconds
+}
+
+// done closes the connection (when it is still open) and frees its slot.
+func (k *socket) done() {
+	k.lifetime.Stop()
+	k.c.CloseNow()
+	if !k.released {
+		k.released = true
+		<-k.srv.sockets.slots
+	}
+}
+
+// read reads the next message. When none comes within Config.SocketIdle
+// the socket is closed with a reason (StatusPolicyViolation) and read
+// returns errIdle.
+func (k *socket) read(ctx context.Context) (websocket.MessageType, []byte, error) {
+	idle := k.srv.cfg.SocketIdle
+	var fired atomic.Bool
+	timer := time.AfterFunc(idle, func() {
+		fired.Store(true)
+		k.c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("idle: no message for %v", idle))
+	})
+	typ, data, err := k.c.Read(ctx)
+	if !timer.Stop() || fired.Load() {
+		k.srv.cfg.Log.Printf("web: a WebSocket sent nothing for %v: closed", idle)
+		return 0, nil, errIdle
+	}
+	return typ, data, err
+}
+
+// takeAudio counts n more bytes of 16-bit PCM at rate Hz against the
+// socket's bound, and returns errTooLong (taking nothing) when they would
+// pass it.
+func (k *socket) takeAudio(n, rate int) error {
+	limit := int64(k.srv.cfg.SocketMaxSeconds * float64(rate) * 2)
+	if k.audioBytes+int64(n) > limit {
+		return errTooLong
+	}
+	k.audioBytes += int64(n)
+	return nil
+}
+
+// tooLongReason is the close reason after errTooLong.
+func (k *socket) tooLongReason() string {
+	return "more than " + strconv.FormatFloat(k.srv.cfg.SocketMaxSeconds, 'g', -1, 64) + " s of audio on one socket: the stream ended there"
+}
