@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
@@ -64,14 +63,15 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&f.url, "nats", "", "join this NATS server or cluster (nats://host:4222,…) instead of starting an embedded one (default $NATS_URL; --nats '' starts the embedded one even when it is set)")
 	fs.StringVar(&f.pipeline, "pipeline", "rfs", "pipeline name: the subjects are rfs.v1.<pipeline>.*")
 	f.serving = serve
-	embedded := ""
+	embedded, embeddedKey := "", ""
 	if serve {
 		embedded = "; without --nats, the embedded server requires it"
+		embeddedKey = "; without --nats, the embedded server requires its public key"
 	}
 	fs.StringVar(&f.user, "user", "", "NATS user name, with --password (default $RFSTREAM_NATS_USER)"+embedded)
 	fs.StringVar(&f.password, "password", "", "NATS password (default $RFSTREAM_NATS_PASSWORD, which keeps it off the command line)")
 	fs.StringVar(&f.token, "token", "", "NATS token (default $RFSTREAM_NATS_TOKEN, which keeps it off the command line)"+embedded)
-	fs.StringVar(&f.nkey, "nkey", "", "file holding an nkey seed (S…) to authenticate with (default $RFSTREAM_NATS_NKEY)"+strings.Replace(embedded, "it", "its public key", 1))
+	fs.StringVar(&f.nkey, "nkey", "", "file holding an nkey seed (S…) to authenticate with (default $RFSTREAM_NATS_NKEY)"+embeddedKey)
 	fs.StringVar(&f.creds, "creds", "", "JWT user credentials file (.creds) for a --nats server in operator mode (default $RFSTREAM_NATS_CREDS)")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server (default $RFSTREAM_NATS_TLS_CA)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS (default $RFSTREAM_NATS_TLS_CERT)")
