@@ -140,33 +140,22 @@ func (s *Stages) onTagRequest(r micro.Request) {
 	r.Error(code, reply.Error, data)
 }
 
-// tagOne tags the image of one request; code is the micro error code of a
-// failure: 400 for the request's fault, 500 for the stage's.
+// tagOne tags the image of one request as a batch of one, through the
+// same checks and tagging as an image stream's; code is the micro error
+// code of a failure: 400 for the request's fault, 500 for the stage's.
 func (s *Stages) tagOne(m *nats.Msg) (reply TagsMessage, code string) {
-	if m.Header.Get(HdrSeq) != "" {
-		seq, err := headerSeq(m)
-		if err != nil {
-			return TagsMessage{Seq: -1, Error: err.Error()}, "400"
-		}
-		reply.Seq = seq
+	if m.Header.Get(HdrSeq) == "" {
+		m.Header.Set(HdrSeq, "0") // optional on a request, its own stream of one
 	}
-	if len(m.Data) > MaxImageBytes {
-		reply.Error = fmt.Sprintf("image of %d bytes exceeds the %d-byte limit", len(m.Data), MaxImageBytes)
-		return reply, "400"
+	b := s.decodeImages([]work{{m: m}})
+	if len(b.ok) == 0 {
+		return b.replies[0], "400"
 	}
-	t := s.p.Images
-	x := linalg.NewGeneral32(1, t.Map.InDim())
-	if err := decodeImageInto(linalg.Row32(x, 0), m, t.Input.Height, t.Input.Width); err != nil {
-		reply.Error = err.Error()
-		return reply, "400"
+	s.tagImages(b)
+	if b.replies[0].Error != "" {
+		return b.replies[0], "500"
 	}
-	tags, err := t.TagRows(x, s.p.TopK)
-	if err != nil {
-		reply.Error = err.Error()
-		return reply, "500"
-	}
-	reply.Tags = tags[0]
-	return reply, ""
+	return b.replies[0], ""
 }
 
 // decodeImageInto writes the pixels of an image message, scaled to [0, 1],
