@@ -11,8 +11,10 @@
 // what they share (Pipeline, Start, batching, Close, the idle sweep), and
 // reorder.go the window that puts a stream's messages back in sequence.
 // subjects.go names the subjects and headers, codec.go encodes payloads,
-// durable.go keeps a pipeline in JetStream, client.go is the Go client
-// (StreamAudio, TagImages, ForgetVoice) and server.go an embedded NATS
-// server. Package streaming/web, a client of these subjects, serves the
+// durable.go keeps a pipeline in JetStream, micro.go makes every stage a
+// NATS micro service (discovery on $SRV.PING, INFO and STATS), client.go
+// is the Go client (StreamAudio, TagImages, ForgetVoice), server.go an
+// embedded NATS server and auth.go who may use it (operators, clients
+// confined to their own streams, the stages' identity). Package streaming/web, a client of these subjects, serves the
 // browser page.
 package streaming

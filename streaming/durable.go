@@ -35,7 +35,7 @@ func StreamName(pipeline string) string {
 }
 
 // EnsureStore creates (or updates) the JetStream stream of a durable
-// pipeline: every subject rfs.v1.<pipeline>.>, on disk, for StoreMaxAge,
+// pipeline: its StoredSubjects, on disk, for StoreMaxAge,
 // with publish de-duplication over two minutes (clients set Nats-Msg-Id).
 func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream.JetStream, jetstream.Stream, error) {
 	if err := CheckName("pipeline", pipeline); err != nil {
@@ -48,7 +48,7 @@ func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        StreamName(pipeline),
 		Description: "rfstream pipeline " + pipeline + ": inputs, intermediate messages and results",
-		Subjects:    []string{"rfs." + Version + "." + pipeline + ".>"},
+		Subjects:    StoredSubjects(pipeline),
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		MaxAge:      StoreMaxAge,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 
 	"github.com/rfstream/rfstream"
 )
@@ -131,6 +132,11 @@ type Pipeline struct {
 	// KindPCM is refused, as with VoicesBySubject.
 	Shard, Shards int
 
+	// Version is the version each stage announces in NATS micro
+	// discovery (micro.go): semantic versioning, default
+	// DefaultServiceVersion.
+	Version string
+
 	// hold, when set (by tests), runs in a stateless stage after a batch
 	// is computed and before anything is published or acknowledged.
 	hold func()
@@ -169,6 +175,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Shards <= 0 {
 		p.Shards = 1
+	}
+	if p.Version == "" {
+		p.Version = DefaultServiceVersion
 	}
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
@@ -209,11 +218,11 @@ type counters struct {
 
 // Stages is a running set of stage workers on one connection.
 type Stages struct {
-	nc   *nats.Conn
-	p    Pipeline
-	subs []*nats.Subscription
-	stop chan struct{}
-	wg   sync.WaitGroup
+	nc       *nats.Conn
+	p        Pipeline
+	services []micro.Service // one a stage; their endpoints are its subscriptions (micro.go)
+	stop     chan struct{}
+	wg       sync.WaitGroup
 
 	releases  sync.WaitGroup // held segments not yet released (release)
 	mu        sync.Mutex     // guards front, ended and voices (the frontend's state)
@@ -274,7 +283,11 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		}
 	}
 	for _, n := range names {
-		var err error
+		svc, err := s.addService(n)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
 		switch n {
 		case StageFrontend, StageFeatures, StageDecoder:
 			if (p.Words == nil) == (p.Connected == nil) {
@@ -286,12 +299,12 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
 				// stream's name can never be a voice's stream's.
-				err = s.sub(Subject(p.Name, KindPCM, "*"), "", s.onPCM)
+				err = s.endpoint(svc, KindPCM, Subject(p.Name, KindPCM, "*"), "", s.onPCM)
 				if err == nil {
-					err = s.sub(VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
+					err = s.endpoint(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
 				}
 				if err == nil {
-					err = s.sub(Subject(p.Name, KindForget, "*"), "", s.onForget)
+					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
 				}
 				if p.Words != nil && !p.NoSelfTrain {
 					// The sessions' first self-training need not pay for
@@ -300,7 +313,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				}
 			case StageFeatures:
 				s.vectorCh = make(chan work, 4096)
-				err = s.stateless(toFeatures, QueueFeatures, s.vectorCh)
+				err = s.stateless(svc, toFeatures, QueueFeatures, s.vectorCh)
 				// Shedding looks at the whole backlog (up to 8 batches) at
 				// once, so each stream keeps at most its newest partial.
 				limit := p.Batch
@@ -313,7 +326,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					s.loop(s.vectorCh, limit, s.scoreVectors)
 				}
 			case StageDecoder:
-				err = s.sub(Wildcard(p.Name, toDecoder), "", s.onScores)
+				err = s.endpoint(svc, toDecoder, Wildcard(p.Name, toDecoder), "", s.onScores)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -321,7 +334,10 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				break
 			}
 			s.imageCh = make(chan work, 4096)
-			err = s.stateless(KindImage, QueueTagger, s.imageCh)
+			err = s.stateless(svc, KindImage, QueueTagger, s.imageCh)
+			if err == nil {
+				err = s.requestEndpoint(svc, KindTag, TagSubject(p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
+			}
 			// Images have no real-time deadline: a backlog is tagged in
 			// GEMMs of up to 8 batches, which is where throughput comes from.
 			s.tagLoop(s.imageCh, TaggerBatch(p))
@@ -344,30 +360,13 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	return s, nil
 }
 
-func (s *Stages) sub(subject, queue string, h nats.MsgHandler) error {
-	var sub *nats.Subscription
-	var err error
-	if queue == "" {
-		sub, err = s.nc.Subscribe(subject, h)
-	} else {
-		sub, err = s.nc.QueueSubscribe(subject, queue, h)
-	}
-	if err != nil {
-		return fmt.Errorf("streaming: subscribe %s: %w", subject, err)
-	}
-	// The default pending limits would drop messages of a burst of streams.
-	sub.SetPendingLimits(-1, -1)
-	s.subs = append(s.subs, sub)
-	return nil
-}
-
 // stateless feeds a stateless stage's channel: from a core queue group,
 // or from the durable consumer of the same name in a durable pipeline.
-func (s *Stages) stateless(kind, group string, ch chan work) error {
+func (s *Stages) stateless(svc micro.Service, kind, group string, ch chan work) error {
 	if s.p.Durable {
 		return s.consumeDurable(group, kind, ch)
 	}
-	return s.sub(Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
+	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
 }
 
 // loop runs a batching worker: it takes one message, then whatever else
@@ -431,18 +430,10 @@ func (s *Stages) Close() error {
 	for _, cc := range s.consumers {
 		cc.Drain()
 	}
-	for _, sub := range s.subs {
-		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
-			errs = append(errs, err)
-		}
-	}
-	// Wait for the drains to deliver what they hold to the workers.
+	// Stopping a service drains its endpoints' subscriptions; wait for
+	// the drains to deliver what they hold to the workers.
 	deadline := time.Now().Add(5 * time.Second)
-	for _, sub := range s.subs {
-		for sub.IsValid() && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	errs = append(errs, s.stopServices(deadline)...)
 	for _, cc := range s.consumers {
 		select {
 		case <-cc.Closed():

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // EmbeddedOptions configure the in-process NATS server.
@@ -18,12 +19,17 @@ type EmbeddedOptions struct {
 	// JetStream enables persistence under StoreDir.
 	JetStream bool
 	StoreDir  string
+	// Auth, when set, is who may connect and what each may do (auth.go);
+	// Connect then presents the stages' own identity.
+	Auth *Auth
 }
 
 // Embedded is a NATS server running inside this process.
 type Embedded struct {
 	*server.Server
 	listening bool
+	auth      *Auth
+	identity  nkeys.KeyPair // the stages' nkey when auth is set without a token
 }
 
 // StartEmbedded starts a NATS server inside this process. It listens on
@@ -42,6 +48,13 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	}
 	if o.Listen && o.Port == 0 {
 		opts.Port = server.RANDOM_PORT
+	}
+	var identity nkeys.KeyPair
+	if o.Auth != nil {
+		var err error
+		if identity, err = o.Auth.apply(opts); err != nil {
+			return nil, err
+		}
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {
@@ -66,7 +79,7 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 			return nil, errors.New("streaming: embedded server did not become ready in 10 s")
 		}
 	}
-	return &Embedded{Server: s, listening: o.Listen}, nil
+	return &Embedded{Server: s, listening: o.Listen, auth: o.Auth, identity: identity}, nil
 }
 
 // fatalLogger passes on the server's fatal complaints (a port in use,
@@ -85,10 +98,25 @@ func (fatalLogger) Errorf(string, ...any)  {}
 func (fatalLogger) Debugf(string, ...any)  {}
 func (fatalLogger) Tracef(string, ...any)  {}
 
-// Connect opens a client connection, in process when the server does not
-// listen on a port.
+// Confined reports whether the server confines clients to namespaces
+// (Auth.Clients): the pipeline must then take voices only by subject
+// (Pipeline.VoicesBySubject).
+func (e *Embedded) Confined() bool { return e.auth.confines() }
+
+// Connect opens a client connection with the stages' identity, in process
+// when the server does not listen on a port.
 func (e *Embedded) Connect(name string, opts ...nats.Option) (*nats.Conn, error) {
 	opts = append([]nats.Option{nats.Name(name)}, opts...)
+	switch {
+	case e.identity != nil:
+		pub, err := e.identity.PublicKey()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.Nkey(pub, e.identity.Sign))
+	case e.auth != nil:
+		opts = append(opts, nats.Token(e.auth.Token))
+	}
 	if !e.listening {
 		return nats.Connect("", append(opts, nats.InProcessServer(e.Server))...)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream"
@@ -16,7 +17,8 @@ import (
 // TagsMessage) on the stream's tags subject. It keeps no state per stream,
 // so any number of processes share its work in the QueueTagger group;
 // tagLoop overlaps the decoding, tagging and answering of batches, and
-// tagsjson.go writes the replies.
+// tagsjson.go writes the replies. It also answers requests on TagSubject
+// (onTagRequest), one image each, for clients such as `nats req`.
 
 // MaxImageBytes bounds one image message.
 const MaxImageBytes = 768 << 10
@@ -113,6 +115,47 @@ func (s *Stages) decodeImages(batch []work) *imageBatch {
 		b.ok = append(b.ok, i)
 	}
 	return b
+}
+
+// onTagRequest answers a request on TagSubject: the payload is one image
+// as on an image stream (Rfs-Encoding u8 for raw pixels), Rfs-Seq is
+// optional and only echoed, and the reply is the image's TagsMessage. A
+// failed image also sets micro's error headers, so the endpoint's $SRV.STATS
+// counts it. The request is tagged at once, alone: a request-reply client
+// waits for its answer, and a batch would make it wait for others.
+func (s *Stages) onTagRequest(r micro.Request) {
+	m := requestMsg(r)
+	reply, code := s.tagOne(m)
+	s.stats.messages.Add(1)
+	data, err := appendTagsJSON(nil, reply)
+	if err != nil {
+		reply, code = TagsMessage{Seq: reply.Seq, Error: err.Error()}, "500"
+		data, _ = appendTagsJSON(nil, reply)
+	}
+	if reply.Error == "" {
+		r.Respond(data)
+		return
+	}
+	s.stats.errors.Add(1)
+	r.Error(code, reply.Error, data)
+}
+
+// tagOne tags the image of one request as a batch of one, through the
+// same checks and tagging as an image stream's; code is the micro error
+// code of a failure: 400 for the request's fault, 500 for the stage's.
+func (s *Stages) tagOne(m *nats.Msg) (reply TagsMessage, code string) {
+	if m.Header.Get(HdrSeq) == "" {
+		m.Header.Set(HdrSeq, "0") // optional on a request, its own stream of one
+	}
+	b := s.decodeImages([]work{{m: m}})
+	if len(b.ok) == 0 {
+		return b.replies[0], "400"
+	}
+	s.tagImages(b)
+	if b.replies[0].Error != "" {
+		return b.replies[0], "500"
+	}
+	return b.replies[0], ""
 }
 
 // decodeImageInto writes the pixels of an image message, scaled to [0, 1],

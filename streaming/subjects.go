@@ -29,7 +29,28 @@ const (
 	// subject's last token (ForgetVoice); it answers on KindForgotten.
 	KindForget    = "forget"
 	KindForgotten = "forgotten"
+	// KindTag is the tagger's request-reply subject, TagSubject: the only
+	// kind without a stream token, and the only one a durable pipeline
+	// does not store (StoredSubjects), since JetStream would answer a
+	// request there with its own acknowledgement.
+	KindTag = "tag"
 )
+
+// TagSubject returns rfs.v1.<pipeline>.tag, where a request carrying one
+// image (as on KindImage, without Rfs-Seq) is answered with its tags (a
+// TagsMessage) by one of the pipeline's taggers.
+func TagSubject(pipeline string) string { return "rfs." + Version + "." + pipeline + "." + KindTag }
+
+// StoredSubjects are the subjects a durable pipeline keeps in JetStream:
+// every kind that flows between clients and stages, KindTag excepted.
+func StoredSubjects(pipeline string) []string {
+	kinds := []string{KindPCM, KindVoice, KindForget, KindForgotten, KindVector, KindScores, KindFrames, KindLogLik, KindResult, KindImage, KindTags}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = Wildcard(pipeline, k)
+	}
+	return out
+}
 
 // Header names.
 const (

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/streaming"
@@ -26,28 +27,33 @@ type natsFlags struct {
 	pipeline       string
 	user, password string
 	token          string
-	nkeySeed       string
+	nkey           string // a seed file
+	creds          string // a JWT .creds file
+	users          string // serve's embedded server: a clients file
 	tlsCA, tlsCert string
 	tlsKey         string
 	port           int
 	durable        bool
 	storeDir       string
 
-	fs    *flag.FlagSet // to tell flags given from defaults
-	local bool          // ignore $NATS_URL (embedded)
+	fs      *flag.FlagSet // to tell flags given from defaults
+	local   bool          // ignore $NATS_URL (embedded)
+	serving bool          // serve: the embedded server takes the credentials
 }
 
 // natsEnv names the environment variable that gives each connection flag
 // when the command line does not. NATS_URL is the one the NATS tools read.
 var natsEnv = map[string]string{
-	"nats":      "NATS_URL",
-	"user":      "RFSTREAM_NATS_USER",
-	"password":  "RFSTREAM_NATS_PASSWORD",
-	"token":     "RFSTREAM_NATS_TOKEN",
-	"nkey-seed": "RFSTREAM_NATS_NKEY_SEED",
-	"tls-ca":    "RFSTREAM_NATS_TLS_CA",
-	"tls-cert":  "RFSTREAM_NATS_TLS_CERT",
-	"tls-key":   "RFSTREAM_NATS_TLS_KEY",
+	"nats":     "NATS_URL",
+	"user":     "RFSTREAM_NATS_USER",
+	"password": "RFSTREAM_NATS_PASSWORD",
+	"token":    "RFSTREAM_NATS_TOKEN",
+	"nkey":     "RFSTREAM_NATS_NKEY",
+	"creds":    "RFSTREAM_NATS_CREDS",
+	"users":    "RFSTREAM_NATS_USERS",
+	"tls-ca":   "RFSTREAM_NATS_TLS_CA",
+	"tls-cert": "RFSTREAM_NATS_TLS_CERT",
+	"tls-key":  "RFSTREAM_NATS_TLS_KEY",
 }
 
 func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
@@ -56,16 +62,24 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 	// -h must not print a password or a URL with credentials in it.
 	fs.StringVar(&f.url, "nats", "", "join this NATS server or cluster (nats://host:4222,…) instead of starting an embedded one (default $NATS_URL; --nats '' starts the embedded one even when it is set)")
 	fs.StringVar(&f.pipeline, "pipeline", "rfs", "pipeline name: the subjects are rfs.v1.<pipeline>.*")
-	fs.StringVar(&f.user, "user", "", "NATS user name, with --password (default $RFSTREAM_NATS_USER)")
+	f.serving = serve
+	embedded, embeddedKey := "", ""
+	if serve {
+		embedded = "; without --nats, the embedded server requires it"
+		embeddedKey = "; without --nats, the embedded server requires its public key"
+	}
+	fs.StringVar(&f.user, "user", "", "NATS user name, with --password (default $RFSTREAM_NATS_USER)"+embedded)
 	fs.StringVar(&f.password, "password", "", "NATS password (default $RFSTREAM_NATS_PASSWORD, which keeps it off the command line)")
-	fs.StringVar(&f.token, "token", "", "NATS token (default $RFSTREAM_NATS_TOKEN, which keeps it off the command line)")
-	fs.StringVar(&f.nkeySeed, "nkey-seed", "", "file holding an NKey seed to authenticate with (default $RFSTREAM_NATS_NKEY_SEED)")
+	fs.StringVar(&f.token, "token", "", "NATS token (default $RFSTREAM_NATS_TOKEN, which keeps it off the command line)"+embedded)
+	fs.StringVar(&f.nkey, "nkey", "", "file holding an nkey seed (S…) to authenticate with (default $RFSTREAM_NATS_NKEY)"+embeddedKey)
+	fs.StringVar(&f.creds, "creds", "", "JWT user credentials file (.creds) for a --nats server in operator mode (default $RFSTREAM_NATS_CREDS)")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate (PEM) to verify the server (default $RFSTREAM_NATS_TLS_CA)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate (PEM) for mutual TLS (default $RFSTREAM_NATS_TLS_CERT)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "client key (PEM) for mutual TLS (default $RFSTREAM_NATS_TLS_KEY)")
 	fs.BoolVar(&f.durable, "durable", false, "store the pipeline's subjects in JetStream; workers ack after publishing, so a killed worker loses nothing (docs/streaming.md)")
 	if serve {
 		fs.IntVar(&f.port, "port", 4222, "embedded server: the loopback port other processes connect to (0: any free port)")
+		fs.StringVar(&f.users, "users", "", "embedded server: a clients file (JSON) whose clients may publish only their own streams and read only their results (docs/streaming.md; default $RFSTREAM_NATS_USERS)")
 		fs.StringVar(&f.storeDir, "store", "", "embedded server with --durable: JetStream directory (default: jetstream/ in the data cache, $RFSTREAM_DATA or ~/.cache/rfstream)")
 	}
 }
@@ -100,12 +114,13 @@ func (f *natsFlags) given(name, value string) bool {
 
 // resolve fills each connection flag the command line left out from its
 // environment variable (again at each call: it is idempotent). Credentials
-// only ever reach a --nats server: with the embedded one, those from the
-// environment (meant for a remote server) are dropped, and connect refuses
-// those on the command line.
+// reach a --nats server, or serve's embedded server, which requires them
+// (embeddedAuth); another command's embedded server is in process only, so
+// those from the environment are dropped and connect refuses those on the
+// command line.
 func (f *natsFlags) resolve() {
 	creds := map[string]*string{"user": &f.user, "password": &f.password, "token": &f.token,
-		"nkey-seed": &f.nkeySeed, "tls-ca": &f.tlsCA, "tls-cert": &f.tlsCert, "tls-key": &f.tlsKey}
+		"nkey": &f.nkey, "creds": &f.creds, "users": &f.users, "tls-ca": &f.tlsCA, "tls-cert": &f.tlsCert, "tls-key": &f.tlsKey}
 	if !f.given("nats", f.url) {
 		f.url = ""
 		if !f.local {
@@ -115,11 +130,25 @@ func (f *natsFlags) resolve() {
 	for name, p := range creds {
 		if !f.given(name, *p) {
 			*p = ""
-			if f.url != "" {
+			if f.fromEnv(name) {
 				*p = os.Getenv(natsEnv[name])
 			}
 		}
 	}
+}
+
+// fromEnv reports whether the environment variable of a credential flag
+// applies: every one but the clients file for a --nats server, and those
+// the embedded server can require for serve's.
+func (f *natsFlags) fromEnv(name string) bool {
+	if f.url != "" {
+		return name != "users"
+	}
+	switch name {
+	case "user", "password", "token", "nkey", "users":
+		return f.serving
+	}
+	return false
 }
 
 // serverURL is the NATS server to join: --nats, else $NATS_URL; "" is the
@@ -150,12 +179,22 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 	if f.token != "" {
 		opts = append(opts, nats.Token(f.token))
 	}
-	if f.nkeySeed != "" {
-		o, err := nats.NkeyOptionFromSeed(f.nkeySeed)
+	if f.creds != "" && (f.user != "" || f.token != "" || f.nkey != "") {
+		return nil, errors.New("--creds is an identity of its own: give it without --user, --token or --nkey")
+	}
+	if f.nkey != "" {
+		o, err := nats.NkeyOptionFromSeed(f.nkey)
 		if err != nil {
-			return nil, fmt.Errorf("--nkey-seed: %w", err)
+			return nil, fmt.Errorf("--nkey %s: %w", f.nkey, err)
 		}
 		opts = append(opts, o)
+	}
+	if f.creds != "" {
+		// nats reads the file at each connect; a missing one is named now.
+		if _, err := os.Stat(f.creds); err != nil {
+			return nil, fmt.Errorf("--creds: %w", err)
+		}
+		opts = append(opts, nats.UserCredentials(f.creds))
 	}
 	if f.tlsCA != "" || f.tlsCert != "" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
@@ -215,16 +254,20 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 		return nil, err
 	}
 	if f.url != "" {
+		if f.users != "" {
+			return nil, errors.New("--users configures the embedded server; a --nats server has authorization of its own")
+		}
 		nc, err := nats.Connect(f.url, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("connecting to %s: %w", f.url, err)
 		}
 		return &session{nc: nc}, nil
 	}
-	if f.user != "" || f.token != "" || f.nkeySeed != "" || f.tlsCA != "" {
-		return nil, errors.New("credentials are for --nats; the embedded server is loopback-only and open to this machine")
+	auth, err := f.embeddedAuth(listen)
+	if err != nil {
+		return nil, err
 	}
-	eo := streaming.EmbeddedOptions{Listen: listen, Port: f.port, JetStream: f.durable, StoreDir: f.storeDir}
+	eo := streaming.EmbeddedOptions{Listen: listen, Port: f.port, JetStream: f.durable, StoreDir: f.storeDir, Auth: auth}
 	tmp := ""
 	if f.durable && eo.StoreDir == "" {
 		if listen {
@@ -252,11 +295,62 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	}
 	if listen {
 		fmt.Fprintf(log, "embedded NATS server on %s (loopback only)\n", e.ClientURL())
+		if auth != nil {
+			fmt.Fprintf(log, "embedded NATS server requires credentials: %s\n", auth.Describe())
+		}
 	}
 	if f.durable {
 		fmt.Fprintf(log, "JetStream store in %s\n", eo.StoreDir)
 	}
 	return &session{nc: nc, embedded: e, tmpStore: tmp}, nil
+}
+
+// embeddedAuth turns the credential flags into what serve's embedded
+// server requires of its clients: nil when none is given. Only a server
+// that listens takes them; another command's embedded server is reachable
+// in process only.
+func (f *natsFlags) embeddedAuth(listen bool) (*streaming.Auth, error) {
+	if f.creds != "" {
+		return nil, errors.New("--creds (a JWT .creds file) is for --nats: the embedded server has no operator to trust JWTs; give it --users, a user and password, --nkey or a token")
+	}
+	if f.user == "" && f.password == "" && f.token == "" && f.nkey == "" && f.users == "" {
+		return nil, nil
+	}
+	if !listen {
+		return nil, errors.New("credentials are for --nats or serve's embedded server; this command's embedded server is in process only and takes none")
+	}
+	a := &streaming.Auth{Token: f.token, User: f.user, Password: f.password, Pipeline: f.pipeline}
+	if f.nkey != "" {
+		pub, err := nkeyPublic(f.nkey)
+		if err != nil {
+			return nil, err
+		}
+		a.NKey = pub
+	}
+	if f.users != "" {
+		var err error
+		if a.Clients, err = streaming.ReadClients(f.users); err != nil {
+			return nil, fmt.Errorf("--users: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// nkeyPublic reads an nkey seed file and returns its public key.
+func nkeyPublic(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--nkey: %w", err)
+	}
+	kp, err := nkeys.ParseDecoratedNKey(b)
+	if err != nil {
+		return "", fmt.Errorf("--nkey %s: %w", path, err)
+	}
+	pub, err := kp.PublicKey()
+	if err != nil || !nkeys.IsValidPublicUserKey(pub) {
+		return "", fmt.Errorf("--nkey %s: not a user nkey seed (SU…)", path)
+	}
+	return pub, nil
 }
 
 // another opens one more connection to the session's server: the embedded

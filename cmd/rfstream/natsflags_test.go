@@ -19,9 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
+	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -119,10 +121,10 @@ func TestRemoteNkeyAuth(t *testing.T) {
 	os.WriteFile(good, seed, 0o600)
 	os.WriteFile(bad, otherSeed, 0o600)
 	s := startNATS(t, func(o *server.Options) { o.Nkeys = []*server.NkeyUser{{Nkey: pub}} })
-	roundTrip(t, natsFlags{url: s.ClientURL(), nkeySeed: good})
-	refused(t, "unknown nkey", natsFlags{url: s.ClientURL(), pipeline: "p", nkeySeed: bad})
+	roundTrip(t, natsFlags{url: s.ClientURL(), nkey: good})
+	refused(t, "unknown nkey", natsFlags{url: s.ClientURL(), pipeline: "p", nkey: bad})
 	refused(t, "no nkey", natsFlags{url: s.ClientURL(), pipeline: "p"})
-	if _, err := (&natsFlags{nkeySeed: filepath.Join(dir, "missing")}).options("x"); err == nil {
+	if _, err := (&natsFlags{nkey: filepath.Join(dir, "missing")}).options("x"); err == nil {
 		t.Fatal("a missing seed file was accepted")
 	}
 }
@@ -220,7 +222,8 @@ func TestRemoteMutualTLS(t *testing.T) {
 }
 
 // TestEmbeddedServerIsLoopbackOnly: without --nats nothing listens beyond
-// 127.0.0.1, and credentials (meant for a remote server) are refused.
+// 127.0.0.1, and credentials are refused by an embedded server that is
+// reachable in process only (serve's takes them: TestServeRequiresCredentials).
 func TestEmbeddedServerIsLoopbackOnly(t *testing.T) {
 	inproc, err := streaming.StartEmbedded(streaming.EmbeddedOptions{})
 	if err != nil {
@@ -239,9 +242,20 @@ func TestEmbeddedServerIsLoopbackOnly(t *testing.T) {
 	if !ok || !addr.IP.IsLoopback() {
 		t.Fatalf("embedded server listens on %v, want loopback", tcp.Addr())
 	}
-	f := natsFlags{pipeline: "p", token: "x"}
-	if _, err := f.connect("x", true, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Fatalf("credentials with the embedded server: %v", err)
+	for _, f := range []natsFlags{{pipeline: "p", token: "x"}, {pipeline: "p", users: "clients.json"}} {
+		if _, err := f.connect("x", false, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "in process only") {
+			t.Fatalf("credentials with an in-process embedded server: %v", err)
+		}
+	}
+	// A JWT needs an operator the embedded server does not have.
+	f := natsFlags{pipeline: "p", creds: "user.creds", serving: true}
+	if _, err := f.connect("x", true, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--creds") {
+		t.Fatalf("--creds with the embedded server: %v", err)
+	}
+	// A clients file is for the embedded server alone.
+	f = natsFlags{url: tcp.ClientURL(), pipeline: "p", users: "clients.json"}
+	if _, err := f.connect("x", false, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--users") {
+		t.Fatalf("--users with --nats: %v", err)
 	}
 }
 
@@ -332,4 +346,152 @@ func TestEnvironmentCredentialsSpareTheEmbeddedServer(t *testing.T) {
 		t.Fatalf("embedded server with $RFSTREAM_NATS_TOKEN set: %v", err)
 	}
 	sess.Close()
+}
+
+// credsFile writes the .creds file of a user signed by account, for a
+// server that trusts operator.
+func credsFile(t *testing.T, dir, name string, account nkeys.KeyPair) string {
+	t.Helper()
+	user, _ := nkeys.CreateUser()
+	pub, _ := user.PublicKey()
+	seed, _ := user.Seed()
+	claims := jwt.NewUserClaims(pub)
+	userJWT, err := claims.Encode(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := jwt.FormatUserConfig(userJWT, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, creds, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// --creds takes a JWT .creds file (decentralised auth): a server in
+// operator mode lets its account's users in and no one else.
+func TestRemoteCredsAuth(t *testing.T) {
+	operator, _ := nkeys.CreateOperator()
+	opPub, _ := operator.PublicKey()
+	opJWT, err := jwt.NewOperatorClaims(opPub).Encode(operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opClaims, err := jwt.DecodeOperatorClaims(opJWT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account, _ := nkeys.CreateAccount()
+	accPub, _ := account.PublicKey()
+	accJWT, err := jwt.NewAccountClaims(accPub).Encode(operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver := &server.MemAccResolver{}
+	if err := resolver.Store(accPub, accJWT); err != nil {
+		t.Fatal(err)
+	}
+	s := startNATS(t, func(o *server.Options) {
+		o.TrustedOperators, o.AccountResolver = []*jwt.OperatorClaims{opClaims}, resolver
+	})
+	dir := t.TempDir()
+	good := credsFile(t, dir, "user.creds", account)
+	stranger, _ := nkeys.CreateAccount() // an account the operator never signed
+	bad := credsFile(t, dir, "stranger.creds", stranger)
+
+	roundTrip(t, natsFlags{url: s.ClientURL(), creds: good})
+	refused(t, "an account the operator did not sign", natsFlags{url: s.ClientURL(), pipeline: "p", creds: bad})
+	refused(t, "no credentials", natsFlags{url: s.ClientURL(), pipeline: "p"})
+	if _, err := (&natsFlags{url: s.ClientURL(), creds: filepath.Join(dir, "missing.creds")}).options("x"); err == nil || !strings.Contains(err.Error(), "--creds") {
+		t.Fatalf("a missing creds file: %v", err)
+	}
+	if _, err := (&natsFlags{url: s.ClientURL(), creds: good, token: "t"}).options("x"); err == nil {
+		t.Fatal("--creds with --token accepted")
+	}
+	// The file may come from the environment instead.
+	t.Setenv("RFSTREAM_NATS_CREDS", good)
+	roundTrip(t, natsFlags{url: s.ClientURL()})
+}
+
+// serve's embedded server requires the credentials in the environment
+// (nothing on the command line): an operator's user and password, an
+// operator's nkey, and a clients file whose clients stream under their own
+// names. The stages connect in process with their own identity.
+func TestServeRequiresCredentials(t *testing.T) {
+	dir := t.TempDir()
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := toymodels.Images()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wordModel, imageModel := filepath.Join(dir, "words.rfm"), filepath.Join(dir, "images.rfm")
+	if err := rfstream.SaveModel(wordModel, words.Model); err != nil {
+		t.Fatal(err)
+	}
+	if err := rfstream.SaveModel(imageModel, images.Model); err != nil {
+		t.Fatal(err)
+	}
+	clients := filepath.Join(dir, "clients.json")
+	os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}]}`), 0o600)
+	operator, _ := nkeys.CreateUser()
+	opSeed, _ := operator.Seed()
+	seedFile := filepath.Join(dir, "operator.nk")
+	os.WriteFile(seedFile, opSeed, 0o600)
+	t.Setenv("NATS_URL", "")
+	t.Setenv("RFSTREAM_NATS_USER", "op")
+	t.Setenv("RFSTREAM_NATS_PASSWORD", "pw")
+	t.Setenv("RFSTREAM_NATS_NKEY", seedFile)
+	t.Setenv("RFSTREAM_NATS_USERS", clients)
+	var log bytes.Buffer
+	sv, err := startServe([]string{"--port", "0", "--model", wordModel, "--image-model", imageModel}, &log, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close(io.Discard)
+	if !strings.Contains(log.String(), "requires credentials: user op, nkey U") || !strings.Contains(log.String(), "1 confined clients") {
+		t.Fatalf("serve's log does not say what it requires:\n%s", log.String())
+	}
+	url := sv.sess.embedded.ClientURL()
+	// From here on the variables are a client's.
+	for _, v := range []string{"RFSTREAM_NATS_USER", "RFSTREAM_NATS_PASSWORD", "RFSTREAM_NATS_NKEY", "RFSTREAM_NATS_USERS"} {
+		t.Setenv(v, "")
+	}
+	refused(t, "no credentials", natsFlags{url: url, pipeline: "p"})
+	refused(t, "a wrong password", natsFlags{url: url, pipeline: "p", user: "op", password: "no"})
+
+	wav := filepath.Join(dir, "updown.wav")
+	writeWAV(t, wav, toymodels.UpDown())
+	png := filepath.Join(dir, "bars.png")
+	os.WriteFile(png, barPNG(t, 0, 3), 0o600)
+	for _, who := range []struct {
+		what string
+		env  map[string]string
+		args []string
+	}{
+		{"the operator's password", map[string]string{"RFSTREAM_NATS_USER": "op", "RFSTREAM_NATS_PASSWORD": "pw"}, nil},
+		{"the operator's nkey", map[string]string{"RFSTREAM_NATS_NKEY": seedFile}, nil},
+		{"alice, in her namespace", map[string]string{"RFSTREAM_NATS_USER": "alice", "RFSTREAM_NATS_PASSWORD": "al"}, []string{"--voice", "alice"}},
+	} {
+		for _, v := range []string{"RFSTREAM_NATS_USER", "RFSTREAM_NATS_PASSWORD", "RFSTREAM_NATS_NKEY"} {
+			t.Setenv(v, who.env[v])
+		}
+		var out, errb bytes.Buffer
+		args := append(append([]string{"stream", "--fast", "--nats", url, "--pipeline", "rfs"}, who.args...), wav)
+		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "up down") {
+			t.Fatalf("stream as %s: exit %d, %q, %s", who.what, code, out.String(), errb.String())
+		}
+	}
+	// The operator tags by an image stream, which alice could not.
+	t.Setenv("RFSTREAM_NATS_USER", "op")
+	t.Setenv("RFSTREAM_NATS_PASSWORD", "pw")
+	var out, errb bytes.Buffer
+	if code := run([]string{"tag", "--nats", url, png}, &out, &errb); code != 0 || !strings.Contains(out.String(), "horizontal") {
+		t.Fatalf("tag as the operator: exit %d, %q, %s", code, out.String(), errb.String())
+	}
 }

@@ -104,7 +104,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	if err := setLiveBLASThreads(threads); err != nil {
 		return nil, err
 	}
-	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject}
+	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject, Version: version}
 	switch {
 	case *frontends < 1:
 		return nil, fmt.Errorf("--frontends %d: want at least 1", *frontends)
@@ -141,6 +141,11 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	sess, err := nf.connect("rfstream serve", true, stderr)
 	if err != nil {
 		return nil, err
+	}
+	if sess.embedded != nil && sess.embedded.Confined() {
+		// A client's streams are its voice's (its namespace): the header
+		// would let it name another's.
+		p.VoicesBySubject = true
 	}
 	st, err := streaming.Start(sess.nc, p, names...)
 	if err != nil {
