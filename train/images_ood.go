@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -38,9 +39,14 @@ func (o ImageOptions) addOutOfDomain(run *ImageRun, train *frontend.LabelledImag
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	basis, rule, err := CalibrateOutOfDomain(fm, train.X, o.OODComponents, o.OODReject, o.SubsetSeed)
 	if err != nil || rule == nil {
 		return err
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "out-of-domain rule: %d components, familiarity < %.4f rejects %.2f%% of %d held-out pictures (%.1fs)\n",
+			rule.Components, rule.MinFamiliarity, 100*rule.HeldOutRejected, rule.HeldOut, time.Since(start).Seconds())
 	}
 	in := o.Input(train.Height, train.Width)
 	in.OutOfDomain = rule
