@@ -31,8 +31,9 @@ type ImageOptions struct {
 	// (28×28 when 0) grey pixels.
 	TrainDir, TestDir string
 	Height, Width     int
-	// Polarity is the input recipe's (rfstream.ImageInput): "auto" turns
-	// every picture light on dark with its ground at 0, "none" leaves it.
+	// Polarity is the input recipe's (rfstream.ImageInput): "auto" (or
+	// empty) turns every picture light on dark with its ground at 0,
+	// "none" leaves it.
 	Polarity string
 	// OODComponents, when positive, gives the model an out-of-domain rule
 	// (rfstream.OutOfDomain) over this many principal directions of the
@@ -85,7 +86,11 @@ func (o ImageOptions) Input(height, width int) rfstream.ImageInput {
 	if norm == "" {
 		norm = "unit"
 	}
-	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew, Polarity: o.Polarity}
+	polarity := o.Polarity
+	if polarity == "" {
+		polarity = "auto"
+	}
+	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew, Polarity: polarity}
 }
 
 // Group is the local group of the invariant map on images of the given

@@ -26,6 +26,10 @@ import (
 const (
 	oodHeldOut   = 2000
 	oodBasisRows = 10000
+	// oodMaxValues bounds the feature values held at once (basis rows and
+	// held-out rows alike), so a map of many features (an invariant map's
+	// m·bins) takes fewer rows rather than gigabytes: 128 MiB of float32.
+	oodMaxValues = 32 << 20
 	// oodIterations of subspace iteration bring the basis close enough to
 	// the leading principal directions; the threshold is chosen on the
 	// basis as it is, so any error in it is measured, not hidden.
@@ -75,8 +79,9 @@ func CalibrateOutOfDomain(fm features.Map, x blas32.General, components int, rej
 		return blas32.General{}, nil, nil
 	}
 	order := rand.New(rand.NewPCG(seed, 0x6f6f64)).Perm(n)
-	held := min(max(n/10, 1), oodHeldOut)
-	heldRows, basisRows := order[:held], order[held:min(n, held+oodBasisRows)]
+	budget := max(oodMaxValues/fm.OutDim(), 4)
+	held := min(max(n/10, 1), oodHeldOut, max(budget/5, 1))
+	heldRows, basisRows := order[:held], order[held:min(n, held+oodBasisRows, held+budget)]
 	k := min(components, len(basisRows)/2, fm.OutDim())
 	if k < 1 {
 		return blas32.General{}, nil, nil
