@@ -241,11 +241,13 @@ func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage,
 	}
 	if !asJSON {
 		fmt.Fprintf(w, "tagged %d images in %.2fs (%.0f images/s), %d errors", len(replies), sec, float64(len(replies))/sec, errs)
-		if outside > 0 {
-			fmt.Fprintf(w, ", %d out of domain", outside)
-		}
 		if batch.labels != nil {
 			fmt.Fprintf(w, "; top-1 accuracy %.2f%%", 100*float64(correct)/float64(len(replies)))
+		}
+		// Last, so the line reads as before up to here (experiments/results.py
+		// parses it).
+		if outside > 0 {
+			fmt.Fprintf(w, "; %d out of domain", outside)
 		}
 		fmt.Fprintln(w)
 	}
