@@ -8,8 +8,6 @@ import (
 	_ "image/gif" // registered decoders: the tagger accepts what browsers send
 	_ "image/jpeg"
 	_ "image/png"
-	"io"
-	"strconv"
 )
 
 // MaxImagePixels bounds the pixels of an image to decode, checked from its
@@ -20,11 +18,11 @@ import (
 const MaxImagePixels = 4 << 20
 
 // CheckImageSize reads an encoded image's size from its header (PNG, JPEG,
-// GIF, binary PGM) and refuses one of more than MaxImagePixels pixels, or
+// GIF, PGM) and refuses one of more than MaxImagePixels pixels, or
 // a header it cannot read, without decoding the pixels.
 func CheckImageSize(b []byte) error {
 	var w, h int
-	if bytes.HasPrefix(b, []byte("P5")) {
+	if isPGM(b) {
 		var err error
 		if w, h, _, err = pgmHeader(bufio.NewReader(bytes.NewReader(b))); err != nil {
 			return err
@@ -43,17 +41,18 @@ func CheckImageSize(b []byte) error {
 	return nil
 }
 
-// DecodeImage decodes a PNG, JPEG, GIF or binary PGM (P5) image to a
-// grey-level h×w raster in [0, 1], row-major, by area-averaging (or
-// bilinear sampling when enlarging). Colour is converted with Rec. 601
-// luma weights.
+// DecodeImage decodes a PNG, JPEG, GIF or PGM (binary P5 or plain P2)
+// image to a grey-level h×w raster in [0, 1], row-major, by
+// area-averaging (or bilinear sampling when enlarging). Colour is
+// converted with Rec. 601 luma weights; a transparent pixel is composed
+// over white, as a page shows it.
 func DecodeImage(b []byte, h, w int) ([]float32, error) {
 	if h < 1 || w < 1 {
 		return nil, fmt.Errorf("frontend: target size %dx%d", h, w)
 	}
 	var g *grey
 	var err error
-	if bytes.HasPrefix(b, []byte("P5")) {
+	if isPGM(b) {
 		g, err = decodePGM(b)
 	} else {
 		g, err = decodeStd(b)
@@ -81,84 +80,14 @@ func decodeStd(b []byte) (*grey, error) {
 	g := &grey{h: r.Dy(), w: r.Dx(), v: make([]float32, r.Dx()*r.Dy())}
 	for y := 0; y < g.h; y++ {
 		for x := 0; x < g.w; x++ {
-			cr, cg, cb, _ := im.At(r.Min.X+x, r.Min.Y+y).RGBA()
-			g.v[y*g.w+x] = float32(0.299*float64(cr)+0.587*float64(cg)+0.114*float64(cb)) / 65535
+			// The channels are premultiplied by alpha: what is missing of
+			// alpha is the white showing through.
+			cr, cg, cb, ca := im.At(r.Min.X+x, r.Min.Y+y).RGBA()
+			luma := 0.299*float64(cr) + 0.587*float64(cg) + 0.114*float64(cb)
+			g.v[y*g.w+x] = float32(min((luma+float64(65535-ca))/65535, 1))
 		}
 	}
 	return g, nil
-}
-
-// decodePGM reads a binary 8-bit PGM (P5).
-func decodePGM(b []byte) (*grey, error) {
-	r := bufio.NewReader(bytes.NewReader(b))
-	w, h, maxv, err := pgmHeader(r)
-	if err != nil {
-		return nil, err
-	}
-	if w*h > MaxImagePixels {
-		return nil, fmt.Errorf("frontend: image of %dx%d pixels is over the %d-pixel limit", w, h, MaxImagePixels)
-	}
-	px := make([]byte, w*h)
-	if n, _ := io.ReadFull(r, px); n != len(px) {
-		return nil, fmt.Errorf("frontend: PGM truncated: %d of %d pixels", n, len(px))
-	}
-	g := &grey{h: h, w: w, v: make([]float32, w*h)}
-	for i, p := range px {
-		// A sample above the declared maximum breaks the format; scaling it
-		// would give a pixel brighter than white.
-		if int(p) > maxv {
-			return nil, fmt.Errorf("frontend: PGM pixel %d is %d, above the header's maximum %d", i, p, maxv)
-		}
-		g.v[i] = float32(p) / float32(maxv)
-	}
-	return g, nil
-}
-
-// pgmHeader reads a binary 8-bit PGM's header, leaving r at its pixels.
-func pgmHeader(r *bufio.Reader) (w, h, maxv int, err error) {
-	var fields []int
-	word := func() (string, error) {
-		var s []byte
-		for {
-			c, err := r.ReadByte()
-			if err != nil {
-				return "", err
-			}
-			if c == '#' && len(s) == 0 {
-				if _, err := r.ReadString('\n'); err != nil {
-					return "", err
-				}
-				continue
-			}
-			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-				if len(s) > 0 {
-					return string(s), nil
-				}
-				continue
-			}
-			s = append(s, c)
-		}
-	}
-	if m, err := word(); err != nil || m != "P5" {
-		return 0, 0, 0, fmt.Errorf("frontend: not a binary PGM")
-	}
-	for len(fields) < 3 {
-		s, err := word()
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("frontend: PGM header truncated")
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			return 0, 0, 0, fmt.Errorf("frontend: PGM header field %q", s)
-		}
-		fields = append(fields, v)
-	}
-	w, h, maxv = fields[0], fields[1], fields[2]
-	// Each side is bounded first so that w*h cannot overflow.
-	if maxv > 255 || w > MaxImagePixels || h > MaxImagePixels {
-		return 0, 0, 0, fmt.Errorf("frontend: PGM %dx%d with maximum %d (only 8-bit PGM)", w, h, maxv)
-	}
-	return w, h, maxv, nil
 }
 
 // resize maps the raster onto h×w: each target pixel averages the source

@@ -30,9 +30,13 @@ const EncU8 = "u8"
 
 // TagsMessage is the JSON payload of a tags subject.
 type TagsMessage struct {
-	Seq   int            `json:"seq"`
-	Tags  []rfstream.Tag `json:"tags,omitempty"`
-	Error string         `json:"error,omitempty"`
+	Seq  int            `json:"seq"`
+	Tags []rfstream.Tag `json:"tags,omitempty"`
+	// Familiarity and OutOfDomain are the model's out-of-domain verdict,
+	// when it has a rule (rfstream.ImageResult).
+	Familiarity float64 `json:"familiarity,omitempty"`
+	OutOfDomain bool    `json:"out_of_domain,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // TaggerBatch is the most images the tagger stage of p tags in one GEMM.
@@ -183,12 +187,13 @@ func (s *Stages) tagImages(b *imageBatch) {
 	if len(b.ok) == 0 {
 		return
 	}
-	tags, err := s.p.Images.TagRows(linalg.Rows32(b.x, 0, len(b.ok)), s.p.TopK)
+	res, err := s.p.Images.Classify(linalg.Rows32(b.x, 0, len(b.ok)), s.p.TopK)
 	for j, i := range b.ok {
 		if err != nil {
 			b.replies[i].Error = err.Error()
 		} else {
-			b.replies[i].Tags = tags[j]
+			r := &b.replies[i]
+			r.Tags, r.Familiarity, r.OutOfDomain = res[j].Tags, res[j].Familiarity, res[j].OutOfDomain
 		}
 	}
 }

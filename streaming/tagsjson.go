@@ -37,6 +37,16 @@ func appendTagsJSON(b []byte, m TagsMessage) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if m.Familiarity != 0 {
+		b = append(b, `,"familiarity":`...)
+		var err error
+		if b, err = appendJSONFloat(b, m.Familiarity); err != nil {
+			return nil, err
+		}
+	}
+	if m.OutOfDomain {
+		b = append(b, `,"out_of_domain":true`...)
+	}
 	if m.Error != "" {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, m.Error)
@@ -71,7 +81,7 @@ func appendJSONString(b []byte, s string) []byte {
 // 1e21 on, with a two-digit negative exponent shortened to one.
 func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, errors.New("streaming: a tag's score is not finite")
+		return nil, errors.New("streaming: a tag's score or familiarity is not finite")
 	}
 	format := byte('f')
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
@@ -99,7 +109,8 @@ func decodeTags(data []byte, m *TagsMessage) error {
 }
 
 // parseTagsFast parses the shape appendTagsJSON writes when its strings are
-// plain: {"seq":N[,"tags":[{"label":"…","score":X},…]][,"error":"…"]}. It
+// plain: {"seq":N[,"tags":[{"label":"…","score":X},…]][,"familiarity":X]
+// [,"out_of_domain":true][,"error":"…"]}. It
 // reports false, leaving the rest to encoding/json, on anything else,
 // including whitespace, other key orders, escapes, and numbers outside
 // JSON's grammar or the types' range.
@@ -135,6 +146,12 @@ func parseTagsFast(data []byte, m *TagsMessage) bool {
 			}
 		}
 	}
+	if p.lit(`,"familiarity":`) {
+		if m.Familiarity, ok = p.float(); !ok {
+			return false
+		}
+	}
+	m.OutOfDomain = p.lit(`,"out_of_domain":true`)
 	if p.lit(`,"error":`) {
 		if m.Error, ok = p.str(); !ok {
 			return false

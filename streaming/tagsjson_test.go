@@ -19,6 +19,8 @@ var tagsCases = []TagsMessage{
 	{Seq: 2, Tags: []rfstream.Tag{{Label: "neg zero", Score: math.Copysign(0, -1)}, {Label: "e-300", Score: 3e-300}}},
 	{Seq: 3, Tags: []rfstream.Tag{{Label: `quote " and \ slash`, Score: 1}, {Label: "<b>&</b>", Score: 2}, {Label: "ünï\u2028\x01", Score: 3}}},
 	{Seq: 4, Tags: []rfstream.Tag{{Label: "", Score: 0.5}}, Error: "tab\there"},
+	{Seq: 5, Tags: []rfstream.Tag{{Label: "circle", Score: 0.3}}, Familiarity: 0.41, OutOfDomain: true},
+	{Seq: 6, Tags: []rfstream.Tag{{Label: "square", Score: 0.8}}, Familiarity: 0.97},
 }
 
 // The tagger's encoder writes what encoding/json writes, and the client's
@@ -74,7 +76,7 @@ func FuzzTagsJSON(f *testing.F) {
 	f.Add(-1, `a"b\c<>&`, 1e-9, "no Rfs-Seq", 0)
 	f.Add(1<<40, "ü\u2028", -3e21, "", 1)
 	f.Fuzz(func(t *testing.T, seq int, label string, score float64, errText string, n int) {
-		m := TagsMessage{Seq: seq, Error: errText}
+		m := TagsMessage{Seq: seq, Error: errText, Familiarity: score / 3, OutOfDomain: n%3 == 1}
 		for i := range n % 4 {
 			m.Tags = append(m.Tags, rfstream.Tag{Label: label + strconv.Itoa(i), Score: score * float64(i+1)})
 		}

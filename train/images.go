@@ -22,9 +22,25 @@ import (
 )
 
 // ImageOptions say how an image model is trained (Images): on IDX image
-// and label files, optionally a per-class subset, with the map Map.
+// and label files or on image folders (datasets.ListImageFolder),
+// optionally a per-class subset, with the map Map.
 type ImageOptions struct {
 	TrainImages, TrainLabels, TestImages, TestLabels string
+	// TrainDir and TestDir are image folders (one subfolder per class),
+	// read instead of IDX files; their pictures are brought to Height×Width
+	// (28×28 when 0) grey pixels.
+	TrainDir, TestDir string
+	Height, Width     int
+	// Polarity is the input recipe's (rfstream.ImageInput): "auto" (or
+	// empty) turns every picture light on dark with its ground at 0,
+	// "none" leaves it.
+	Polarity string
+	// OODComponents, when positive, gives the model an out-of-domain rule
+	// (rfstream.OutOfDomain) over this many principal directions of the
+	// training features, its threshold leaving OODReject of held-out
+	// training images out of domain.
+	OODComponents int
+	OODReject     float64
 	// BLASThreads, when positive, is the BLAS threads per call during a
 	// fit; 0 chooses (FitThreads).
 	BLASThreads int
@@ -55,8 +71,13 @@ type ImageOptions struct {
 // DefaultImageOptions are how the default image model is trained: maxout
 // m=1000 on every training image of the files named.
 func DefaultImageOptions() ImageOptions {
-	return ImageOptions{SubsetSeed: 1, Degrees: 20, Shift: 3, Normalize: "unit", Map: DefaultMapOptions("maxout", 1000)}
+	return ImageOptions{SubsetSeed: 1, Degrees: 20, Shift: 3, Normalize: "unit", Map: DefaultMapOptions("maxout", 1000),
+		Polarity: "auto", OODComponents: 40, OODReject: 0.01}
 }
+
+// DefaultFolderSize is the side of the square pictures of an image folder
+// are brought to when ImageOptions name no size: MNIST's.
+const DefaultFolderSize = 28
 
 // Input is the preparation every image of the task gets, as recorded in
 // the model file.
@@ -65,7 +86,11 @@ func (o ImageOptions) Input(height, width int) rfstream.ImageInput {
 	if norm == "" {
 		norm = "unit"
 	}
-	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew}
+	polarity := o.Polarity
+	if polarity == "" {
+		polarity = "auto"
+	}
+	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew, Polarity: polarity}
 }
 
 // Group is the local group of the invariant map on images of the given
@@ -94,6 +119,9 @@ type ImageData struct {
 	// Unlabelled is the whole training image file: the pool data
 	// templates are drawn from (its labels are never read).
 	Unlabelled blas32.General
+	// Classes names the labels of image folders (nil for IDX files, whose
+	// labels are their own names).
+	Classes []string
 }
 
 // MapFor returns m with the task's group and unlabelled rows when it is
@@ -120,6 +148,9 @@ func (o ImageOptions) MapFor(m MapOptions, d *ImageData) (MapOptions, error) {
 func LoadImages(o ImageOptions, needTrain bool) (*ImageData, error) {
 	if err := o.Input(0, 0).Validate(); err != nil {
 		return nil, err
+	}
+	if o.TrainDir != "" || o.TestDir != "" {
+		return loadImageFolders(o, needTrain)
 	}
 	d := &ImageData{}
 	var err error
@@ -205,20 +236,22 @@ func NumClasses(labels ...[]int) int {
 // ImageReport is what an image model's training and test measured (eval
 // mnist --json prints it).
 type ImageReport struct {
-	Task              string  `json:"task"`
-	Map               string  `json:"map"`
-	M                 int     `json:"m"`
-	Q                 int     `json:"q"`
-	Seed              uint64  `json:"seed"`
-	Lambda            float64 `json:"lambda"`
-	PerClass          int     `json:"per_class,omitempty"`
-	TrainN            int     `json:"train_n"`
-	TestN             int     `json:"test_n"`
-	TestError         float64 `json:"test_error"`
-	TrainSeconds      float64 `json:"train_seconds"`
-	FeaturesPerSecond float64 `json:"features_per_second"`
-	PeakRSSMB         float64 `json:"peak_rss_mb"`
-	Backend           string  `json:"blas"`
+	Task         string  `json:"task"`
+	Map          string  `json:"map"`
+	M            int     `json:"m"`
+	Q            int     `json:"q"`
+	Seed         uint64  `json:"seed"`
+	Lambda       float64 `json:"lambda"`
+	PerClass     int     `json:"per_class,omitempty"`
+	TrainN       int     `json:"train_n"`
+	TestN        int     `json:"test_n"`
+	TestError    float64 `json:"test_error"`
+	TrainSeconds float64 `json:"train_seconds"`
+	// OutOfDomain is the model's out-of-domain rule, when it has one.
+	OutOfDomain       *rfstream.OutOfDomain `json:"out_of_domain,omitempty"`
+	FeaturesPerSecond float64               `json:"features_per_second"`
+	PeakRSSMB         float64               `json:"peak_rss_mb"`
+	Backend           string                `json:"blas"`
 	*SelectionRecord
 }
 
@@ -262,7 +295,18 @@ func Images(o ImageOptions, d *ImageData) (*ImageRun, error) {
 		}
 	}
 	run.Report.PerClass = o.PerClass
-	run.Model.Meta["train_images"] = o.TrainImages
+	if d.Classes != nil {
+		run.Model.Labels = d.Classes
+		run.Model.Meta["train_dir"] = o.TrainDir
+		run.Report.Task = rfstream.TaskImages
+	} else {
+		run.Model.Meta["train_images"] = o.TrainImages
+	}
+	if o.OODComponents > 0 {
+		if err := o.addOutOfDomain(run, d.Train); err != nil {
+			return nil, err
+		}
+	}
 	return run, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -178,16 +179,44 @@ func imageModel(path string, log io.Writer) (*rfstream.ImageTagger, error) {
 	if path != "" {
 		m, err = rfstream.LoadModel(path)
 	} else {
-		m, err = cli.LoadOrTrain(defaultImageModel(), log, func() (*rfstream.Model, error) {
+		trainDefault := func() (*rfstream.Model, error) {
 			run, err := cli.TrainImages(train.DefaultImageOptions(), log)
 			if err != nil {
 				return nil, err
 			}
 			return run.Model, nil
-		})
+		}
+		m, err = cli.LoadOrTrain(defaultImageModel(), log, trainDefault)
+		if err == nil && !hasImageRecipe(m) {
+			m, err = retrainDefaultImageModel(log, trainDefault)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rfstream.NewImageTagger(m)
+}
+
+// hasImageRecipe reports whether an image model records the recipe the
+// default one is trained with today: polarity and an out-of-domain rule.
+func hasImageRecipe(m *rfstream.Model) bool {
+	var in rfstream.ImageInput
+	return json.Unmarshal(m.Input, &in) == nil && in.Polarity != "" && in.OutOfDomain != nil
+}
+
+// retrainDefaultImageModel replaces a cached default MNIST model from
+// before image recipes (it cannot read ink on paper, nor mark a picture
+// out of domain) with one trained now; its read-out is the same.
+func retrainDefaultImageModel(log io.Writer, trainDefault func() (*rfstream.Model, error)) (*rfstream.Model, error) {
+	path := defaultImageModel()
+	fmt.Fprintf(log, "%s predates image recipes (polarity, out-of-domain rule): training it again\n", path)
+	m, err := trainDefault()
+	if err != nil {
+		return nil, err
+	}
+	if err := rfstream.SaveModel(path, m); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "saved %s\n", path)
+	return m, nil
 }

@@ -203,10 +203,13 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 }
 
 func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage, sec float64, asJSON, quiet bool) error {
-	correct, errs := 0, 0
+	correct, errs, outside := 0, 0, 0
 	for i, r := range replies {
 		if r.Error != "" {
 			errs++
+		}
+		if r.OutOfDomain {
+			outside++
 		}
 		ok := ""
 		if batch.labels != nil && r.Error == "" {
@@ -226,6 +229,8 @@ func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage,
 		case r.Error != "": // even with quiet: a failure is always named
 			fmt.Fprintf(w, "%s: error: %s\n", batch.names[i], r.Error)
 		case quiet:
+		case r.OutOfDomain: // no tag is claimed; the best guess is shown as one
+			fmt.Fprintf(w, "%s: out of domain (familiarity %.2f; best guess %s %.0f%%)\n", batch.names[i], r.Familiarity, r.Tags[0].Label, 100*r.Tags[0].Score)
 		default:
 			fmt.Fprintf(w, "%s:", batch.names[i])
 			for _, t := range r.Tags {
@@ -238,6 +243,11 @@ func reportTags(w io.Writer, batch *imageBatch, replies []streaming.TagsMessage,
 		fmt.Fprintf(w, "tagged %d images in %.2fs (%.0f images/s), %d errors", len(replies), sec, float64(len(replies))/sec, errs)
 		if batch.labels != nil {
 			fmt.Fprintf(w, "; top-1 accuracy %.2f%%", 100*float64(correct)/float64(len(replies)))
+		}
+		// Last, so the line reads as before up to here (experiments/results.py
+		// parses it).
+		if outside > 0 {
+			fmt.Fprintf(w, "; %d out of domain", outside)
 		}
 		fmt.Fprintln(w)
 	}

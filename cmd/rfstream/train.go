@@ -19,6 +19,7 @@ func init() {
 	cli.RegisterTask(&cli.Task{Name: "digits", Summary: "spoken digits (FSDD or manifests): whole-word random features + RLS", Train: trainDigits})
 	cli.RegisterTask(&cli.Task{Name: "mnist", Summary: "MNIST digits (or any IDX image/label files): random features + RLS", Train: trainMNIST})
 	cli.RegisterTask(&cli.Task{Name: "connected", Summary: "connected digit strings: frame classifier over HMM states + Viterbi (WER/SER)", Train: trainConnected})
+	cli.RegisterTask(&cli.Task{Name: "images", Summary: "your own pictures: a folder of class subfolders (PNG, JPEG, GIF, PGM) → random features + RLS, with an out-of-domain rule", Train: trainImageFolder})
 	cli.RegisterTask(&cli.Task{Name: "phones", Summary: "phone recognition: 3-state phone HMMs trained by alignment, phone loop (PER on held-out voices)", Train: trainPhones})
 }
 
@@ -101,6 +102,46 @@ func trainMNIST(args []string, stdout, stderr io.Writer) error {
 		msg += fmt.Sprintf("; test error %.2f%%", 100*r.TestError)
 	}
 	fmt.Fprintln(stdout, msg)
+	return nil
+}
+
+func trainImageFolder(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train images", "--dir DIR --out MODEL [flags]", stderr)
+	o := train.DefaultImageOptions()
+	fs.StringVar(&o.TrainDir, "dir", "", "training pictures: a folder holding one subfolder per class, named as the class")
+	fs.StringVar(&o.TestDir, "test-dir", "", "test pictures in the same layout (optional): the test error is reported")
+	cli.MapFlags(fs, &o.Map)
+	cli.ImageFolderFlags(fs, &o)
+	out := fs.String("out", "", "where to save the model")
+	asJSON := fs.Bool("json", false, "end with one JSON object (the training report)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if o.TrainDir == "" || *out == "" {
+		fs.Usage()
+		return errUsage
+	}
+	o.Log = stderr
+	d, err := train.LoadImages(o, true)
+	if err != nil {
+		return err
+	}
+	run, err := train.Images(o, d)
+	if err != nil {
+		return err
+	}
+	if err := rfstream.SaveModel(*out, run.Model); err != nil {
+		return err
+	}
+	r := run.Report
+	msg := fmt.Sprintf("saved %s (%d classes, %d pictures, %s, λ=%.3g, trained in %.1fs)", *out, len(d.Classes), r.TrainN, o.Map.Label(features.NewIdentity(r.M)), r.Lambda, r.TrainSeconds)
+	if run.Test != nil {
+		msg += fmt.Sprintf("; test error %.2f%%", 100*r.TestError)
+	}
+	fmt.Fprintln(stdout, msg)
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(r)
+	}
 	return nil
 }
 

@@ -147,6 +147,13 @@ async function tagFile(file) {
     if (!r.ok) throw new Error(await r.text());
     const t = await r.json();
     if (t.error) throw new Error(t.error);
+    if (t.out_of_domain) {
+      // The model's out-of-domain rule: its tags below are only guesses.
+      const o = document.createElement('div');
+      o.className = 'ood';
+      o.textContent = `out of domain (familiarity ${t.familiarity.toFixed(2)}); best guesses:`;
+      info.append(o);
+    }
     for (const tag of t.tags) {
       const row = document.createElement('div');
       row.className = 'tag';
