@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -289,4 +291,28 @@ func ALawSample(a byte) int16 {
 		return int16(t)
 	}
 	return int16(-t)
+}
+
+// EncodeSphere16 writes a mono NIST SPHERE file of 16-bit linear PCM with
+// a 1024-byte header, big-endian ("10") or little-endian ("01"), clipping
+// to [-1, 1].
+func EncodeSphere16(w io.Writer, a *Audio, bigEndian bool) error {
+	var order binary.AppendByteOrder = binary.LittleEndian
+	format := "01"
+	if bigEndian {
+		order, format = binary.BigEndian, "10"
+	}
+	h := fmt.Sprintf("%s   1024\nsample_count -i %d\nsample_rate -i %d\nchannel_count -i 1\nsample_n_bytes -i 2\nsample_sig_bits -i 16\n"+
+		"sample_byte_format -s2 %s\nsample_coding -s3 pcm\nend_head\n", sphereMagic, len(a.Samples), a.Rate, format)
+	b := make([]byte, 1024, 1024+2*len(a.Samples))
+	copy(b, h)
+	for i := len(h); i < len(b); i++ {
+		b[i] = ' '
+	}
+	for _, v := range a.Samples {
+		x := math.Round(float64(v) * 32768)
+		b = order.AppendUint16(b, uint16(int16(max(-32768, min(x, 32767)))))
+	}
+	_, err := w.Write(b)
+	return err
 }

@@ -180,3 +180,23 @@ func FuzzDecodeSphere(f *testing.F) {
 		}
 	})
 }
+
+// EncodeSphere16 and DecodeSphere are inverse on 16-bit values, in both
+// byte orders, and clip outside [-1, 1].
+func TestEncodeSphere16RoundTrip(t *testing.T) {
+	in := []float32{0, 0.5, -0.5, 1234.0 / 32768, -1, 32767.0 / 32768}
+	for _, big := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := EncodeSphere16(&b, &Audio{Rate: 20000, Samples: append(slices.Clone(in), 2, -3)}, big); err != nil {
+			t.Fatal(err)
+		}
+		a, err := DecodeAudio(b.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append(slices.Clone(in), 32767.0/32768, -1)
+		if a.Rate != 20000 || !slices.Equal(a.Samples, want) {
+			t.Fatalf("big-endian %v: %d Hz %v, want %v", big, a.Rate, a.Samples, want)
+		}
+	}
+}
