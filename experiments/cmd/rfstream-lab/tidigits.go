@@ -223,7 +223,6 @@ func evalTIDIGITSStrings(f tidigitsFlags, all []datasets.TIDIGITSUtterance, grou
 		fmt.Fprintf(stderr, "tidigits: tuned on %d held-out training files: word penalty %g, acoustic scale %g, prior scale %g (WER %.2f%%)\n",
 			countHeld(utts), rep.Tuned.WordPenalty, rep.Tuned.AcousticScale, rep.Tuned.PriorScale, 100*rep.Tuned.WER)
 	}
-	utts = nil // the training audio is no longer needed while testing
 	rec, err := rfstream.NewConnected(m)
 	if err != nil {
 		return err

@@ -173,3 +173,31 @@ func TestEvalTIDIGITSRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Scoring keeps "oh" and "zero" apart and also folds them: closed-form
+// counts on hand-made hypotheses, per group and overall.
+func TestScoreTIDIGITSOhAndZero(t *testing.T) {
+	u := func(group string, words ...string) datasets.TIDIGITSUtterance {
+		return datasets.TIDIGITSUtterance{Group: group, Speaker: "ab", Words: words}
+	}
+	test := []datasets.TIDIGITSUtterance{u("man", "1", datasets.OhWord, "5"), u("man", "0"), u("woman", "2", "3")}
+	hyps := [][]string{{"1", "0", "5"}, {datasets.OhWord}, {"2", "3", "4"}}
+	scores, bad := scoreTIDIGITS(test, hyps, []string{"man", "woman"}, 1)
+	want := []tidigitsScore{
+		{Group: "man", Strings: 2, Words: 4, WER: 0.5, SER: 1, Sub: 2, WEROhAsZero: 0, SEROhAsZero: 0},
+		{Group: "woman", Strings: 1, Words: 2, WER: 0.5, SER: 1, Ins: 1, WEROhAsZero: 0.5, SEROhAsZero: 1},
+		{Group: "all", Strings: 3, Words: 6, WER: 0.5, SER: 1, Sub: 2, Ins: 1, WEROhAsZero: 1.0 / 6, SEROhAsZero: 1.0 / 3},
+	}
+	if len(scores) != len(want) {
+		t.Fatalf("%+v", scores)
+	}
+	for i := range want {
+		if scores[i] != want[i] {
+			t.Errorf("%+v, want %+v", scores[i], want[i])
+		}
+	}
+	// One example a group; both print 0, the letters tell them apart.
+	if len(bad) != 2 || !strings.Contains(bad[0], "ref 1 0 5 (1o5) → hyp 1 0 5 (1z5)") || !strings.Contains(bad[1], "hyp 2 3 4 (234)") {
+		t.Errorf("examples %q", bad)
+	}
+}
