@@ -133,10 +133,15 @@ func (h sphereHeader) int(name string, def int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, sphereErr("%s %q is not a number", name, clip(v))
+	if err == nil {
+		return n, nil
 	}
-	return n, nil
+	// Some writers give whole numbers as reals (sample_rate -r 16000.0).
+	f, ferr := strconv.ParseFloat(v, 64)
+	if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, sphereErr("%s %q is not a whole number", name, clip(v))
+	}
+	return int(f), nil
 }
 
 // sphereCoding is how the samples are stored.

@@ -40,35 +40,36 @@ func sphereFile(size int, data []byte, lines ...string) []byte {
 // closed forms for each coding, byte order, width and channel layout.
 func TestSphereVariants(t *testing.T) {
 	cases := []struct {
-		name  string
-		b     []byte
-		rate  int
-		want  []float32
-		equal bool // compare exactly
+		name string
+		b    []byte
+		rate int
+		want []float32 // exactly
 	}{
 		{"no optional fields (2-byte little-endian PCM, count from the data)",
-			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0xc0}, "sample_rate -i 20000"), 20000, []float32{0.5, -0.5}, true},
+			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0xc0}, "sample_rate -i 20000"), 20000, []float32{0.5, -0.5}},
 		{"TIDIGITS-like big-endian, 512-byte header",
 			sphereFile(512, []byte{0x40, 0x00, 0xc0, 0x00}, "database_id -s8 TIDIGITS", "sample_count -i 2", "sample_rate -i 20000",
-				"sample_n_bytes -i 2", "sample_byte_format -s2 10", "sample_coding -s3 pcm", "sample_sig_bits -i 16"), 20000, []float32{0.5, -0.5}, true},
+				"sample_n_bytes -i 2", "sample_byte_format -s2 10", "sample_coding -s3 pcm", "sample_sig_bits -i 16"), 20000, []float32{0.5, -0.5}},
 		{"a 2048-byte header with a string holding spaces",
-			sphereFile(2048, []byte{0x00, 0x20}, "utterance_id -s11 ae 1a take", "sample_rate -i 16000", "sample_byte_format -s2 01"), 16000, []float32{0.25}, true},
+			sphereFile(2048, []byte{0x00, 0x20}, "utterance_id -s11 ae 1a take", "sample_rate -i 16000", "sample_byte_format -s2 01"), 16000, []float32{0.25}},
 		{"stereo interleaved, averaged",
-			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0x00, 0x00, 0xc0, 0x00, 0xc0}, "sample_rate -i 8000", "channel_count -i 2", "sample_count -i 2"), 8000, []float32{0.25, -0.5}, true},
+			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0x00, 0x00, 0xc0, 0x00, 0xc0}, "sample_rate -i 8000", "channel_count -i 2", "sample_count -i 2"), 8000, []float32{0.25, -0.5}},
 		{"8-bit linear PCM",
-			sphereFile(1024, []byte{0x40, 0xc0, 0x00}, "sample_rate -i 8000", "sample_n_bytes -i 1", "sample_byte_format -s1 1"), 8000, []float32{0.5, -0.5, 0}, true},
+			sphereFile(1024, []byte{0x40, 0xc0, 0x00}, "sample_rate -i 8000", "sample_n_bytes -i 1", "sample_byte_format -s1 1"), 8000, []float32{0.5, -0.5, 0}},
 		{"μ-law",
 			sphereFile(1024, []byte{0xff, 0x80, 0x00}, "sample_rate -i 8000", "sample_coding -s4 ulaw", "sample_byte_format -s1 1"), 8000,
-			[]float32{0, 32124.0 / 32768, -32124.0 / 32768}, true},
+			[]float32{0, 32124.0 / 32768, -32124.0 / 32768}},
 		{"μ-law, mu-law spelling, no width",
-			sphereFile(1024, []byte{0x7f}, "sample_rate -i 8000", "sample_coding -s6 mu-law"), 8000, []float32{0}, true},
+			sphereFile(1024, []byte{0x7f}, "sample_rate -i 8000", "sample_coding -s6 mu-law"), 8000, []float32{0}},
 		{"A-law",
 			sphereFile(1024, []byte{0xd5, 0x55, 0xaa}, "sample_rate -i 8000", "sample_coding -s4 alaw", "sample_n_bytes -i 1"), 8000,
-			[]float32{8.0 / 32768, -8.0 / 32768, 32256.0 / 32768}, true},
+			[]float32{8.0 / 32768, -8.0 / 32768, 32256.0 / 32768}},
 		{"sample_count shorter than the data",
-			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0xc0}, "sample_rate -i 8000", "sample_count -i 1"), 8000, []float32{0.5}, true},
+			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0xc0}, "sample_rate -i 8000", "sample_count -i 1"), 8000, []float32{0.5}},
+		{"a rate given as a real",
+			sphereFile(1024, []byte{0x00, 0x40}, "sample_rate -r 16000.000"), 16000, []float32{0.5}},
 		{"CRLF header lines and a comment",
-			sphereFile(1024, []byte{0x00, 0x40}, "; a comment\r", "sample_rate -i 8000\r", "sample_coding -s3 pcm\r"), 8000, []float32{0.5}, true},
+			sphereFile(1024, []byte{0x00, 0x40}, "; a comment\r", "sample_rate -i 8000\r", "sample_coding -s3 pcm\r"), 8000, []float32{0.5}},
 	}
 	for _, c := range cases {
 		a, err := DecodeSphere(c.b)
@@ -141,7 +142,8 @@ func TestSphereErrors(t *testing.T) {
 		{"byte format", edit("-s2 01", "-s2 99"), "byte format"},
 		{"one-byte format for 2-byte samples", edit("-s2 01", "-s1 1"), "for 2-byte samples"},
 		{"count", edit("sample_count -i 2", "sample_count -i 9"), "9 samples announced"},
-		{"count not a number", edit("sample_count -i 2", "sample_count -i x"), "not a number"},
+		{"count not a number", edit("sample_count -i 2", "sample_count -i x"), "not a whole number"},
+		{"rate not whole", edit("sample_rate -i 8000", "sample_rate -r 8e3.5"), "not a whole number"},
 		{"count that doubles past int64", edit("sample_count -i 2", "sample_count -i 4611686018427387904"), "samples announced"},
 	}
 	for _, c := range cases {
