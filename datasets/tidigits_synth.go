@@ -31,6 +31,17 @@ type TIDIGITSShape struct {
 	Joined bool
 }
 
+// SyntheticTIDIGITSNote is the file at the top of a synthetic corpus that
+// says what it is, so every later evaluation of it can say so too.
+const SyntheticTIDIGITSNote = "SYNTHETIC-TIDIGITS-SHAPED.txt"
+
+// IsSyntheticTIDIGITS says whether dir holds a corpus WriteTIDIGITSShaped
+// wrote.
+func IsSyntheticTIDIGITS(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, SyntheticTIDIGITSNote))
+	return err == nil
+}
+
 // groupVoices are the espeak-ng variants and pitch ranges a synthetic
 // group's speakers are drawn from: male variants at low pitch for men,
 // female variants for women, both raised for children.
@@ -109,6 +120,10 @@ func WriteTIDIGITSShaped(dir string, o TIDIGITSShape) (int, error) {
 				n++
 			}
 		}
+	}
+	note := "Written by rfstream (datasets.WriteTIDIGITSShaped): espeak-ng voices laid out as TIDIGITS is; not the LDC corpus.\n"
+	if err := os.WriteFile(filepath.Join(dir, SyntheticTIDIGITSNote), []byte(note), 0o644); err != nil {
+		return 0, err
 	}
 	say := func(j tidigitsJob) (*frontend.Audio, error) { return Espeak(spokenText(j.words), j.voice, o.Rate) }
 	if o.Joined {

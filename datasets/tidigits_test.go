@@ -242,7 +242,7 @@ func checkTIDIGITSShaped(t *testing.T, o TIDIGITSShape, want map[string]int) {
 		t.Fatal(err)
 	}
 	us, err := TIDIGITS(dir)
-	if err != nil || len(us) != n {
+	if err != nil || len(us) != n || !IsSyntheticTIDIGITS(dir) {
 		t.Fatalf("wrote %d, read %d: %v", n, len(us), err)
 	}
 	spk := map[string]int{}

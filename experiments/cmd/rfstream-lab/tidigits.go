@@ -149,8 +149,8 @@ func evalTIDIGITS(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := tidigitsReport{Task: "tidigits", Mode: "strings", Corpus: f.corpus, Synthetic: f.synth, Groups: groups}
-	if f.synth {
+	rep := tidigitsReport{Task: "tidigits", Mode: "strings", Corpus: f.corpus, Synthetic: datasets.IsSyntheticTIDIGITS(f.corpus), Groups: groups}
+	if rep.Synthetic {
 		fmt.Fprintln(stdout, "tidigits: a synthetic TIDIGITS-shaped corpus (espeak-ng voices), not TIDIGITS itself")
 	}
 	if f.split != "" {

@@ -79,7 +79,7 @@ func runTIDIGITS(t *testing.T, args ...string) (tidigitsReport, string) {
 func TestEvalTIDIGITSStrings(t *testing.T) {
 	dir := tidigitsCorpus(t)
 	rep, out := runTIDIGITS(t, "--corpus", dir, "--m", "300", "--passes", "1")
-	if rep.Task != "tidigits" || rep.Mode != "strings" || rep.TrainFiles != 4*28 || rep.TestFiles != 2*28 || rep.TrainSpeakers != 4 ||
+	if rep.Task != "tidigits" || rep.Mode != "strings" || !rep.Synthetic || rep.TrainFiles != 4*28 || rep.TestFiles != 2*28 || rep.TrainSpeakers != 4 ||
 		rep.TestSpeakers != 2 || rep.Tuned == nil || len(rep.Passes) != 2 || rep.M != 300 || len(rep.Scores) != 3 {
 		t.Fatalf("report %+v", rep)
 	}
