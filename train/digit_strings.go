@@ -95,36 +95,45 @@ func DigitStrings(o DigitStringOptions) (*rfstream.Model, ConnectedReport, error
 func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOut func(datasets.Recording) bool) (*rfstream.Model, ConnectedReport, error) {
 	var rep ConnectedReport
 	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
-	in := rfstream.DefaultConnectedInput()
-	in.StatesPerWord, in.SilenceStates, in.Classifier = o.States, o.SilStates, o.Classifier
-	utts, err := o.paddedRecordings(trainRecs, held, in.Audio.SampleRate)
+	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	utts, err := o.paddedRecordings(trainRecs, held, rate)
 	if err != nil {
 		return nil, rep, err
 	}
 	if o.TrainStrings > 0 {
-		strs, err := o.joinedStrings(trainRecs, held, in.Audio.SampleRate)
+		strs, err := o.joinedStrings(trainRecs, held, rate)
 		if err != nil {
 			return nil, rep, err
 		}
 		utts = append(utts, strs...)
 	}
-	recipe, err := o.Map.Recipe(in.Audio.Dim())
-	if err != nil {
-		return nil, rep, err
-	}
-	words := datasets.Labels(trainRecs)
-	seed := o.Map.Seed
-	m, rep, err := Connected(utts, ConnectedOptions{
-		Input: in, Decoder: o.Decoder, Map: recipe, Words: words, Passes: o.Passes,
-		SoftmaxFrames: o.SoftmaxFrames, RLSLambda: o.RLSLambda, Seed: seed, Log: o.Log,
-		Softmax: classifier.SoftmaxOptions{Optimizer: o.Optimizer, Lambda: o.SoftmaxLambda, MaxIter: o.SoftmaxIter, Seed: seed},
-	})
+	m, rep, err := DigitStringsFrom(o, utts, datasets.Labels(trainRecs))
 	if err == nil && o.TrainStrings > 0 {
 		// The model learns the joined strings' pauses: say how they were
 		// rendered, so a cached model from another rendering is retrained.
 		m.Meta[PausesMeta] = datasets.PauseRendering
 	}
 	return m, rep, err
+}
+
+// DigitStringsFrom trains a connected model with o's classifier, states,
+// map and decoder on utterances already read at the model's sample rate
+// (a corpus's own strings and words: TIDIGITS); words is the vocabulary in
+// class order. o's FSDD, padding and string settings are not used, and
+// the decoder is not tuned.
+func DigitStringsFrom(o DigitStringOptions, utts []Utterance, words []string) (*rfstream.Model, ConnectedReport, error) {
+	in := rfstream.DefaultConnectedInput()
+	in.StatesPerWord, in.SilenceStates, in.Classifier = o.States, o.SilStates, o.Classifier
+	recipe, err := o.Map.Recipe(in.Audio.Dim())
+	if err != nil {
+		return nil, ConnectedReport{}, err
+	}
+	seed := o.Map.Seed
+	return Connected(utts, ConnectedOptions{
+		Input: in, Decoder: o.Decoder, Map: recipe, Words: words, Passes: o.Passes,
+		SoftmaxFrames: o.SoftmaxFrames, RLSLambda: o.RLSLambda, Seed: seed, Log: o.Log,
+		Softmax: classifier.SoftmaxOptions{Optimizer: o.Optimizer, Lambda: o.SoftmaxLambda, MaxIter: o.SoftmaxIter, Seed: seed},
+	})
 }
 
 // paddedRecordings reads the training recordings at rate, each padded

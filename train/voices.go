@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -126,14 +125,9 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 func wordVectorOfFile(path string, wc frontend.WordConfig, c Condition) ([]float32, error) {
-	f, err := os.Open(path)
+	a, err := frontend.ReadAudio(path, 0) // WAV or SPHERE (TIDIGITS), told apart by the header
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	a, err := frontend.ReadWAV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if c.Warp != nil {
 		if a.Samples, err = c.Warp(a.Samples, a.Rate); err != nil {

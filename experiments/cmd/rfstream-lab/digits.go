@@ -256,6 +256,9 @@ type digitsEval struct {
 	allTrue, allPred []int
 	names            []string
 	nsplits          int
+	// given are splits made by the caller (eval tidigits), used instead
+	// of the ones --split names.
+	given []digitSplit
 }
 
 func evalDigits(args []string, stdout, stderr io.Writer) error {
@@ -272,6 +275,11 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return e.runSplits(splits)
+}
+
+// runSplits evaluates every split and prints the summaries.
+func (e *digitsEval) runSplits(splits []digitSplit) (err error) {
 	if e.predFile != "" {
 		if e.preds, err = newPredictionWriter(e.predFile); err != nil {
 			return err
@@ -282,7 +290,7 @@ func evalDigits(args []string, stdout, stderr io.Writer) error {
 			}
 		}()
 	}
-	e.grid = progress.New(stderr, "digits runs", int64(len(splits)*e.seeds), "runs")
+	e.grid = progress.New(e.stderr, "digits runs", int64(len(splits)*e.seeds), "runs")
 	defer e.grid.Finish()
 	for _, sp := range splits {
 		if err := e.evalSplit(sp); err != nil {
@@ -307,9 +315,11 @@ func (e *digitsEval) prepare() ([]digitSplit, error) {
 		e.conds = append(e.conds, mismatchConditions...)
 	}
 	e.res.Conditions = map[string]float64{}
-	splits, err := digitSplits(e.ws, e.split)
-	if err != nil {
-		return nil, err
+	splits := e.given
+	if splits == nil {
+		if splits, err = digitSplits(e.ws, e.split); err != nil {
+			return nil, err
+		}
 	}
 	e.nsplits = len(splits)
 	if e.synth, err = e.tv.Synth(e.wc.Audio.SampleRate); err != nil {

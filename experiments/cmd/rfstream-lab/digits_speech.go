@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,14 +45,9 @@ const natsToDB = 10 / math.Ln10
 // the word config's detector (frontend.SpeechRegion).
 func measureSpeech(r datasets.Recording, wc frontend.WordConfig) (speechStats, error) {
 	st := speechStats{rec: r, edgeDB: math.Inf(1)}
-	f, err := os.Open(r.Path)
+	a, err := frontend.ReadAudio(r.Path, 0)
 	if err != nil {
 		return st, err
-	}
-	defer f.Close()
-	a, err := frontend.ReadWAV(f)
-	if err != nil {
-		return st, fmt.Errorf("%s: %w", r.Path, err)
 	}
 	if a.Rate != wc.Audio.SampleRate {
 		if a, err = frontend.Resample(a, wc.Audio.SampleRate); err != nil {
