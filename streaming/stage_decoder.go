@@ -27,8 +27,8 @@ type decStream struct {
 	count int                           // segments announced by the EOS marker; -1 before it
 	voice *rfstream.VoiceProgress       // from the EOS marker, for the end-of-stream result
 	last  time.Time
-	// lastEnd is where the segments taken so far end (seconds), so where
-	// a gap after them starts; streamEnd is the stream's length from the
+	// lastEnd is where the final segments taken so far end (seconds), so
+	// where a gap after them starts; streamEnd is the stream's length from the
 	// EOS marker (HdrEnd), nil before it.
 	lastEnd   float64
 	streamEnd *float64
@@ -140,7 +140,10 @@ func (s *Stages) drain(stream string, st *decStream) {
 		if !ok {
 			return
 		}
-		st.lastEnd = max(st.lastEnd, headerFloat(msg, HdrEnd))
+		if headerBool(msg, HdrFinal) {
+			// A gap after it starts where the last closed word ended.
+			st.lastEnd = max(st.lastEnd, headerFloat(msg, HdrEnd))
+		}
 		if headerBool(msg, HdrSkipped) {
 			continue // a partial shed by the features stage: no result
 		}
