@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -352,4 +353,76 @@ func TestMalformedEndOfStreamHeaderEndsTheStream(t *testing.T) {
 		t.Fatalf("a result after the end: %s", m.Data)
 	case <-time.After(200 * time.Millisecond):
 	}
+}
+
+// FuzzReorderBounds sends the frontend and decoder stages a fuzzed run of
+// messages (each two bytes: a sequence number and a payload size, on one
+// of three streams) and checks after every message the bounds, not only
+// that nothing panicked: no stream holds more than Window (+1) messages,
+// or more than MaxHeldBytes in more than one message, past a gap in the
+// frontend, nor 16 × Window or
+// 4 × MaxHeldBytes in the decoder, and the stages start no goroutine that
+// outlives a message.
+func FuzzReorderBounds(f *testing.F) {
+	words, err := toymodels.Words()
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv, err := StartEmbedded(EmbeddedOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := srv.Connect("fuzz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer nc.Close()
+	const window, held = 4, 4096
+	st, err := Start(nc, Pipeline{Name: "fuzz", Words: words, Window: window, MaxHeldBytes: held}, StageFrontend, StageDecoder)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	f.Add([]byte{1, 10, 2, 10, 3, 10, 0, 10})
+	f.Add([]byte{5, 255, 6, 255, 7, 255, 8, 255, 9, 255})
+	f.Add([]byte{200, 1, 0, 0, 1, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		goroutines := runtime.NumGoroutine()
+		for i := 0; i+1 < len(ops); i += 2 {
+			stream := "s" + strconv.Itoa(i%3)
+			seq, size := int(ops[i]), 64*int(ops[i+1])
+			pcm := nats.NewMsg(Subject("fuzz", KindPCM, stream))
+			pcm.Header.Set(HdrSeq, strconv.Itoa(seq))
+			pcm.Header.Set(HdrRate, "8000")
+			pcm.Data = make([]byte, size)
+			st.onPCM(pcm)
+			scores := nats.NewMsg(Subject("fuzz", KindScores, stream))
+			scores.Header.Set(HdrSeq, strconv.Itoa(seq))
+			scores.Header.Set(HdrFinal, "1")
+			scores.Data = make([]byte, 16*size)
+			st.onScores(scores)
+			st.mu.Lock()
+			for name, fs := range st.front {
+				// One message alone may be larger than the bound: held
+				// bytes are checked before each message is added.
+				if (fs.bytes > held && len(fs.pending) > 1) || len(fs.pending) > window+1 {
+					st.mu.Unlock()
+					t.Fatalf("frontend stream %s holds %d messages, %d bytes", name, len(fs.pending), fs.bytes)
+				}
+			}
+			st.mu.Unlock()
+			st.decMu.Lock()
+			for name, ds := range st.dec {
+				if (ds.bytes > decoderBytesFactor*held && len(ds.pending) > 1) || len(ds.pending) > decoderWindowFactor*window {
+					st.decMu.Unlock()
+					t.Fatalf("decoder stream %s holds %d messages, %d bytes", name, len(ds.pending), ds.bytes)
+				}
+			}
+			st.decMu.Unlock()
+		}
+		if n := runtime.NumGoroutine(); n > goroutines+2 {
+			t.Fatalf("%d goroutines after the messages, %d before", n, goroutines)
+		}
+	})
 }

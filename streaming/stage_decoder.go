@@ -104,9 +104,11 @@ func (s *Stages) onScores(m *nats.Msg) {
 			s.errorResult(stream, "scores %v", err)
 			return
 		}
-		if _, dup := st.pending[seq]; !dup && seq > st.next && s.decoderOverBound(st, m) {
-			s.drain(stream, st)
-			s.skipGap(stream, st, fmt.Sprintf("the decoder held %d messages (%d bytes) past it, its bound", len(st.pending), st.bytes))
+		if _, dup := st.pending[seq]; !dup && seq > st.next {
+			// Gaps are given up on, earliest first, until m fits.
+			for len(st.pending) > 0 && s.decoderOverBound(st, m) {
+				s.skipGap(stream, st, fmt.Sprintf("the decoder held %d messages (%d bytes) past it, its bound", len(st.pending), st.bytes))
+			}
 		}
 		if !st.add(seq, m) {
 			s.stats.duplicates.Add(1)
