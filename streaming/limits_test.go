@@ -271,9 +271,10 @@ func TestManyStreamsExpiringTogetherDoNotStallOthers(t *testing.T) {
 	}
 	worst := expiryStall(t, 5000)
 	t.Logf("5000 streams in each stage expiring together: the other streams waited at most %v", worst)
-	// 4 s before; the bound leaves room for a machine shared by other work.
-	if worst > 250*time.Millisecond {
-		t.Fatalf("a probe waited %v while idle streams were ended, want at most 250 ms", worst)
+	// 4 s before, 56–332 ms after on a machine at load average 10–20; the
+	// bound leaves room for such a machine and still catches the old stall.
+	if worst > time.Second {
+		t.Fatalf("a probe waited %v while idle streams were ended, want at most 1 s", worst)
 	}
 }
 
