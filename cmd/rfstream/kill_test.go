@@ -130,15 +130,14 @@ func freePort(t *testing.T) int {
 
 // faultRig is a nats-server and one serve process per audio stage.
 type faultRig struct {
-	t               *testing.T
-	natsBin, cli    string
-	port            int
-	store, model    string
-	durable         bool
-	server          *proc
-	stages          map[string]*proc
-	url             string
-	undisturbedText string
+	t            *testing.T
+	natsBin, cli string
+	port         int
+	store, model string
+	durable      bool
+	server       *proc
+	stages       map[string]*proc
+	url          string
 }
 
 func newFaultRig(t *testing.T, durable bool) *faultRig {
