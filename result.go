@@ -36,6 +36,21 @@ type Result struct {
 	// Voice is set on the end-of-stream result of a voice-normalised
 	// word model: what the stream's voice session has learnt so far.
 	Voice *VoiceProgress `json:"voice,omitempty"`
+	// Gaps are the stretches of a stream whose segments never reached the
+	// decoder (lost between the stages): the words around them are kept,
+	// and a result with a gap is never NoSpeech, since what the gap held is
+	// unknown. Set on the error result that reports a gap and on the
+	// end-of-stream result, which lists them all.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a stretch of a stream, in seconds from its start, that a
+// recogniser could not hear, and why. End is nil when nothing after the
+// gap arrived and the stream's length is unknown either.
+type Gap struct {
+	Start  float64  `json:"start"`
+	End    *float64 `json:"end,omitempty"`
+	Reason string   `json:"reason"`
 }
 
 // Word is one recognised word with its times in seconds from the start of

@@ -125,10 +125,7 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			m.Header.Set(HdrEOS, "1")
 		}
 		if js != nil {
-			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			_, err = js.PublishMsg(pctx, m, jetstream.WithMsgID(VoiceStream(o.Voice, stream)+"/"+strconv.Itoa(seq)))
-			cancel()
-			if err != nil {
+			if err := publishStored(ctx, js, m, VoiceStream(o.Voice, stream)+"/"+strconv.Itoa(seq), o.Timeout); err != nil {
 				return last, fmt.Errorf("streaming: durable publish of message %d (is a --durable pipeline %q serving?): %w", seq, pipeline, err)
 			}
 		} else if err := nc.PublishMsg(m); err != nil {
@@ -154,6 +151,28 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		}
 	}
 	return last, nil
+}
+
+// publishStored publishes m through JetStream with message id id, and
+// tries again (the id makes the server drop a second copy) until the store
+// acknowledges it or patience runs out: while a restarting server is away
+// the publish times out or finds no responder, and the message is stored
+// once it is back.
+func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string, patience time.Duration) error {
+	deadline := time.Now().Add(patience)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := js.PublishMsg(pctx, m, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // TagImages publishes encoded images (or raw u8 rasters when raw is set)

@@ -21,6 +21,13 @@ import (
 // filled in where p has none), and returns a client connection.
 func pipelineWith(t *testing.T, p Pipeline) (*nats.Conn, *Stages) {
 	t.Helper()
+	_, nc, st := pipelineOn(t, p)
+	return nc, st
+}
+
+// pipelineOn is pipelineWith that also returns the server.
+func pipelineOn(t *testing.T, p Pipeline) (*Embedded, *nats.Conn, *Stages) {
+	t.Helper()
 	words, images := toys(t)
 	p.Name, p.Images = "toy", images
 	if p.Connected == nil && p.Words == nil {
@@ -46,7 +53,7 @@ func pipelineWith(t *testing.T, p Pipeline) (*nats.Conn, *Stages) {
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	return client, st
+	return srv, client, st
 }
 
 func resultsOf(t *testing.T, nc *nats.Conn, stream string) chan *nats.Msg {
@@ -242,8 +249,8 @@ func TestIdleStreamsAreEndedWithAnErrorAndAFinalResult(t *testing.T) {
 	m.Header.Set(HdrCount, "2")
 	nc.PublishMsg(m)
 	expectResults(t, collect(t, ch, 5*time.Second), "segments 0..1 never arrived", "")
-	if l := st.Stats().Lost; l != 4 {
-		t.Fatalf("lost %d, want 4 (3 orphan messages, 1 decoder gap)", l)
+	if l := st.Stats().Lost; l != 5 {
+		t.Fatalf("lost %d, want 5 (3 orphan messages, 2 segments at the decoder)", l)
 	}
 }
 
@@ -486,5 +493,55 @@ func TestRefusedOnlyMessageStillEndsTheStream(t *testing.T) {
 	got := collect(t, ch, 5*time.Second)
 	if len(got) < 2 || !strings.Contains(got[0].Error, HdrRate) || got[len(got)-1].Text != "up down" {
 		t.Fatalf("stream started by its second message: %+v", got)
+	}
+}
+
+// A decoder that gives up on missing segments keeps the words around them:
+// each gap is reported with its time span (from the end of the segment
+// before it to the start of the one after it, or the stream's end from the
+// end-of-stream marker) and its reason, and the end-of-stream result has
+// every word that arrived and every gap. Before, a stream whose segment 0
+// was lost ended with "" although segment 1 held a confident word.
+func TestDecoderKeepsWordsAroundLostSegments(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{IdleTimeout: 150 * time.Millisecond})
+	ch := resultsOf(t, nc, "lossy")
+	word := func(seq int, start, end string, scores ...float32) {
+		sendRaw(t, nc, KindScores, "lossy", map[string]string{HdrSeq: strconv.Itoa(seq), HdrFinal: "1", HdrStart: start, HdrEnd: end}, EncodeF32(scores))
+	}
+	// Segments 0, 2 and 4 are lost.
+	word(1, "0.6", "0.9", -1, 1)
+	word(3, "1.5", "1.9", 1, -1)
+	sendRaw(t, nc, KindScores, "lossy", map[string]string{HdrEOS: "1", HdrCount: "5", HdrEnd: "3"}, nil)
+	got := collect(t, ch, 5*time.Second)
+	expectResults(t, got, "gap 0.00-0.60s: segments 0..0 never arrived", "", "gap 0.90-1.50s: segments 2..2", "", "gap 1.90-3.00s: segments 4..4", "")
+	end := got[len(got)-1]
+	if end.Text != "down up" || len(end.Words) != 2 || end.NoSpeech {
+		t.Fatalf("end-of-stream result %+v, want the two words that arrived", end)
+	}
+	want := [][2]float64{{0, 0.6}, {0.9, 1.5}, {1.9, 3}}
+	if len(end.Gaps) != len(want) {
+		t.Fatalf("gaps %+v, want %v", end.Gaps, want)
+	}
+	for i, g := range end.Gaps {
+		if g.Start != want[i][0] || g.End == nil || *g.End != want[i][1] || !strings.Contains(g.Reason, "never arrived") {
+			t.Fatalf("gap %d: %+v, want %v", i, g, want[i])
+		}
+	}
+	// The error result that reports a gap carries the words so far too.
+	if got[2].Text != "down" || len(got[2].Gaps) != 1 {
+		t.Fatalf("second gap's result %+v", got[2])
+	}
+	if l := st.Stats().Lost; l != 3 {
+		t.Fatalf("lost %d segments, want 3", l)
+	}
+
+	// Without the end-of-stream marker the gap after the last word has no
+	// known end.
+	ch = resultsOf(t, nc, "nomarker")
+	sendRaw(t, nc, KindScores, "nomarker", map[string]string{HdrSeq: "0", HdrFinal: "1", HdrStart: "0.2", HdrEnd: "0.7"}, EncodeF32([]float32{1, -1}))
+	got = collect(t, ch, 5*time.Second)
+	expectResults(t, got, "", "gap 0.70s on: nothing after it arrived, not even the end-of-stream marker", "")
+	if end := got[len(got)-1]; end.Text != "up" || len(end.Gaps) != 1 || end.Gaps[0].End != nil || end.Gaps[0].Start != 0.7 {
+		t.Fatalf("end-of-stream result without a marker: %+v", end)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,15 @@ type Pipeline struct {
 	// the gap at once, as when more than Window messages are held, with an
 	// error result that says why; the message is checked before it is held.
 	MaxHeldBytes int
+	// MaxStreams bounds the streams the frontend stage serves at once
+	// (default DefaultMaxStreams), and so the memory they hold (each up to
+	// MaxHeldBytes past a gap, plus its segmenter's audio). The first
+	// message of a stream beyond it gets one end-of-stream error result
+	// that says so, and the stream's later messages are dropped; the
+	// streams already served are unaffected. The decoder takes up to twice
+	// as many, as a stream's last segments reach it after the frontend has
+	// let the stream go.
+	MaxStreams int
 	// Batch is the most messages the features stage scores in one GEMM
 	// (default 64); with ShedPartials it takes up to 8× as many and scores
 	// those not shed. The tagger takes up to 8× as many.
@@ -148,6 +158,11 @@ type Pipeline struct {
 // is held to 8 of them instead of 64 (16 MiB).
 const DefaultMaxHeldBytes = 2 << 20
 
+// DefaultMaxStreams is Pipeline.MaxStreams's default: above the 800
+// concurrent real-time streams make bench-stream tries, while 1024 streams
+// each holding MaxHeldBytes past a gap stay within 2 GiB.
+const DefaultMaxStreams = 1024
+
 func (p *Pipeline) defaults() {
 	if p.TopK <= 0 {
 		p.TopK = 3
@@ -160,6 +175,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.MaxHeldBytes <= 0 {
 		p.MaxHeldBytes = DefaultMaxHeldBytes
+	}
+	if p.MaxStreams <= 0 {
+		p.MaxStreams = DefaultMaxStreams
 	}
 	if p.Batch <= 0 {
 		p.Batch = 64
@@ -481,50 +499,110 @@ func (s *Stages) sweep() {
 		case <-s.stop:
 			return
 		case now := <-tick.C:
-			s.mu.Lock()
-			for name, st := range s.front {
-				if now.Sub(st.last) > s.p.IdleTimeout {
-					s.endIdle(name, st)
-					delete(s.front, name)
-					s.ended[name] = endedStream{at: now, next: st.next}
-				}
-			}
-			for name, e := range s.ended {
-				if now.Sub(e.at) > 10*s.p.IdleTimeout {
-					delete(s.ended, name)
-				}
-			}
-			if len(s.voices) > 0 {
-				live := s.liveVoices()
-				for name, v := range s.voices {
-					if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
-						// Written off the lock (streamVoice waits for it
-						// before reading the file again). An error has no
-						// stream to go to; the file keeps what was last
-						// written.
-						s.saveVoice(name, v, nil)
-						delete(s.voices, name)
-					}
-				}
-			}
-			s.mu.Unlock()
+			s.expireFront(now)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
-			s.decMu.Lock()
-			for name, st := range s.dec {
-				if now.Sub(st.last) > 2*s.p.IdleTimeout {
-					s.endDecoderIdle(name, st)
-					delete(s.dec, name)
-					s.decEnded[name] = now
-				}
-			}
-			for name, at := range s.decEnded {
-				if now.Sub(at) > 10*s.p.IdleTimeout {
-					delete(s.decEnded, name)
-				}
-			}
-			s.decMu.Unlock()
+			s.expireDecoder(now)
 		}
+	}
+}
+
+// expireFront ends the frontend's idle streams and forgets ended streams
+// and idle voices. The idle streams are listed under s.mu and then ended
+// one at a time, each under the lock only for its own end, so that other
+// streams' messages are handled in between: thousands of streams expiring
+// together once held the lock for seconds.
+func (s *Stages) expireFront(now time.Time) {
+	s.mu.Lock()
+	var idle []string
+	for name, st := range s.front {
+		if now.Sub(st.last) > s.p.IdleTimeout {
+			idle = append(idle, name)
+		}
+	}
+	for name, e := range s.ended {
+		if now.Sub(e.at) > 10*s.p.IdleTimeout {
+			delete(s.ended, name)
+		}
+	}
+	if len(s.voices) > 0 {
+		live := s.liveVoices()
+		for name, v := range s.voices {
+			if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
+				// Written off the lock (streamVoice waits for it before
+				// reading the file again). An error has no stream to go
+				// to; the file keeps what was last written.
+				s.saveVoice(name, v, nil)
+				delete(s.voices, name)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for i, name := range idle {
+		s.mu.Lock()
+		// Still idle: a message may have come since the list was made.
+		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout {
+			s.endIdle(name, st)
+			delete(s.front, name)
+			s.ended[name] = endedStream{at: time.Now(), next: st.next}
+		}
+		s.mu.Unlock()
+		if !s.pace(i) {
+			return
+		}
+	}
+}
+
+// expireDecoder does for the decoder what expireFront does for the
+// frontend, after twice the idle timeout.
+func (s *Stages) expireDecoder(now time.Time) {
+	s.decMu.Lock()
+	var idle []string
+	for name, st := range s.dec {
+		if now.Sub(st.last) > 2*s.p.IdleTimeout {
+			idle = append(idle, name)
+		}
+	}
+	for name, at := range s.decEnded {
+		if now.Sub(at) > 10*s.p.IdleTimeout {
+			delete(s.decEnded, name)
+		}
+	}
+	s.decMu.Unlock()
+	for i, name := range idle {
+		s.decMu.Lock()
+		if st := s.dec[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout {
+			s.endDecoderIdle(name, st)
+		}
+		s.decMu.Unlock()
+		if !s.pace(i) {
+			return
+		}
+	}
+}
+
+// Expiry is spread in time as well: after every expiryBatch streams ended,
+// the sweep pauses expiryPause, so the results and end-of-stream markers
+// of thousands of streams do not reach the next stage (and its one
+// subscription, which serves every stream in order) as one burst. 5000
+// streams take 0.8 s to end.
+const (
+	expiryBatch = 64
+	expiryPause = 10 * time.Millisecond
+)
+
+// pace lets other goroutines in after the i-th stream ended, pausing after
+// every expiryBatch; it reports false when the stages are stopping.
+func (s *Stages) pace(i int) bool {
+	if (i+1)%expiryBatch != 0 {
+		runtime.Gosched()
+		return true
+	}
+	select {
+	case <-s.stop:
+		return false
+	case <-time.After(expiryPause):
+		return true
 	}
 }
 

@@ -3,6 +3,8 @@ package streaming
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -25,12 +27,21 @@ type decStream struct {
 	count int                           // segments announced by the EOS marker; -1 before it
 	voice *rfstream.VoiceProgress       // from the EOS marker, for the end-of-stream result
 	last  time.Time
+	// lastEnd is where the final segments taken so far end (seconds), so
+	// where a gap after them starts; streamEnd is the stream's length from the
+	// EOS marker (HdrEnd), nil before it.
+	lastEnd   float64
+	streamEnd *float64
+	gaps      []rfstream.Gap
 }
 
 // onScores handles one message from the features stage: the reorder window
 // puts it in sequence, each message now in order becomes a result, and once
 // the end-of-stream marker's count of segments is reached the stream's
-// end-of-stream result follows.
+// end-of-stream result follows. A gap is waited for until the stream goes
+// idle or the messages held past it reach the decoder's bound
+// (decoderHeld); then it is skipped, its time span reported, and the words
+// around it kept.
 func (s *Stages) onScores(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
 	if !s.owns(stream) {
@@ -45,6 +56,15 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	st := s.dec[stream]
 	if st == nil {
+		if len(s.dec) >= 2*s.p.MaxStreams {
+			// Its frontend admitted it (MaxStreams), so this is a stray:
+			// one end-of-stream error result, and its later messages are
+			// dropped as copies after the end.
+			s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.dec))})
+			s.decEnded[stream] = time.Now()
+			return
+		}
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
 		if c := s.p.Connected; c != nil {
 			st.ct = rfstream.NewConnectedTranscript(c, s.p.Spotter)
@@ -58,10 +78,17 @@ func (s *Stages) onScores(m *nats.Msg) {
 	if headerBool(m, HdrEOS) {
 		n, err := headerInt(m, HdrCount, -1)
 		if err != nil || n < 0 {
+			// Still the stream's end: what arrived is its transcript.
 			s.errorResult(stream, "end-of-stream marker without a valid %s", HdrCount)
+			s.giveUp(stream, st, "its end-of-stream marker did not say how many segments came before it", false)
 			return
 		}
 		st.count = n
+		if e := m.Header.Get(HdrEnd); e != "" {
+			if v, err := strconv.ParseFloat(e, 64); err == nil && v >= 0 && !math.IsInf(v, 0) {
+				st.streamEnd = &v
+			}
+		}
 		if m.Header.Get(HdrVoiceRecordings) != "" {
 			n, err1 := headerInt(m, HdrVoiceRecordings, -1)
 			k, err2 := headerInt(m, HdrVoiceAdaptedOn, -1)
@@ -77,15 +104,47 @@ func (s *Stages) onScores(m *nats.Msg) {
 			s.errorResult(stream, "scores %v", err)
 			return
 		}
+		if _, dup := st.pending[seq]; !dup && seq > st.next {
+			// Gaps are given up on, earliest first, until m fits.
+			for len(st.pending) > 0 && s.decoderOverBound(st, m) {
+				s.skipGap(stream, st, fmt.Sprintf("the decoder held %d messages (%d bytes) past it, its bound", len(st.pending), st.bytes))
+			}
+		}
 		if !st.add(seq, m) {
 			s.stats.duplicates.Add(1)
 			return
 		}
 	}
+	s.drain(stream, st)
+	if st.count >= 0 && st.next >= st.count {
+		s.endDecoded(stream, st)
+	}
+}
+
+// Bounds on what the decoder holds for one stream past a gap: more
+// messages than the frontend's window, since features workers in a queue
+// group (and a durable consumer's redelivery) may reorder a stream's
+// segments widely, and 4 × MaxHeldBytes, since one connected-model
+// utterance's log-likelihoods may take most of a server's 1 MiB message.
+const decoderWindowFactor, decoderBytesFactor = 16, 4
+
+// decoderOverBound reports whether holding m would take st past the
+// decoder's bound.
+func (s *Stages) decoderOverBound(st *decStream, m *nats.Msg) bool {
+	return len(st.pending) >= decoderWindowFactor*s.p.Window || st.bytes+len(m.Data) > decoderBytesFactor*s.p.MaxHeldBytes
+}
+
+// drain turns a stream's held messages into results while they are in
+// sequence.
+func (s *Stages) drain(stream string, st *decStream) {
 	for {
 		msg, ok := st.take()
 		if !ok {
-			break
+			return
+		}
+		if headerBool(msg, HdrFinal) {
+			// A gap after it starts where the last closed word ended.
+			st.lastEnd = max(st.lastEnd, headerFloat(msg, HdrEnd))
 		}
 		if headerBool(msg, HdrSkipped) {
 			continue // a partial shed by the features stage: no result
@@ -97,11 +156,68 @@ func (s *Stages) onScores(m *nats.Msg) {
 			s.publishResult(stream, st.result(s.p.Connected, seg, msg.Data))
 		}
 	}
-	if st.count >= 0 && st.next >= st.count {
-		s.publishResult(stream, st.end())
-		delete(s.dec, stream)
-		s.decEnded[stream] = time.Now()
+}
+
+// skipGap gives up on the segments missing before the earliest one held,
+// if any are held: it reports the gap's time span, from the end of the
+// segments before it to the start of the one after it, in an error result
+// that keeps the words heard so far, and goes on with what is held.
+func (s *Stages) skipGap(stream string, st *decStream, why string) {
+	if len(st.pending) == 0 {
+		return
 	}
+	from, to := st.skip()
+	end := headerFloat(st.pending[to+1], HdrStart)
+	s.stats.lost.Add(int64(to - from + 1))
+	s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, End: &end, Reason: fmt.Sprintf("segments %d..%d never arrived; %s", from, to, why)})
+	s.drain(stream, st)
+}
+
+// reportGap records a gap and says so in an error result that carries the
+// words heard so far.
+func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
+	st.gaps = append(st.gaps, g)
+	span := fmt.Sprintf("%.2fs on", g.Start)
+	if g.End != nil {
+		span = fmt.Sprintf("%.2f-%.2fs", g.Start, *g.End)
+	}
+	heard := st.end()
+	s.publishResult(stream, rfstream.Result{Text: heard.Text, Words: heard.Words, Gaps: []rfstream.Gap{g},
+		Error: fmt.Sprintf("gap %s: %s; the words around it are kept", span, g.Reason)})
+}
+
+// giveUp ends a stream whose segments stopped short (lost between the
+// stages) or whose end-of-stream marker was malformed, with s.decMu held:
+// every gap among the held segments is skipped and reported, then the
+// missing tail (unless the stream's length in segments is unknown because
+// its malformed marker did arrive), and the end-of-stream result carries
+// every word decoded.
+func (s *Stages) giveUp(stream string, st *decStream, why string, tail bool) {
+	for len(st.pending) > 0 {
+		s.skipGap(stream, st, why)
+	}
+	switch {
+	case !tail:
+	case st.count < 0:
+		s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, Reason: "nothing after it arrived, not even the end-of-stream marker; " + why})
+	case st.next < st.count:
+		s.stats.lost.Add(int64(st.count - st.next))
+		s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, End: st.streamEnd,
+			Reason: fmt.Sprintf("segments %d..%d never arrived; %s", st.next, st.count-1, why)})
+	}
+	s.endDecoded(stream, st)
+}
+
+// endDecoded publishes a stream's end-of-stream result and forgets it.
+func (s *Stages) endDecoded(stream string, st *decStream) {
+	r := st.end()
+	if len(st.gaps) > 0 {
+		r.Gaps = st.gaps
+		r.NoSpeech = false // what the gaps held is unknown
+	}
+	s.publishResult(stream, r)
+	delete(s.dec, stream)
+	s.decEnded[stream] = time.Now()
 }
 
 // result turns a segment's scores (word model) or log-likelihoods (connected
@@ -141,18 +257,9 @@ func (st *decStream) end() rfstream.Result {
 	return r
 }
 
-// endDecoderIdle closes a stream whose scores stopped short of its
-// end-of-stream marker (segments lost between the stages), with s.decMu
-// held: an error result names what is missing, then the end-of-stream
-// result carries the words that were decoded.
+// endDecoderIdle closes a stream whose messages stopped short of its end,
+// with s.decMu held (the sweep's): the words decoded are kept, and the
+// gaps, held segments skipped over and the missing tail, reported.
 func (s *Stages) endDecoderIdle(stream string, st *decStream) {
-	missing := "the end-of-stream marker"
-	if st.count >= 0 {
-		missing = fmt.Sprintf("segments %d..%d", st.next, st.count-1)
-	}
-	s.stats.lost.Add(1)
-	s.errorResult(stream, "decoder idle for %v: %s never arrived; ending the stream", 2*s.p.IdleTimeout, missing)
-	r := st.end()
-	r.NoSpeech = false // what the lost segments held is unknown
-	s.publishResult(stream, r)
+	s.giveUp(stream, st, fmt.Sprintf("the decoder waited %v for them", 2*s.p.IdleTimeout), true)
 }

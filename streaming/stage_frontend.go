@@ -38,6 +38,7 @@ type frontStream struct {
 	subjectVoice string
 	rate         int
 	segments     int
+	samples      int // PCM samples accepted, at rate: the stream's length so far
 	last         time.Time
 	// held are segments set aside, in order, until the voice session's
 	// self-training they need has finished (release); heldEnd: the
@@ -65,6 +66,12 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
+	if v := m.Header.Get(HdrEOS); v != "" && v != "0" && v != "1" {
+		// The client meant to end the stream; taking it at its word keeps
+		// it from waiting a minute for its end-of-stream result.
+		s.errorResult(stream, "%s header %q is not 1 (or 0); taken as the end of the stream", HdrEOS, v)
+		m.Header.Set(HdrEOS, "1")
+	}
 	seq, err := headerSeq(m)
 	if err != nil {
 		s.errorResult(stream, "%v", err)
@@ -86,6 +93,10 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	}
 	st := s.front[stream]
 	if st == nil {
+		if len(s.front) >= s.p.MaxStreams {
+			s.refuseStream(stream)
+			return
+		}
 		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject)}
 		s.front[stream] = st
 	}
@@ -124,6 +135,16 @@ func (s *Stages) onPCM(m *nats.Msg) {
 	if s.advance(stream, st, false) {
 		s.endFront(stream, st)
 	}
+}
+
+// refuseStream turns away a new stream while MaxStreams are served, with
+// s.mu held: its one end-of-stream result is an error that says why, and
+// its later messages are dropped as copies of an ended stream's (until the
+// ended stream is forgotten, 10 idle timeouts on, when a retry may start).
+func (s *Stages) refuseStream(stream string) {
+	s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.front))})
+	s.ended[stream] = endedStream{at: time.Now(), next: MaxSeq + 1}
 }
 
 // endFront forgets an ended stream's state, remembering its end, with
@@ -253,6 +274,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	if err != nil {
 		return fail("%v", err)
 	}
+	st.samples += len(pcm)
 	for _, seg := range st.seg.Push(pcm) {
 		s.publishSegment(stream, st, seg)
 	}
@@ -408,6 +430,10 @@ func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
 	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
+	if st.rate > 0 {
+		// The stream's length, where a gap in its last segments ends.
+		m.Header.Set(HdrEnd, strconv.FormatFloat(float64(st.samples)/float64(st.rate), 'g', -1, 64))
+	}
 	if st.voice != nil {
 		if p := st.voice.Progress(); p != nil {
 			m.Header.Set(HdrVoiceRecordings, strconv.Itoa(p.Recordings))

@@ -172,7 +172,7 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 	if err := f.checkTLS(); err != nil {
 		return nil, err
 	}
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
+	opts := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1)}, connectionEvents(name)...)
 	if f.user != "" {
 		opts = append(opts, nats.UserInfo(f.user, f.password))
 	}

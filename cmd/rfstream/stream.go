@@ -81,8 +81,12 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	voice := fs.String("voice", "", "the voice speaking: a pipeline's streams that name the same voice share its voice session, so with an adaptable word model each recording learns from that voice's earlier ones (a serve reached with --nats, or the embedded pipeline with --voices)")
 	voices := fs.String("voices", "", "the embedded pipeline keeps named voices in this directory (as serve --voices), so --voice learns across runs")
 	adaptable := fs.Bool("adaptable", false, adaptableUsage)
+	maxSeconds := fs.Float64("max-seconds", 600, "refuse a recording longer than this many seconds (raw PCM is read no further), as recognize does, so an endless input such as /dev/zero stops with an error instead of filling memory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *maxSeconds <= 0 {
+		return fmt.Errorf("stream: --max-seconds %g: want a positive length", *maxSeconds)
 	}
 	if err := nf.checkTLS(); err != nil {
 		return err
@@ -106,7 +110,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		}
 		nf.embedded() // --voices asks for the embedded pipeline, whatever $NATS_URL says
 	}
-	a, err := readAudio(fs.Arg(0), *rate, stdin)
+	a, err := readAudioUpTo(fs.Arg(0), *rate, *maxSeconds, stdin)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream/streaming"
+)
+
+// A connection made from --nats logs losing its server and getting it back:
+// serve said nothing while its server restarted.
+func TestConnectionsLogDisconnectsAndReconnects(t *testing.T) {
+	var log syncBuffer
+	old := natsEvents
+	natsEvents = &log
+	defer func() { natsEvents = old }()
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Addr().(*net.TCPAddr).Port
+	nc, err := nats.Connect(srv.ClientURL(), append([]nats.Option{nats.MaxReconnects(-1)}, connectionEvents("test conn")...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv.Close()
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), what); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q in the log:\n%s", what, log.String())
+			}
+		}
+	}
+	waitFor("test conn: NATS disconnected")
+	again, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true, Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	waitFor("test conn: NATS reconnected to nats://127.0.0.1:" + strconv.Itoa(port))
+}
