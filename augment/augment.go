@@ -41,6 +41,20 @@ func Tempo(a *frontend.Audio, factor float64) (*frontend.Audio, error) {
 	return sox.Effects(a, "tempo", "-s", strconv.FormatFloat(factor, 'f', 4, 64))
 }
 
+// PitchTempo is Pitch and then Tempo in one pass of sox.
+func PitchTempo(a *frontend.Audio, cents, factor float64) (*frontend.Audio, error) {
+	if cents == 0 {
+		return Tempo(a, factor)
+	}
+	if factor == 1 {
+		return Pitch(a, cents)
+	}
+	if math.IsNaN(cents) || math.Abs(cents) > 2400 || !(factor >= 0.25 && factor <= 4) {
+		return nil, fmt.Errorf("augment: pitch shift %g cents (within ±2400), tempo factor %g (0.25 to 4)", cents, factor)
+	}
+	return sox.Effects(a, "pitch", strconv.FormatFloat(cents, 'f', 1, 64), "tempo", "-s", strconv.FormatFloat(factor, 'f', 4, 64))
+}
+
 // Level scales a by db decibels.
 func Level(a *frontend.Audio, db float64) *frontend.Audio {
 	out := clone(a)

@@ -79,10 +79,7 @@ func Draw(r Ranges, seed uint64) Plan {
 // Apply makes the plan's changes to a; the result is at a's rate.
 func (p Plan) Apply(a *frontend.Audio) (*frontend.Audio, error) {
 	rng := rand.New(rand.NewPCG(p.Seed, 0x706c616e))
-	b, err := Pitch(a, p.Cents)
-	if err == nil && p.Tempo != 1 {
-		b, err = Tempo(b, p.Tempo)
-	}
+	b, err := PitchTempo(a, p.Cents, p.Tempo)
 	if err == nil && p.Warp != 1 {
 		b, err = VTLN(b, p.Warp)
 	}

@@ -148,11 +148,14 @@ type digitsFlags struct {
 }
 
 func (f *digitsFlags) register(fs *flag.FlagSet) {
-	f.mf = train.DefaultMapOptions("maxout", 2000)
+	// The defaults are the product's digit recipe, so the bare command
+	// measures the model rfstream train digits makes.
+	def := train.DefaultDigitOptions()
+	f.mf = def.Map
 	cli.MapFlags(fs, &f.mf)
 	cli.WordSetFlags(fs, &f.ws)
 	f.hf.register(fs)
-	f.tv = train.DefaultVoiceOptions()
+	f.tv = def.Voices
 	f.checkVoices = cli.VoiceFlags(fs, &f.tv)
 	fs.StringVar(&f.split, "split", "official", "official (takes 0-4 test), speaker (leave one speaker out) or dev (takes 5-9 test, 10-49 train: for choosing settings)")
 	fs.IntVar(&f.seeds, "seeds", 1, "map seeds to average over (seed, seed+1, …)")
@@ -177,7 +180,7 @@ func (f *digitsFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.knnSmooth, "knn-smooth", 0, "for voices absent from training: replace each recording's scores by the mean standardised scores of its k nearest recordings of the same voice (0: off); also picks --self-train's pseudo-labels")
 	fs.BoolVar(&f.balanced, "self-train-balanced", false, "--self-train: assume every unseen voice says each word about equally often, and cap each class's pseudo-labels at its share (see experiments/journal/audio.md: this uses the test voice's label distribution)")
 	fs.StringVar(&f.selfFlag, "self-train", "", "unsupervised adaptation to voices absent from training: comma-separated fractions, one self-training round each (e.g. 0.5,1: refit with the surest half of each unseen voice's test recordings, class by class, under their predicted labels, then with all of them)")
-	f.wc = frontend.DefaultWordConfig()
+	f.wc = def.Word
 	cli.WordConfigFlags(fs, &f.wc)
 }
 
