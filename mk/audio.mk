@@ -62,3 +62,13 @@ eval-digits-loso-balanced: build
 # recognition. 14 minutes on the project machine (Nov 23).
 eval-digits-adapt: build
 	BIN=$(BIN) experiments/probes/digits_adapt_loso.sh out/digits-adapt
+
+# Digits for voices never heard (issue 37, experiments/journal/audio.md "Any voice"): one JSON line with (a) FSDD
+# leave-one-speaker-out with the default recipe, (b) the gender split (train on FSDD and the male synthetic voices,
+# test on the female ones, and the reverse), (c) leave-one-synthesiser-out (train on FSDD and the other engines),
+# every number overall and per voice. Needs espeak-ng, flite, festival (+ festvox voices) and sox; the voices are
+# built into the data cache on first use (rfstream data voices). ANY_VOICE_FLAGS go to every eval digits run.
+ANY_VOICE_FLAGS ?=
+.PHONY: eval-any-voice
+eval-any-voice: build
+	$(LAB) eval any-voice -- $(ANY_VOICE_FLAGS)
