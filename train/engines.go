@@ -16,6 +16,10 @@ type EngineVoices struct {
 	Engines []string // datasets.Engines' names; none: no engine voices
 	Set     datasets.VoiceSetOptions
 	Dir     string
+	// SkipMissing leaves out, with a line on Log, an engine that is not
+	// installed (a user's first model) instead of failing (a measurement).
+	SkipMissing bool
+	Log         io.Writer
 }
 
 // BuildEngineVoices builds (or finds) the named engines' corpora with one

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -85,14 +86,37 @@ func (o VoiceOptions) Used() bool {
 	return o.SynthVoices > 0 || len(o.Engines.Engines) > 0 || o.WaveAugment > 0 || o.RealWeight > 1 || len(o.Speeds) > 0 || len(o.OnsetTrimMs) > 0 || len(o.OffsetTrimMs) > 0 || o.PadMs > 0
 }
 
+// describe records in a model's meta what widened its training set, so
+// the model file carries its recipe.
+func (o VoiceOptions) describe(meta map[string]any) {
+	if o.SynthVoices > 0 {
+		meta["synth_voices"] = fmt.Sprintf("espeak-ng %d voices × %d takes, seed %d", o.SynthVoices, o.SynthTakes, o.SynthSeed)
+	}
+	if len(o.Engines.Engines) > 0 {
+		s := o.Engines.Set
+		meta["engine_voices"] = fmt.Sprintf("%s: %d speakers each, ±%g cents, tempo to %g×, %d takes, seed %d",
+			strings.Join(o.Engines.Engines, ","), s.Speakers, s.Cents, s.MaxTempo, s.Takes, s.Seed)
+	}
+	if o.WaveAugment > 0 {
+		meta["wave_augment"] = fmt.Sprintf("%d copies within %+v", o.WaveAugment, o.AugmentRanges)
+	}
+}
+
 // Synth builds (or finds in SynthDir and Engines.Dir) the synthetic
 // recordings at the given sample rate: espeak-ng's SynthVoices speakers,
 // then every engine's digits; none without either.
 func (o VoiceOptions) Synth(rate int) ([]datasets.Recording, error) {
 	var out []datasets.Recording
+	if err := (datasets.EspeakEngine{}).Available(); err != nil && o.SynthVoices > 0 && o.Engines.SkipMissing {
+		fmt.Fprintf(orDiscard(o.Engines.Log), "espeak-ng: left out: %v\n", err)
+		o.SynthVoices = 0
+	}
 	if o.SynthVoices > 0 {
-		recs, err := datasets.BuildSynthDigits(o.SynthDir,
-			datasets.SynthDigitOptions{Voices: o.SynthVoices, Takes: o.SynthTakes, Seed: o.SynthSeed, Rate: rate})
+		bar := progress.New(orDiscard(o.Engines.Log), "espeak-ng voices", int64(o.SynthVoices*o.SynthTakes*10), "files")
+		recs, err := datasets.BuildSynthDigitsProgress(o.SynthDir,
+			datasets.SynthDigitOptions{Voices: o.SynthVoices, Takes: o.SynthTakes, Seed: o.SynthSeed, Rate: rate},
+			func(n int) { bar.Add(int64(n)) })
+		bar.Finish()
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +125,7 @@ func (o VoiceOptions) Synth(rate int) ([]datasets.Recording, error) {
 	if len(o.Engines.Engines) > 0 {
 		ev := o.Engines
 		ev.Set.Rate = rate
-		sets, err := BuildEngineVoices(ev, false, nil)
+		sets, err := BuildEngineVoices(ev, ev.SkipMissing, ev.Log)
 		if err != nil {
 			return nil, err
 		}
