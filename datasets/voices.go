@@ -99,6 +99,9 @@ type VoiceSetOptions struct {
 	Strings int
 	Seed    uint64
 	Rate    int
+	// BalanceSexes draws male and female voices alternately (where the
+	// engine has both) instead of every voice in turn.
+	BalanceSexes bool
 }
 
 // DefaultVoiceSetOptions: twelve speakers per engine, ±200 cents (a male
@@ -136,13 +139,33 @@ func SpeakerTable(e Engine, o VoiceSetOptions) ([]Speaker, error) {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x73706b72))
 	order := rng.Perm(len(voices))
+	pick := func(i int) EngineVoice { return voices[order[i%len(voices)]] }
+	if o.BalanceSexes {
+		pick = balancedPick(voices, order)
+	}
 	out := make([]Speaker, o.Speakers)
 	for i := range out {
-		v := voices[order[i%len(voices)]]
+		v := pick(i)
 		out[i] = Speaker{Engine: e.Name(), Voice: v.Name, Sex: v.Sex,
 			Cents: roundTo(o.Cents*(2*rng.Float64()-1), 1), Tempo: roundTo(logUniform(rng, o.MaxTempo), 0.01)}
 	}
 	return out, nil
+}
+
+// balancedPick alternates the sexes (where the engine has both), each
+// sex's voices in turn in order.
+func balancedPick(voices []EngineVoice, order []int) func(int) EngineVoice {
+	bySex := map[string][]EngineVoice{}
+	for _, k := range order {
+		bySex[voices[k].Sex] = append(bySex[voices[k].Sex], voices[k])
+	}
+	if len(bySex[Male]) == 0 || len(bySex[Female]) == 0 {
+		return func(i int) EngineVoice { return voices[order[i%len(voices)]] }
+	}
+	return func(i int) EngineVoice {
+		sex := []string{Male, Female}[i%2]
+		return bySex[sex][(i/2)%len(bySex[sex])]
+	}
 }
 
 // VoiceSet is one engine's corpus: its speaker table, the digits said
@@ -186,7 +209,11 @@ func BuildVoiceSet(dir string, e Engine, o VoiceSetOptions, progress func(files 
 		return VoiceSet{}, err
 	}
 	set := VoiceSet{Engine: e.Name(), Speakers: speakers}
-	out := filepath.Join(dir, fmt.Sprintf("%s-n%d-c%g-x%g-t%d-k%d-s%d-r%d", e.Name(), o.Speakers, o.Cents, o.MaxTempo, o.Takes, o.Strings, o.Seed, o.Rate))
+	name := fmt.Sprintf("%s-n%d-c%g-x%g-t%d-k%d-s%d-r%d", e.Name(), o.Speakers, o.Cents, o.MaxTempo, o.Takes, o.Strings, o.Seed, o.Rate)
+	if o.BalanceSexes {
+		name += "-balanced"
+	}
+	out := filepath.Join(dir, name)
 	stamp := fmt.Sprintf("v1 %s %+v\n", e.Name(), o)
 	digits, strs := filepath.Join(out, "digits.tsv"), filepath.Join(out, "strings.tsv")
 	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {

@@ -172,3 +172,19 @@ func TestVoiceSetOptionsRefuseNonsense(t *testing.T) {
 		}
 	}
 }
+
+func TestBalancedSpeakerTablesAlternateSexes(t *testing.T) {
+	o := DefaultVoiceSetOptions()
+	o.BalanceSexes = true
+	table, err := SpeakerTable(FliteEngine{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, s := range table {
+		n[s.Sex]++
+	}
+	if n[Male] != o.Speakers/2 || n[Female] != o.Speakers/2 {
+		t.Errorf("balanced flite table: %v, want %d of each", n, o.Speakers/2)
+	}
+}
