@@ -132,6 +132,18 @@ type digitsResult struct {
 // would take them minutes.
 var digitRecipe = train.DefaultDigitOptions
 
+// legacyDigitRecipe is eval digits' defaults before issue 37 made them the
+// product's recipe (FSDD alone, the speech detector's default rules; every
+// recorded run gives its m): what the recorded nested and mismatch runs'
+// arguments mean, so those tools keep running them with it.
+func legacyDigitRecipe() train.WordOptions {
+	o := train.DefaultDigitOptions()
+	o.Map.M = 2000
+	o.Voices.SynthVoices, o.Voices.Engines.Engines = 0, nil
+	o.Word.FloorShare, o.Word.MaxGapMs = 0, 0
+	return o
+}
+
 // digitsFlags are eval digits' settings.
 type digitsFlags struct {
 	mf                                    train.MapOptions
@@ -152,10 +164,7 @@ type digitsFlags struct {
 	selfFracs, testWarps, comboWeights []float64
 }
 
-func (f *digitsFlags) register(fs *flag.FlagSet) {
-	// The defaults are the product's digit recipe, so the bare command
-	// measures the model rfstream train digits makes.
-	def := digitRecipe()
+func (f *digitsFlags) register(fs *flag.FlagSet, def train.WordOptions) {
 	f.mf = def.Map
 	cli.MapFlags(fs, &f.mf)
 	cli.WordSetFlags(fs, &f.ws)
@@ -266,10 +275,17 @@ type digitsEval struct {
 	nsplits          int
 }
 
+// evalDigits is eval digits with the product's recipe as its defaults, so
+// the bare command measures the model rfstream train digits makes.
 func evalDigits(args []string, stdout, stderr io.Writer) error {
+	return evalDigitsFrom(digitRecipe(), args, stdout, stderr)
+}
+
+// evalDigitsFrom is eval digits with def's settings as its defaults.
+func evalDigitsFrom(def train.WordOptions, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval digits", "[flags]", stderr)
 	e := &digitsEval{stdout: stdout, stderr: stderr}
-	e.register(fs)
+	e.register(fs, def)
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
