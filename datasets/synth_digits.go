@@ -68,6 +68,12 @@ func SynthSpeakers(n int, seed uint64) ([]SynthSpeaker, error) {
 // speaker's name. The audio is deterministic for the options: espeak-ng is,
 // and the per-take jitter and background come from the seed.
 func BuildSynthDigits(dir string, o SynthDigitOptions) ([]Recording, error) {
+	return BuildSynthDigitsProgress(dir, o, nil)
+}
+
+// BuildSynthDigitsProgress is BuildSynthDigits calling progress (when not
+// nil) with the number of files written at each step.
+func BuildSynthDigitsProgress(dir string, o SynthDigitOptions, progress func(files int)) ([]Recording, error) {
 	if o.Rate == 0 {
 		o.Rate = 8000
 	}
@@ -132,6 +138,9 @@ func BuildSynthDigits(dir string, o SynthDigitOptions) ([]Recording, error) {
 		}
 		a.Samples = roomEdges(a.Samples, o.Rate, j.seed)
 		errs[i] = writeWAV(j.rec.Path, a)
+		if progress != nil {
+			progress(1)
+		}
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -12,4 +12,4 @@ eval-mnist-confusion: build data
 	$(LAB) eval mnist --map maxout --m 1000 --q 4 --confusion out/mnist-confusion
 
 eval-digits-confusion: build
-	$(LAB) eval digits --split speaker --m 3000 --confusion out/digits-speaker-confusion
+	$(LAB) eval digits --split speaker --m 3000 --confusion out/digits-speaker-confusion $(DIGITS_FSDD_ONLY)

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/augment"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -53,26 +55,84 @@ type VoiceOptions struct {
 	// PadMs, when positive, adds a copy of every training recording with
 	// this much background-level noise before and after it.
 	PadMs float64
+	// Engines adds other synthesisers' speakers (flite, festival, …:
+	// datasets.BuildVoiceSet) saying the digits alone.
+	Engines EngineVoices
+	// WaveAugment adds this many copies of every real training recording,
+	// each changed by its own seeded augment.Plan within AugmentRanges.
+	WaveAugment   int
+	AugmentRanges augment.Ranges
 }
 
 // DefaultVoiceOptions add nothing: the recordings alone, once each.
 func DefaultVoiceOptions() VoiceOptions {
-	return VoiceOptions{SynthTakes: 2, SynthSeed: 1, RealWeight: 1}
+	return VoiceOptions{SynthTakes: 2, SynthSeed: 1, RealWeight: 1,
+		Engines: EngineVoices{Set: datasets.DefaultVoiceSetOptions()}, AugmentRanges: SpeakerAugmentRanges()}
+}
+
+// SpeakerAugmentRanges are the augmentation ranges of a digit model's
+// wave copies: what another adult's voice and room change (±150 cents,
+// 0.87–1.15× tempo, vocal tract ±10 %, noise at 15–35 dB, a room or a
+// telephone one time in five, ±6 dB), milder than augment.DefaultRanges:
+// the feature-level ±400 cent copies of the first round blurred the classes.
+func SpeakerAugmentRanges() augment.Ranges {
+	return augment.Ranges{Cents: 150, MaxTempo: 1.15, Warp: 0.1, Noises: []string{"white", "pink", "background"},
+		SNR: [2]float64{15, 35}, Reverb: 0.2, MaxRT60: 0.4, Phone: 0.2, Codecs: []string{"", "u-law", "gsm"}, LevelDB: 6}
 }
 
 // Used reports whether the options add any row to the recordings' own.
 func (o VoiceOptions) Used() bool {
-	return o.SynthVoices > 0 || o.RealWeight > 1 || len(o.Speeds) > 0 || len(o.OnsetTrimMs) > 0 || len(o.OffsetTrimMs) > 0 || o.PadMs > 0
+	return o.SynthVoices > 0 || len(o.Engines.Engines) > 0 || o.WaveAugment > 0 || o.RealWeight > 1 || len(o.Speeds) > 0 || len(o.OnsetTrimMs) > 0 || len(o.OffsetTrimMs) > 0 || o.PadMs > 0
 }
 
-// Synth builds (or finds in SynthDir) the synthetic recordings at the
-// given sample rate; none without SynthVoices.
-func (o VoiceOptions) Synth(rate int) ([]datasets.Recording, error) {
-	if o.SynthVoices == 0 {
-		return nil, nil
+// describe records in a model's meta what widened its training set, so
+// the model file carries its recipe.
+func (o VoiceOptions) describe(meta map[string]any) {
+	if o.SynthVoices > 0 {
+		meta["synth_voices"] = fmt.Sprintf("espeak-ng %d voices × %d takes, seed %d", o.SynthVoices, o.SynthTakes, o.SynthSeed)
 	}
-	return datasets.BuildSynthDigits(o.SynthDir,
-		datasets.SynthDigitOptions{Voices: o.SynthVoices, Takes: o.SynthTakes, Seed: o.SynthSeed, Rate: rate})
+	if len(o.Engines.Engines) > 0 {
+		s := o.Engines.Set
+		meta["engine_voices"] = fmt.Sprintf("%s: %d speakers each, ±%g cents, tempo to %g×, %d takes, seed %d",
+			strings.Join(o.Engines.Engines, ","), s.Speakers, s.Cents, s.MaxTempo, s.Takes, s.Seed)
+	}
+	if o.WaveAugment > 0 {
+		meta["wave_augment"] = fmt.Sprintf("%d copies within %+v", o.WaveAugment, o.AugmentRanges)
+	}
+}
+
+// Synth builds (or finds in SynthDir and Engines.Dir) the synthetic
+// recordings at the given sample rate: espeak-ng's SynthVoices speakers,
+// then every engine's digits; none without either.
+func (o VoiceOptions) Synth(rate int) ([]datasets.Recording, error) {
+	var out []datasets.Recording
+	if err := (datasets.EspeakEngine{}).Available(); err != nil && o.SynthVoices > 0 && o.Engines.SkipMissing {
+		fmt.Fprintf(orDiscard(o.Engines.Log), "espeak-ng: left out: %v\n", err)
+		o.SynthVoices = 0
+	}
+	if o.SynthVoices > 0 {
+		bar := progress.New(orDiscard(o.Engines.Log), "espeak-ng voices", int64(o.SynthVoices*o.SynthTakes*10), "files")
+		recs, err := datasets.BuildSynthDigitsProgress(o.SynthDir,
+			datasets.SynthDigitOptions{Voices: o.SynthVoices, Takes: o.SynthTakes, Seed: o.SynthSeed, Rate: rate},
+			func(n int) { bar.Add(int64(n)) })
+		bar.Finish()
+		if err != nil {
+			return nil, err
+		}
+		out = recs
+	}
+	if len(o.Engines.Engines) > 0 {
+		ev := o.Engines
+		ev.Set.Rate = rate
+		sets, err := BuildEngineVoices(ev, ev.SkipMissing, ev.Log)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sets {
+			out = append(out, s.Digits...)
+		}
+	}
+	return out, nil
 }
 
 // WaveWarp transforms a recording before its word vector is computed.
@@ -201,6 +261,27 @@ func SpeedCondition(factor float64) Condition {
 	}}
 }
 
+// AugmentCondition is copy number k of a recording changed by a plan
+// drawn within r from the recording's samples and k, so a copy is the
+// same in every run and fold.
+func AugmentCondition(r augment.Ranges, k int) Condition {
+	name := fmt.Sprintf("augment %d %+v", k, r)
+	return Condition{Name: name, Warp: func(x []float32, rate int) ([]float32, error) {
+		h := fnv.New64a()
+		var b [4]byte
+		for _, v := range x {
+			u := math.Float32bits(v)
+			b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+			h.Write(b[:])
+		}
+		a, err := augment.Draw(r, h.Sum64()+uint64(k)).Apply(&frontend.Audio{Rate: rate, Samples: x})
+		if err != nil {
+			return nil, err
+		}
+		return a.Samples, nil
+	}}
+}
+
 // TrainingRows is a training set after widening: its word vectors, one
 // recording per row (speed copies renamed to a speaker of their own, as a
 // speaker normaliser must see them apart), and a group per row: the rows
@@ -249,6 +330,9 @@ func (o VoiceOptions) Rows(real, synth []datasets.Recording, wc frontend.WordCon
 	}
 	if len(synth) > 0 {
 		blocks = append(blocks, rowBlock{synth, Clean, synthGroups})
+	}
+	for k := 1; k <= o.WaveAugment; k++ {
+		blocks = append(blocks, rowBlock{real, AugmentCondition(o.AugmentRanges, k), realGroups})
 	}
 	copies, err := o.copyBlocks(real, realGroups, synth, synthGroups)
 	if err != nil {

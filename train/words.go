@@ -46,10 +46,18 @@ type WordOptions struct {
 }
 
 // DefaultDigitOptions are how the default digit model is trained: maxout
-// m=3000 on FSDD's official training takes, the recordings alone.
+// m=3000 on FSDD's official training takes, 50 espeak-ng voices and 24
+// flite and festival speakers (rfstream data voices), with the speech
+// detector's noise-floor rule off and gaps of at most 100 ms. The voices
+// and the detector won issue 37's first any-voice round on synthesisers
+// held out of training (experiments/journal/audio.md, "Any voice, round 1").
 func DefaultDigitOptions() WordOptions {
-	return WordOptions{Split: "official", Voices: DefaultVoiceOptions(), Map: DefaultMapOptions("maxout", 3000),
+	o := WordOptions{Split: "official", Voices: DefaultVoiceOptions(), Map: DefaultMapOptions("maxout", 3000),
 		Word: frontend.DefaultWordConfig()}
+	o.Voices.SynthVoices = 50
+	o.Voices.Engines.Engines = []string{"flite", "festival"}
+	o.Word.FloorShare, o.Word.MaxGapMs = -1, 100
+	return o
 }
 
 // DefaultAdaptableDigitOptions are how the default adaptable digit model
@@ -63,6 +71,7 @@ func DefaultAdaptableDigitOptions() WordOptions {
 	o := DefaultDigitOptions()
 	o.Split = "all"
 	o.Voices.SynthVoices = 50
+	o.Voices.Engines.Engines = nil // its nested choice was made without them
 	o.VoiceNorm = true
 	o.Rounds = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
 	o.Word.FloorShare, o.Word.MaxGapMs = -1, 100
@@ -81,6 +90,9 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 	wc := o.Word
 	start := time.Now()
 	labels := datasets.Labels(recs)
+	if o.Voices.Engines.Log == nil {
+		o.Voices.Engines.Log = o.Log
+	}
 	synth, err := o.Voices.Synth(wc.Audio.SampleRate)
 	if err != nil {
 		return nil, err
@@ -112,6 +124,7 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 		len(recs), x.Rows, len(labels), o.Map.Label(mp), rep.Lambda, time.Since(start).Seconds())
 	model := rfstream.NewWordModel(wc, mp, rls, labels)
 	model.Meta = map[string]any{"recordings": len(recs), "rows": x.Rows, "source": firstNonEmpty(o.Manifest, o.FSDD), "split": o.Split}
+	o.Voices.describe(model.Meta)
 	if o.Exclude != "" {
 		model.Meta["excluded_speakers"] = o.Exclude
 	}

@@ -23,7 +23,7 @@ func TestTrainDigitsWithSelection(t *testing.T) {
 		{"--map", "invariant", "--templates", "data", "--m", "3", "--bins", "2", "--g", "6", "--select", "elss1", "--select-lambda", "0.1"},
 	} {
 		model := filepath.Join(dir, fmt.Sprintf("m%d.rfm", i))
-		args := append([]string{"train", "digits", "--fsdd", fsdd, "--split", "all", "--frames", "16", "--select-pool", "4", "--select-n0", "30", "--out", model}, flags...)
+		args := append([]string{"train", "digits", "--fsdd", fsdd, "--split", "all", "--frames", "16", "--select-pool", "4", "--select-n0", "30", "--synth-voices", "0", "--engine-voices", "", "--out", model}, flags...)
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", flags, code, errb.String())

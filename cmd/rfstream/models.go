@@ -124,6 +124,10 @@ func defaultDigitWordModel(log io.Writer) (*rfstream.Model, error) {
 	return cli.LoadOrTrain(defaultDigitModel(), log, func() (*rfstream.Model, error) {
 		o := defaultDigitTraining.apply(train.DefaultDigitOptions())
 		o.FSDD, o.Log = cli.FSDDDir(), log
+		o.Voices.SynthDir, o.Voices.Engines.Dir = cli.SynthDigitsDir(), cli.VoicesDir()
+		// A synthesiser missing here costs the model its voices, not the
+		// user their first recognition.
+		o.Voices.Engines.SkipMissing, o.Voices.Engines.Log = true, log
 		return train.Words(o)
 	})
 }

@@ -15,7 +15,7 @@ import (
 func TestTrainKeepsAnExistingDefaultModel(t *testing.T) {
 	t.Setenv("RFSTREAM_DATA", t.TempDir())
 	t.Setenv("RFSTREAM_FSDD", toyFSDD(t))
-	args := []string{"train", "digits", "--split", "all", "--m", "40", "--frames", "16"}
+	args := []string{"train", "digits", "--split", "all", "--m", "40", "--frames", "16", "--synth-voices", "0", "--engine-voices", ""}
 	train := func(extra ...string) (int, string) {
 		var out, errb bytes.Buffer
 		code := run(append(append([]string{}, args...), extra...), &out, &errb)

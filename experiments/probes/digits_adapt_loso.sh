@@ -24,7 +24,7 @@ BIN=${BIN:-bin/rfstream}
 FSDD=${FSDD:-${RFSTREAM_FSDD:-../shared/fsdd/recordings}}
 OUT=${1:-out/digits-adapt}
 SETTINGS=(--speaker-norm mean --synth-voices 50 --self-train 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1
-	--floor-share -1 --max-gap-ms 100 --m 3000)
+	--floor-share -1 --max-gap-ms 100 --m 3000 --engine-voices '')
 # EXTRA adds flags to every training run's settings (a probe's variant).
 read -r -a extra <<<"${EXTRA:-}"
 SETTINGS+=("${extra[@]}")

@@ -90,3 +90,7 @@ func SynthDigitsDir() string { return filepath.Join(DataDir(), "synth-digits") }
 
 // PhonesDir is where the espeak-ng phone corpus is built.
 func PhonesDir() string { return filepath.Join(DataDir(), "phones") }
+
+// VoicesDir is where the synthesisers' digit corpora are built (rfstream
+// data voices).
+func VoicesDir() string { return filepath.Join(DataDir(), "voices") }

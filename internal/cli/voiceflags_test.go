@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -367,4 +368,46 @@ func FuzzParseOnsetTrims(f *testing.F) {
 			seen[v] = true
 		}
 	})
+}
+
+// --wave-augment adds a block of changed copies after the clean rows, each
+// in its source's group; --engine-voices refuses an engine it does not know.
+func TestWaveAugmentRowsAndEngineNames(t *testing.T) {
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("sox is not installed")
+	}
+	recs, err := datasets.FSDD(toyFSDD(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := recs[:6]
+	tv := train.DefaultVoiceOptions()
+	tv.WaveAugment = 1
+	if err := (voiceLists{}).check(&tv); err != nil {
+		t.Fatal(err)
+	}
+	wc := frontend.DefaultWordConfig()
+	wc.Frames = 16
+	rows, err := tv.Rows(real, nil, wc, train.VectorCache{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.X.Rows != 2*len(real) {
+		t.Fatalf("%d rows, want %d", rows.X.Rows, 2*len(real))
+	}
+	for i := range real {
+		if rows.Groups[len(real)+i] != i || rows.Recs[len(real)+i].Label != real[i].Label {
+			t.Fatalf("copy %d: group %d label %s", i, rows.Groups[len(real)+i], rows.Recs[len(real)+i].Label)
+		}
+		if slices.Equal(linalg.Row32(rows.X, i), linalg.Row32(rows.X, len(real)+i)) {
+			t.Fatalf("row %d: the augmented copy equals the original", i)
+		}
+	}
+	tv = train.DefaultVoiceOptions()
+	if err := (voiceLists{engines: "flite,mbrola"}).check(&tv); err == nil || !strings.Contains(err.Error(), "mbrola") {
+		t.Errorf("--engine-voices flite,mbrola: %v", err)
+	}
+	if err := (voiceLists{engines: " flite , festival"}).check(&tv); err != nil || !slices.Equal(tv.Engines.Engines, []string{"flite", "festival"}) {
+		t.Errorf("--engine-voices ' flite , festival': %v, %v", err, tv.Engines.Engines)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/train"
 )
@@ -46,7 +47,7 @@ func WordConfigFlags(fs *flag.FlagSet, wc *frontend.WordConfig) {
 // voiceLists are the voice flags given as comma-separated lists, parsed
 // into train.VoiceOptions once the flags are.
 type voiceLists struct {
-	speeds, onsetTrims, offsetTrims, trimLabels string
+	speeds, onsetTrims, offsetTrims, trimLabels, engines string
 }
 
 // VoiceFlags registers the flags that widen the voices a word model trains
@@ -66,6 +67,9 @@ func VoiceFlags(fs *flag.FlagSet, o *train.VoiceOptions) (check func() error) {
 	fs.StringVar(&l.onsetTrims, "onset-trim-ms", "", "comma-separated trims in ms (e.g. 60,120): add a copy of every training recording (real and synthetic, not speed copies) whose word vector starts this much after the detected speech start (at most half the region cut), as if the recording had been cut after the word began; test rows are never trimmed")
 	fs.StringVar(&l.offsetTrims, "offset-trim-ms", "", "comma-separated trims in ms (e.g. 50,100): add a copy of every training recording (real and synthetic, not speed copies) whose word vector ends this much before the detected speech end (at most half the region cut), as a word cut from a stream whose background hides its decay; test rows are never trimmed")
 	fs.StringVar(&l.trimLabels, "onset-trim-labels", "", "comma-separated training labels (e.g. 6,7) whose recordings get the --onset-trim-ms copies; empty: every label")
+	fs.StringVar(&l.engines, "engine-voices", strings.Join(o.Engines.Engines, ","), "comma-separated synthesisers besides espeak-ng (flite, festival; rfstream data voices builds them) whose speakers say the ten digits in every training set (empty: none)")
+	fs.BoolVar(&o.Engines.Set.BalanceSexes, "engine-balance-sexes", o.Engines.Set.BalanceSexes, "--engine-voices: draw the engines' male and female voices alternately (half the speakers female where an engine has a female voice) instead of every voice in turn")
+	fs.IntVar(&o.WaveAugment, "wave-augment", o.WaveAugment, "add this many copies of every real training recording, each with seeded pitch, tempo, vocal-tract, noise, room, telephone and level changes (train.SpeakerAugmentRanges)")
 	fs.Float64Var(&o.PadMs, "pad-copies-ms", o.PadMs, "add a copy of every training recording (real and synthetic, not speed copies) with this many ms of noise at its own background level before and after it, as the live segmenter pads a word cut from a stream (0: none)")
 	return func() error { return l.check(o) }
 }
@@ -73,6 +77,21 @@ func VoiceFlags(fs *flag.FlagSet, o *train.VoiceOptions) (check func() error) {
 func (l voiceLists) check(o *train.VoiceOptions) error {
 	if o.SynthVoices < 0 {
 		return fmt.Errorf("--synth-voices %d: want ≥ 0", o.SynthVoices)
+	}
+	if o.Engines.Dir == "" {
+		o.Engines.Dir = VoicesDir()
+	}
+	o.Engines.Engines = nil
+	for _, name := range strings.Split(l.engines, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if _, err := datasets.EngineByName(name); err != nil {
+				return fmt.Errorf("--engine-voices: %w", err)
+			}
+			o.Engines.Engines = append(o.Engines.Engines, name)
+		}
+	}
+	if o.WaveAugment < 0 || o.WaveAugment > 10 {
+		return fmt.Errorf("--wave-augment %d: want 0 to 10", o.WaveAugment)
 	}
 	if o.SynthTakes < 1 {
 		return fmt.Errorf("--synth-takes %d: want ≥ 1", o.SynthTakes)

@@ -48,7 +48,7 @@ func evalDigitsMismatch(args []string, stdout, stderr io.Writer) error {
 		run = append(run, fs.Args()...)
 		fmt.Fprintf(stderr, "eval digits %s\n", strings.Join(run, " "))
 		var out bytes.Buffer
-		if err := evalDigits(run, &out, stderr); err != nil {
+		if err := evalDigitsFrom(legacyDigitRecipe(), run, &out, stderr); err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")

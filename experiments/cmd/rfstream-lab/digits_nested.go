@@ -129,7 +129,8 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "eval digits %s\n", strings.Join(a, " "))
 		var out bytes.Buffer
 		var r digitsResult
-		if err := evalDigits(a, &out, stderr); err != nil {
+		// The recorded runs' arguments mean what they meant when run.
+		if err := evalDigitsFrom(legacyDigitRecipe(), a, &out, stderr); err != nil {
 			return r, fmt.Errorf("candidate %s: %w", c.name, err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -95,7 +95,9 @@ func evalTIDIGITSIsolated(f tidigitsFlags, all []datasets.TIDIGITSUtterance, gro
 		return err
 	}
 	e := &digitsEval{stdout: stdout, stderr: stderr}
-	e.register(flag.NewFlagSet("digits defaults", flag.ContinueOnError))
+	// The corpus's own speakers only, as the paper's splits train: not the
+	// product recipe's synthetic voices. The map comes from this command.
+	e.register(flag.NewFlagSet("digits defaults", flag.ContinueOnError), legacyDigitRecipe())
 	e.mf, e.split, e.given = f.o.Map, "tidigits "+f.split, splits
 	if err := e.check(); err != nil {
 		return err
