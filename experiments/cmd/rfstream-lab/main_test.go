@@ -17,5 +17,9 @@ func TestMain(m *testing.M) {
 		o.Voices.SynthVoices, o.Voices.Engines.Engines = 0, nil
 		return o
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if tidigitsDir != "" {
+		os.RemoveAll(tidigitsDir) // the shared TIDIGITS-shaped corpus (tidigits_test.go)
+	}
+	os.Exit(code)
 }

@@ -49,14 +49,6 @@ func tidigitsCorpus(t *testing.T) string {
 	return tidigitsDir
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if tidigitsDir != "" {
-		os.RemoveAll(tidigitsDir)
-	}
-	os.Exit(code)
-}
-
 // runTIDIGITS runs eval tidigits --json and reads its report.
 func runTIDIGITS(t *testing.T, args ...string) (tidigitsReport, string) {
 	t.Helper()
