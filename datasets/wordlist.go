@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/rfstream/rfstream/frontend"
 )
 
 //go:embed nondigit_words.txt
 var nonDigitWordsFile []byte
+
+//go:embed filler_train_words.txt
+var fillerTrainWordsFile []byte
 
 // NonDigitWords returns the committed list of English words that are not
 // digits (nondigit_words.txt): what a digit recogniser's rejection is
@@ -17,6 +22,17 @@ func NonDigitWords() []string {
 	ws, err := ParseWordList(nonDigitWordsFile, "nondigit_words.txt")
 	if err != nil {
 		panic(err) // the embedded file is tested: TestNonDigitWordsParse
+	}
+	return ws
+}
+
+// FillerTrainWords returns the committed list of non-digit words a digit
+// recogniser's filler model is trained on (filler_train_words.txt); none of
+// them is in NonDigitWords.
+func FillerTrainWords() []string {
+	ws, err := ParseWordList(fillerTrainWordsFile, "filler_train_words.txt")
+	if err != nil {
+		panic(err) // the embedded file is tested: TestWordListsAreDisjoint
 	}
 	return ws
 }
@@ -37,7 +53,7 @@ var digitSoundAlikes = map[string]bool{
 	"seventy": true, "eighty": true, "ninety": true,
 }
 
-// maxWordList bounds a word list: lines and the length of one word.
+// A word list's size and the length of one word are bounded.
 const (
 	maxWordListBytes = 1 << 20
 	maxWordLength    = 40
@@ -106,4 +122,20 @@ func checkListWord(w string) error {
 		return fmt.Errorf("%q sounds like a digit (or is one): a listener may hear it as one, so it cannot be a word to reject", w)
 	}
 	return nil
+}
+
+// SynthWord is text said by voice v as a microphone in a room hears it:
+// espeak-ng's audio with a short stretch of background either side and a
+// faint noise floor under it, its peak at a level drawn from seed (the
+// same room as BuildSynthDigits gives its digits).
+func SynthWord(text string, v Voice, rate int, seed uint64) (*frontend.Audio, error) {
+	a, err := Espeak(text, v, rate)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.Samples) == 0 {
+		return nil, fmt.Errorf("datasets: espeak-ng voice %s said nothing for %q", v, text)
+	}
+	a.Samples = roomEdges(a.Samples, rate, seed)
+	return a, nil
 }

@@ -80,3 +80,19 @@ func FuzzParseWordList(f *testing.F) {
 		}
 	})
 }
+
+func TestWordListsAreDisjoint(t *testing.T) {
+	measured := map[string]bool{}
+	for _, w := range NonDigitWords() {
+		measured[w] = true
+	}
+	train := FillerTrainWords()
+	if len(train) < 150 {
+		t.Fatalf("%d filler training words", len(train))
+	}
+	for _, w := range train {
+		if measured[w] {
+			t.Fatalf("%q is both trained on and measured", w)
+		}
+	}
+}

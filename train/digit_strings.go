@@ -45,7 +45,10 @@ type DigitStringOptions struct {
 	// TrainStrings strings joined from training recordings (word times
 	// known from their construction) are trained on too.
 	TrainStrings int
-	Decoder      rfstream.ConnectedDecoder
+	// Filler trains a filler unit that rejects words that are not digits
+	// (Voices 0: none).
+	Filler  FillerOptions
+	Decoder rfstream.ConnectedDecoder
 	Log          io.Writer
 }
 
@@ -54,7 +57,18 @@ type DigitStringOptions struct {
 func DefaultDigitStringOptions() DigitStringOptions {
 	return DigitStringOptions{Map: DefaultMapOptions("maxout", 2000), Classifier: "rls", Passes: 4, States: 8, SilStates: 3,
 		SoftmaxFrames: 60000, Optimizer: "adam", SoftmaxLambda: 1e-3, PadMin: 0.1, PadMax: 0.4, TrainStrings: 400,
-		Tune: true, DevStrings: 100, Decoder: rfstream.DefaultConnectedDecoder()}
+		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Decoder: defaultDigitStringDecoder()}
+}
+
+// defaultFillerBias is the default speech model's filler weight, chosen on
+// the dev half of the non-digit words and voices by
+// experiments/probes/reject (experiments/journal/reject.md).
+const defaultFillerBias = 0
+
+func defaultDigitStringDecoder() rfstream.ConnectedDecoder {
+	d := rfstream.DefaultConnectedDecoder()
+	d.FillerBias = defaultFillerBias
+	return d
 }
 
 // PausesMeta is the model metadata key naming how the pauses of its
@@ -113,6 +127,14 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		return nil, rep, err
 	}
 	words := datasets.Labels(trainRecs)
+	if o.Filler.Voices > 0 {
+		filler, err := o.Filler.utterances(in.Audio.SampleRate, o.PadMin, o.PadMax)
+		if err != nil {
+			return nil, rep, err
+		}
+		utts = append(utts, filler...)
+		words = append(words, rfstream.FillerLabel)
+	}
 	seed := o.Map.Seed
 	m, rep, err := Connected(utts, ConnectedOptions{
 		Input: in, Decoder: o.Decoder, Map: recipe, Words: words, Passes: o.Passes,
@@ -123,6 +145,9 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		// The model learns the joined strings' pauses: say how they were
 		// rendered, so a cached model from another rendering is retrained.
 		m.Meta[PausesMeta] = datasets.PauseRendering
+	}
+	if err == nil && o.Filler.Voices > 0 {
+		m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
 	}
 	return m, rep, err
 }

@@ -221,10 +221,14 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 }
 
 // confidence is the plain output's last column: the confidence, or "no
-// speech" after the empty text.
+// speech" or "not a digit" (speech rejected as no word of the model's)
+// after the empty text.
 func (rec recognition) confidence() string {
 	if rec.NoSpeech {
 		return "no speech"
+	}
+	if rec.Text == "" && slices.ContainsFunc(rec.Words, func(w rfstream.Word) bool { return w.Rejected }) {
+		return "not a digit"
 	}
 	return fmt.Sprintf("%.0f%%", 100*rec.Conf)
 }
