@@ -49,7 +49,7 @@ type DigitStringOptions struct {
 	// (Voices 0: none).
 	Filler  FillerOptions
 	Decoder rfstream.ConnectedDecoder
-	Log          io.Writer
+	Log     io.Writer
 }
 
 // DefaultDigitStringOptions are how the data cache's connected model is
