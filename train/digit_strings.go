@@ -146,8 +146,13 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		// rendered, so a cached model from another rendering is retrained.
 		m.Meta[PausesMeta] = datasets.PauseRendering
 	}
-	if err == nil && o.Filler.Voices > 0 {
-		m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
+	if err == nil {
+		// Recorded either way: a model trained without a filler on purpose
+		// is not one that predates it.
+		m.Meta[FillerMeta] = "none"
+		if o.Filler.Voices > 0 {
+			m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
+		}
 	}
 	return m, rep, err
 }

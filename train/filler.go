@@ -30,8 +30,9 @@ type FillerOptions struct {
 	SynthDir   string
 }
 
-// FillerMeta is the model metadata key saying a model was trained with a
-// filler unit, and on which voices (FillerOptions.Voices and Seed).
+// FillerMeta is the model metadata key saying whether a model was trained
+// with a filler unit ("none", or on which voices: FillerOptions.Voices and
+// Seed); a model without it predates the filler.
 const FillerMeta = "filler"
 
 // DefaultFillerOptions are the default speech model's: the 50 voices of

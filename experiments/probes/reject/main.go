@@ -18,10 +18,17 @@
 // usage: go run ./experiments/probes/reject measure --model M.rfm --out F.tsv
 //
 //	go run ./experiments/probes/reject curve F.tsv
+//	go run ./experiments/probes/reject strings --model M.rfm [--bias B] MANIFEST.tsv
+//
+// The strings step scores a connected set (make demo part 4's is
+// data/connected/demo-clean/manifest.tsv) through the product's live
+// recogniser (rfstream.NewLiveRecognizer, whose results the NATS pipeline's
+// equal): WER and strings exactly right, rejected words counted as deleted.
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -37,6 +44,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/parallel"
@@ -52,6 +60,8 @@ func main() {
 		measure(os.Args[2:])
 	case "curve":
 		curve(os.Args[2:])
+	case "strings":
+		scoreStrings(os.Args[2:])
 	default:
 		log.Fatalf("unknown step %q (measure, curve)", os.Args[1])
 	}
@@ -477,5 +487,63 @@ func fillerCurve(hs []heard, maxFRR float64) {
 			fmt.Printf("%-5s %6.1f %11.1f%% %9.1f%% %9.1f%% %10.1f%% %10.1f%%%s\n", half, bias, pct(m["nondigit"].rej, m["nondigit"].n),
 				pct(m["synth"].rej, m["synth"].n), pct(m["fsdd"].rej, m["fsdd"].n), pct(m["synth"].right, m["synth"].n), pct(m["fsdd"].right, m["fsdd"].n), note)
 		}
+	}
+}
+
+func scoreStrings(args []string) {
+	fs := flag.NewFlagSet("strings", flag.ExitOnError)
+	modelPath := fs.String("model", cli.ConnectedModel(), "the connected digit model")
+	bias := fs.Float64("bias", math.NaN(), "filler bias in place of the model's")
+	_ = fs.Parse(args)
+	m, err := rfstream.LoadModel(*modelPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !math.IsNaN(*bias) {
+		var dc rfstream.ConnectedDecoder
+		if err := json.Unmarshal(m.Decoder, &dc); err != nil {
+			log.Fatal(err)
+		}
+		dc.FillerBias = *bias
+		if m.Decoder, err = json.Marshal(dc); err != nil {
+			log.Fatal(err)
+		}
+	}
+	rec, err := rfstream.NewLiveRecognizer(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, manifest := range fs.Args() {
+		us, err := datasets.ReadTranscripts(manifest)
+		if err != nil {
+			log.Fatal(err)
+		}
+		texts := make([]string, len(us))
+		rejected := make([]int, len(us))
+		err = parallel.ForErr(len(us), func(i int) error {
+			a, err := frontend.ReadAudio(us[i].Path, 8000)
+			if err != nil {
+				return err
+			}
+			r, err := rec.Recognize(a.Samples, a.Rate)
+			for _, w := range r.Words {
+				if w.Rejected {
+					rejected[i]++
+				}
+			}
+			texts[i] = r.Text
+			return err
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		var counts decode.ErrorCounts
+		nRej := 0
+		for i, u := range us {
+			counts.Add(u.Words, strings.Fields(texts[i]))
+			nRej += rejected[i]
+		}
+		fmt.Printf("%s: %d strings, WER %.2f%%, %d exactly right, %d rejected words (sub %d, ins %d, del %d of %d)\n", manifest, len(us),
+			100*counts.ErrorRate(), counts.Strings-counts.StringError, nRej, counts.Sub, counts.Ins, counts.Del, counts.Ref)
 	}
 }
