@@ -126,7 +126,7 @@ func measure(args []string) {
 
 // fillerBiases are the filler weights the measurement decodes with, added
 // to the model's own (FillerBias): the curve of the filler.
-var fillerBiases = []float64{-6, -4, -3, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 6}
+var fillerBiases = []float64{-6, -4, -3, -2, -1.5, -1, -0.5, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6}
 
 // hear runs the product's live path over a and writes each final
 // utterance's words with their evidence, then, for each filler bias, what
@@ -484,7 +484,7 @@ func fillerCurve(hs []heard, maxFRR float64) {
 			if b == chosen {
 				note = "  ← chosen on dev"
 			}
-			fmt.Printf("%-5s %6.1f %11.1f%% %9.1f%% %9.1f%% %10.1f%% %10.1f%%%s\n", half, bias, pct(m["nondigit"].rej, m["nondigit"].n),
+			fmt.Printf("%-5s %6.2f %11.1f%% %9.1f%% %9.1f%% %10.1f%% %10.1f%%%s\n", half, bias, pct(m["nondigit"].rej, m["nondigit"].n),
 				pct(m["synth"].rej, m["synth"].n), pct(m["fsdd"].rej, m["fsdd"].n), pct(m["synth"].right, m["synth"].n), pct(m["fsdd"].right, m["fsdd"].n), note)
 		}
 	}
