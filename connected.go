@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -57,6 +58,11 @@ type ConnectedDecoder struct {
 	// silence ends an utterance in a stream.
 	Beam              float64 `json:"beam"`
 	EndpointSilenceMs float64 `json:"endpoint_silence_ms"`
+	// FillerBias is added to the scaled log-likelihood of every state of
+	// the model's filler unit (FillerLabel) at every frame: the filler
+	// weight, larger to reject more. Without a filler unit it is unused;
+	// older model files have neither, and reject nothing.
+	FillerBias float64 `json:"filler_bias,omitempty"`
 }
 
 // DefaultConnectedInput: MFCC 13 + Δ + ΔΔ with utterance CMVN, spliced ±5
@@ -105,6 +111,8 @@ type Connected struct {
 	logPrior, rawPrior []float32
 	classes            int
 	bigram             *decode.Bigram
+	// filler is the index of FillerLabel among the labels, −1 without.
+	filler int
 }
 
 // NewConnected prepares a connected model for recognition.
@@ -126,6 +134,7 @@ func NewConnected(m *Model) (*Connected, error) {
 		return nil, fmt.Errorf("rfstream: connected model with %d words, %d states a word, %d silence states", len(m.Labels), c.Input.StatesPerWord, c.Input.SilenceStates)
 	}
 	c.classes = c.Input.Classes(len(m.Labels))
+	c.filler = slices.Index(m.Labels, FillerLabel)
 	var err error
 	if c.Map, err = m.FeatureMap(); err != nil {
 		return nil, err
@@ -282,7 +291,7 @@ const scoreBlock = 512
 // log-likelihoods, log P(state | frame) − PriorScale·log P(state), block
 // by block.
 func (c *Connected) LogLikelihoods(x blas32.General) blas32.General {
-	return frameLogLikelihoods(c.Map, c.post, c.logPrior, x)
+	return c.biasFiller(frameLogLikelihoods(c.Map, c.post, c.logPrior, x), c.Decoder.FillerBias)
 }
 
 func frameLogLikelihoods(m features.Map, post posteriorModel, logPrior []float32, x blas32.General) blas32.General {
@@ -351,15 +360,29 @@ func (c *Connected) Recognize(a *frontend.Audio) (Result, error) {
 	return resultOf(r.Words, true), nil
 }
 
-// resultOf turns decoded words into a Result.
+// resultOf turns decoded words into a Result: a run of filler words
+// becomes one rejected word (RejectedWord), left out of Text.
 func resultOf(ws []decode.Word, final bool) Result {
 	res := Result{Final: final, EOS: final, Words: []Word{}}
-	var text []string
 	for _, w := range ws {
-		res.Words = append(res.Words, Word{Word: w.Label, Start: w.StartTime, End: w.EndTime, Conf: w.Confidence})
-		text = append(text, w.Label)
+		out := Word{Word: w.Label, Start: w.StartTime, End: w.EndTime, Conf: w.Confidence}
+		if w.Label == FillerLabel {
+			if n := len(res.Words); n > 0 && res.Words[n-1].Rejected {
+				// One stretch of speech that is no word: one entry, its
+				// confidence the frame-weighted mean of the parts'.
+				last := &res.Words[n-1]
+				d0, d1 := last.End-last.Start, out.End-out.Start
+				if d0+d1 > 0 {
+					last.Conf = (last.Conf*d0 + out.Conf*d1) / (d0 + d1)
+				}
+				last.End = out.End
+				continue
+			}
+			out.Word, out.Rejected = RejectedWord, true
+		}
+		res.Words = append(res.Words, out)
 	}
-	res.Text = strings.Join(text, " ")
+	res.Text = wordText(res.Words)
 	return res
 }
 

@@ -3,7 +3,6 @@ package rfstream
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/rfstream/rfstream/frontend"
 )
@@ -134,10 +133,4 @@ func (t *ConnectedTranscript) snapshot(extra []Word) []Word {
 	return append(append([]Word{}, t.words...), extra...)
 }
 
-func (t *ConnectedTranscript) text(extra []Word) string {
-	var parts []string
-	for _, w := range t.snapshot(extra) {
-		parts = append(parts, w.Word)
-	}
-	return strings.Join(parts, " ")
-}
+func (t *ConnectedTranscript) text(extra []Word) string { return wordText(t.snapshot(extra)) }

@@ -61,12 +61,7 @@ func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
-	// A string is only as sure as its least sure word.
-	for i, w := range res.Words {
-		if i == 0 || w.Conf < res.Conf {
-			res.Conf = w.Conf
-		}
-	}
+	res.Conf = leastSure(res.Words)
 	return res, nil
 }
 
@@ -105,10 +100,24 @@ func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {
 			return Result{}, errors.New(e.Error)
 		}
 	}
-	for i, w := range res.Words {
-		if i == 0 || w.Conf < res.Conf {
-			res.Conf = w.Conf
+	res.Conf = leastSure(res.Words)
+	return res, nil
+}
+
+// leastSure is a string's confidence: a string is only as sure as its
+// least sure word. A rejected stretch is not part of the string; when all
+// of it was rejected, the confidence is the least sure rejection's.
+func leastSure(ws []Word) float64 {
+	conf, found := 0.0, false
+	for _, accepted := range []bool{true, false} {
+		for _, w := range ws {
+			if w.Rejected != accepted && (!found || w.Conf < conf) {
+				conf, found = w.Conf, true
+			}
+		}
+		if found {
+			break
 		}
 	}
-	return res, nil
+	return conf
 }

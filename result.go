@@ -60,6 +60,11 @@ type Word struct {
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
 	Conf  float64 `json:"conf"`
+	// Rejected marks speech the recogniser heard as none of its words
+	// (for the digit model: not a digit); Word is then RejectedWord, the
+	// times are the rejected stretch's and Conf the filler's confidence.
+	// Rejected words are not in Text.
+	Rejected bool `json:"rejected,omitempty"`
 }
 
 // VoiceProgress is how far a voice session has come: the recordings it

@@ -45,8 +45,11 @@ type DigitStringOptions struct {
 	// TrainStrings strings joined from training recordings (word times
 	// known from their construction) are trained on too.
 	TrainStrings int
-	Decoder      rfstream.ConnectedDecoder
-	Log          io.Writer
+	// Filler trains a filler unit that rejects words that are not digits
+	// (Voices 0: none).
+	Filler  FillerOptions
+	Decoder rfstream.ConnectedDecoder
+	Log     io.Writer
 }
 
 // DefaultDigitStringOptions are how the data cache's connected model is
@@ -54,7 +57,21 @@ type DigitStringOptions struct {
 func DefaultDigitStringOptions() DigitStringOptions {
 	return DigitStringOptions{Map: DefaultMapOptions("maxout", 2000), Classifier: "rls", Passes: 4, States: 8, SilStates: 3,
 		SoftmaxFrames: 60000, Optimizer: "adam", SoftmaxLambda: 1e-3, PadMin: 0.1, PadMax: 0.4, TrainStrings: 400,
-		Tune: true, DevStrings: 100, Decoder: rfstream.DefaultConnectedDecoder()}
+		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Decoder: defaultDigitStringDecoder()}
+}
+
+// defaultFillerBias is the default speech model's filler weight, chosen on
+// the dev half of the non-digit words and voices by
+// experiments/probes/reject: the largest of its grid with at most 2 % of
+// dev digits (synthetic voices, FSDD takes 5-9) rejected
+// (experiments/journal/reject.md). Decoder tuning (TuneConnected) decodes
+// without it, as the model it was chosen on was tuned.
+const defaultFillerBias = 0.25
+
+func defaultDigitStringDecoder() rfstream.ConnectedDecoder {
+	d := rfstream.DefaultConnectedDecoder()
+	d.FillerBias = defaultFillerBias
+	return d
 }
 
 // PausesMeta is the model metadata key naming how the pauses of its
@@ -107,11 +124,28 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		}
 		utts = append(utts, strs...)
 	}
-	m, rep, err := DigitStringsFrom(o, utts, datasets.Labels(trainRecs))
+	words := datasets.Labels(trainRecs)
+	if o.Filler.Voices > 0 {
+		filler, err := o.Filler.utterances(rate, o.PadMin, o.PadMax)
+		if err != nil {
+			return nil, rep, err
+		}
+		utts = append(utts, filler...)
+		words = append(words, rfstream.FillerLabel)
+	}
+	m, rep, err := DigitStringsFrom(o, utts, words)
 	if err == nil && o.TrainStrings > 0 {
 		// The model learns the joined strings' pauses: say how they were
 		// rendered, so a cached model from another rendering is retrained.
 		m.Meta[PausesMeta] = datasets.PauseRendering
+	}
+	if err == nil {
+		// Recorded either way: a model trained without a filler on purpose
+		// is not one that predates it.
+		m.Meta[FillerMeta] = "none"
+		if o.Filler.Voices > 0 {
+			m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
+		}
 	}
 	return m, rep, err
 }

@@ -36,7 +36,7 @@ func TestRecognizeFromAnyDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering} // as the default model is trained
+	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"} // as the default model is trained
 	model := filepath.Join(dir, "connected.rfm")
 	if err := rfstream.SaveModel(model, c.Model); err != nil {
 		t.Fatal(err)

@@ -28,9 +28,72 @@ func toyDefaultSpeechModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering}
+	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"}
 	if err := rfstream.SaveModel(cli.ConnectedModel(), c.Model); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// toyModelWithFiller is the toy default speech model with "down" made its
+// filler: a "down" is then speech outside the vocabulary {up}.
+func toyModelWithFiller(t *testing.T) {
+	t.Helper()
+	toyDefaultSpeechModel(t)
+	m, err := rfstream.Load(cli.ConnectedModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Labels[1] != "down" {
+		t.Fatalf("toy labels %v", m.Labels)
+	}
+	m.Labels[1] = rfstream.FillerLabel
+	if err := rfstream.SaveModel(cli.ConnectedModel(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Speech the model rejects (here a "down", the toy's filler) is printed as
+// no word by recognize and stream alike: JSON keeps it as a rejected word
+// with its times, the text leaves it out, and plain output says "not a
+// digit" after an empty text.
+func TestRecognizeAndStreamShareRejection(t *testing.T) {
+	toyModelWithFiller(t)
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "up-down.wav"), filepath.Join(dir, "down.wav")}
+	writeWAV(t, paths[0], toymodels.UpDown())
+	writeWAV(t, paths[1], toymodels.DownWord(12))
+	var out, errb bytes.Buffer
+	for i, p := range paths {
+		out.Reset()
+		if code := run([]string{"recognize", "--json", p}, &out, &errb); code != 0 {
+			t.Fatalf("recognize: exit %d: %s", code, errb.String())
+		}
+		var rec recognition
+		if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		wantText := []string{"up", ""}[i]
+		n := len(rec.Words)
+		if rec.Text != wantText || rec.NoSpeech || n == 0 || !rec.Words[n-1].Rejected || rec.Words[n-1].Word != rfstream.RejectedWord ||
+			!(rec.Words[n-1].End > rec.Words[n-1].Start) {
+			t.Fatalf("%s: recognize gave %+v, want %q and a rejected last word", p, rec, wantText)
+		}
+		out.Reset()
+		if code := run([]string{"stream", "--fast", "--json", p}, &out, &errb); code != 0 {
+			t.Fatalf("stream %s: exit %d: %s", p, code, errb.String())
+		}
+		results := strings.Split(strings.TrimSpace(out.String()), "\n")
+		var last rfstream.Result
+		if err := json.Unmarshal([]byte(results[len(results)-1]), &last); err != nil {
+			t.Fatal(err)
+		}
+		if !last.EOS || last.Text != rec.Text || last.NoSpeech || !reflect.DeepEqual(last.Words, rec.Words) {
+			t.Errorf("%s: stream ended with %+v, recognize gave %+v", p, last, rec)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"recognize", paths[1]}, &out, &errb); code != 0 || !strings.HasSuffix(out.String(), "\tnot a digit\n") {
+		t.Fatalf("plain output for a rejected word: %q (exit %d)", out.String(), code)
 	}
 }
 
@@ -112,9 +175,9 @@ func TestDefaultModelHearsNoSpeech(t *testing.T) {
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
-	if m.Meta[train.PausesMeta] != datasets.PauseRendering {
+	if m.Meta[train.PausesMeta] != datasets.PauseRendering || m.Meta[train.FillerMeta] == nil {
 		// The commands would train it again first: minutes, not a test's.
-		t.Skipf("SKIP: the cached %s predates the current pause rendering; make demo trains it again", cli.ConnectedModel())
+		t.Skipf("SKIP: the cached %s predates the current pause rendering or the filler; make demo trains it again", cli.ConnectedModel())
 	}
 	fsdd := cli.FSDDDir()
 	if !filepath.IsAbs(fsdd) {

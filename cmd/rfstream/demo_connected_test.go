@@ -33,7 +33,7 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 	retrain := func() (*rfstream.Model, error) {
 		trained++
 		m := *old
-		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering}
+		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "50 voices of seed 1"}
 		return &m, nil
 	}
 	for i, want := range []int{1, 1} {
@@ -54,5 +54,37 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 	}
 	if _, err := loadConnectedModel(path, io.Discard, retrain); err != nil || trained != 2 {
 		t.Fatalf("a missing model: %v, trained %d times, want 2", err, trained)
+	}
+}
+
+// A cached connected model with today's pauses but no filler (trained
+// before the default model could reject words that are not digits) is
+// retrained once, and the retrained one is kept.
+func TestCachedConnectedModelWithoutFillerIsRetrained(t *testing.T) {
+	words, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *words.Model
+	old.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering}
+	path := filepath.Join(t.TempDir(), "connected.rfm")
+	if err := rfstream.SaveModel(path, &old); err != nil {
+		t.Fatal(err)
+	}
+	trained := 0
+	retrain := func() (*rfstream.Model, error) {
+		trained++
+		m := old
+		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "50 voices of seed 1"}
+		return &m, nil
+	}
+	for i := 0; i < 2; i++ {
+		m, err := loadConnectedModel(path, io.Discard, retrain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trained != 1 || m.Meta[train.FillerMeta] == nil {
+			t.Fatalf("load %d: trained %d times, filler %v; want once and a filler", i, trained, m.Meta[train.FillerMeta])
+		}
 	}
 }

@@ -79,7 +79,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recognize", "FILE.wav… | - [flags]", stderr)
 	rate := fs.Int("rate", 0, "the input is raw signed 16-bit little-endian mono PCM at this rate (Hz)")
 	maxSeconds := fs.Float64("max-seconds", 600, "refuse a recording longer than this many seconds (raw PCM is read no further), so an endless input such as /dev/zero stops with an error instead of filling memory")
-	modelPath := fs.String("model", "", "model file: a word, connected-word or phone model (default: the connected digit model in the data cache, as stream and serve use; trained on FSDD when missing, about 4 min)")
+	modelPath := fs.String("model", "", "model file: a word, connected-word or phone model (default: the connected digit model in the data cache, as stream and serve use; trained on FSDD and espeak-ng voices when missing: minutes, 18 on a busy 2-core host)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text, conf, words (start, end, conf), no_speech or a word model's alternatives (one line per recording; with several, each names its file)")
 	format := registerFormat(fs)
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
@@ -252,10 +252,14 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 }
 
 // confidence is the plain output's last column: the confidence, or "no
-// speech" after the empty text.
+// speech" or "not a digit" (speech rejected as no word of the model's)
+// after the empty text.
 func (rec recognition) confidence() string {
 	if rec.NoSpeech {
 		return "no speech"
+	}
+	if rec.Text == "" && slices.ContainsFunc(rec.Words, func(w rfstream.Word) bool { return w.Rejected }) {
+		return "not a digit"
 	}
 	return fmt.Sprintf("%.0f%%", 100*rec.Conf)
 }

@@ -229,6 +229,7 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 	defer func() { defaultConnectedTraining = saved }()
 	defaultConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions {
 		o.Map.M, o.Map.Q, o.Passes, o.States, o.SilStates, o.TrainStrings, o.Tune = 128, 2, 1, 3, 1, 20, false
+		o.Filler.Voices = 0 // no espeak-ng voices: seconds, not minutes
 		return o
 	}
 	probe := filepath.Join(t.TempDir(), "probe.wav")

@@ -172,7 +172,11 @@ func printResult(w io.Writer, r rfstream.Result, asJSON bool) {
 	case r.EOS:
 		fmt.Fprintf(w, "end:     %q", r.Text)
 		for _, wd := range r.Words {
-			fmt.Fprintf(w, "  %s[%.2f-%.2fs %.0f%%]", wd.Word, wd.Start, wd.End, 100*wd.Conf)
+			word := wd.Word
+			if wd.Rejected {
+				word = "(not a digit)"
+			}
+			fmt.Fprintf(w, "  %s[%.2f-%.2fs %.0f%%]", word, wd.Start, wd.End, 100*wd.Conf)
 		}
 		fmt.Fprintln(w)
 	case r.Final:

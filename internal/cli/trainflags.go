@@ -87,6 +87,11 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.Float64Var(&dec.AcousticScale, "acoustic-scale", dec.AcousticScale, "decoder: weight of the scaled log-likelihoods")
 	fs.Float64Var(&dec.PriorScale, "prior-scale", dec.PriorScale, "decoder: power of the state priors divided out")
 	fs.Float64Var(&dec.Beam, "beam", dec.Beam, "decoder: beam (0: exact search)")
+	if o.Filler.SynthDir == "" {
+		o.Filler.SynthDir = SynthDigitsDir()
+	}
+	fs.IntVar(&o.Filler.Voices, "filler-voices", o.Filler.Voices, "train a filler unit that rejects words that are not digits on this many espeak-ng voices saying non-digit words (and the digits); 0: none, nothing is rejected")
+	fs.Float64Var(&dec.FillerBias, "filler-bias", dec.FillerBias, "decoder: added to the filler's log-likelihoods at every frame (larger rejects more)")
 }
 
 // PhoneFlags registers the flags shared by train phones and eval phones,

@@ -51,6 +51,7 @@ func (h *hmmFlags) register(fs *flag.FlagSet) {
 	// strings), a few set by flags prefixed so they do not clash.
 	h.cf = train.DefaultDigitStringOptions()
 	h.cf.TrainStrings = 0
+	h.cf.Filler.Voices = 0 // one digit a recording: nothing to reject
 	fs.IntVar(&h.cf.Map.M, "hmm-m", h.cf.Map.M, "hmm: maxout units of the frame classifier")
 	fs.IntVar(&h.cf.Passes, "hmm-passes", h.cf.Passes, "hmm: re-alignments after the uniform bootstrap")
 	fs.IntVar(&h.cf.States, "hmm-states", h.cf.States, "hmm: states per digit")

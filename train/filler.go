@@ -1,0 +1,111 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/parallel"
+)
+
+// FillerOptions add a filler unit (rfstream.FillerLabel) to a connected
+// digit model: its states are trained on synthetic voices saying English
+// words that are not digits (datasets.FillerTrainWords), so the decoder can
+// reject such speech instead of naming a digit. The same voices also say
+// the digits, or the classifier could learn "a synthetic voice" in place
+// of "not a digit" and reject synthetic digits too.
+type FillerOptions struct {
+	// Voices are synthetic speakers (datasets.SynthSpeakers(Voices, Seed));
+	// 0 trains no filler.
+	Voices int
+	Seed   uint64
+	// PerWord voices say each filler word; DigitTakes takes of each digit
+	// per voice are trained on as digits (the data cache's synthetic digits,
+	// built in SynthDir when missing).
+	PerWord    int
+	DigitTakes int
+	SynthDir   string
+}
+
+// FillerMeta is the model metadata key saying whether a model was trained
+// with a filler unit ("none", or on which voices: FillerOptions.Voices and
+// Seed); a model without it predates the filler.
+const FillerMeta = "filler"
+
+// DefaultFillerOptions are the default speech model's: the 50 voices of
+// seed 1 (the data cache's synthetic digits, 2 takes each) saying each of
+// the 209 filler words 3 times over.
+func DefaultFillerOptions() FillerOptions {
+	return FillerOptions{Voices: 50, Seed: 1, PerWord: 3, DigitTakes: 2}
+}
+
+// FillerVoiceNames are the espeak-ng voices (name with variant) the filler
+// options train on: a measurement of rejection must use other voices.
+func (o FillerOptions) FillerVoiceNames() (map[string]bool, error) {
+	names := map[string]bool{}
+	if o.Voices == 0 {
+		return names, nil
+	}
+	sp, err := datasets.SynthSpeakers(o.Voices, o.Seed)
+	for _, s := range sp {
+		names[s.Voice.Name] = true
+	}
+	return names, err
+}
+
+// utterances renders the filler's training utterances at rate: synthetic
+// digits and filler words, each padded with background-level silence (as
+// FSDD's recordings are by paddedRecordings, with pads drawn between
+// padMin and padMax seconds). Every tenth voice is held out.
+func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance, error) {
+	if o.Voices == 0 {
+		return nil, nil
+	}
+	if o.SynthDir == "" {
+		return nil, errors.New("train: a filler model needs a folder for its synthetic digits (SynthDir)")
+	}
+	if o.PerWord < 1 || o.PerWord > o.Voices {
+		return nil, fmt.Errorf("train: each filler word said by %d of %d voices", o.PerWord, o.Voices)
+	}
+	speakers, err := datasets.SynthSpeakers(o.Voices, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	voiceIndex := map[string]int{}
+	for i, s := range speakers {
+		voiceIndex[s.Name()] = i
+	}
+	digits, err := datasets.BuildSynthDigits(o.SynthDir, datasets.SynthDigitOptions{Voices: o.Voices, Takes: o.DigitTakes, Seed: o.Seed, Rate: rate})
+	if err != nil {
+		return nil, err
+	}
+	words := datasets.FillerTrainWords()
+	utts := make([]Utterance, len(digits)+len(words)*o.PerWord)
+	errs := make([]error, len(utts))
+	parallel.For(len(utts), func(i int) {
+		rng := rand.New(rand.NewPCG(o.Seed, 0x66696c6c+uint64(i)))
+		var a *frontend.Audio
+		var label string
+		var voice int
+		if i < len(digits) {
+			a, errs[i] = frontend.ReadAudio(digits[i].Path, rate)
+			label, voice = digits[i].Label, voiceIndex[digits[i].Speaker]
+		} else {
+			k := i - len(digits)
+			voice = (k/o.PerWord + (k%o.PerWord)*o.Voices/o.PerWord) % o.Voices
+			a, errs[i] = datasets.SynthWord(words[k/o.PerWord], speakers[voice].Voice, rate, rng.Uint64())
+			label = rfstream.FillerLabel
+		}
+		if errs[i] != nil {
+			return
+		}
+		lead := padMin + (padMax-padMin)*rng.Float64()
+		trail := padMin + (padMax-padMin)*rng.Float64()
+		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{label},
+			HeldOut: voice%10 == 0}
+	})
+	return utts, errors.Join(errs...)
+}
