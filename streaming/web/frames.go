@@ -27,7 +27,7 @@ import (
 const (
 	FramesKind       = 1
 	FramesHeader     = 16
-	FramesPerMessage = 5     // 50 ms of 10 ms frames: 20 messages a second of audio
+	FramesPerMessage = 5     // 50 ms of 10 ms frames: 20 messages a second of audio (and the stream's first, early)
 	FramesLow        = -20.0 // ln units: below anything but digital silence
 	FramesStep       = 0.125 // ≈ 0.54 dB a step; 255 steps reach +11.9, above a full-scale tone
 	// framesQueue bounds the messages waiting for a slow page; past it new
@@ -110,11 +110,12 @@ func (f *frameSender) take() {
 }
 
 // messages cuts the held rows into messages of FramesPerMessage frames,
-// and at the end one of what is left.
+// and at the end one of what is left. The stream's first message goes as
+// soon as a frame is complete, so the page's meter moves at once.
 func (f *frameSender) messages(last bool) [][]byte {
 	row := 1 + f.bands
 	var out [][]byte
-	for len(f.rows) >= FramesPerMessage*row || (last && len(f.rows) > 0) {
+	for len(f.rows) >= FramesPerMessage*row || (len(f.rows) > 0 && (last || f.next == 0)) {
 		n := min(FramesPerMessage, len(f.rows)/row)
 		m := make([]byte, FramesHeader, FramesHeader+n*row)
 		m[0], m[1] = FramesKind, byte(f.bands)

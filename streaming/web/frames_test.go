@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ type decodedFrames struct {
 	rows  [][]byte // per frame: energy, then the bands; nil where a message was dropped
 	msgs  int
 	bytes int
+	sizes []int // frames in each message
 }
 
 // decodeFrames parses frames messages as the page does (docs/streaming.md)
@@ -62,6 +64,7 @@ func decodeFrames(t *testing.T, msgs [][]byte, gaps bool) decodedFrames {
 			d.rows = append(d.rows, m[16+f*(1+bands):16+(f+1)*(1+bands)])
 		}
 		d.msgs++
+		d.sizes = append(d.sizes, n)
 		d.bytes += len(m)
 	}
 	return d
@@ -148,8 +151,9 @@ func TestFramesAreTheFrontendsLogMel(t *testing.T) {
 }
 
 // The bandwidth is bounded by the audio, not the chunking: a message per
-// FramesPerMessage frames (the last may hold fewer), which for 40 bands at
-// 8 kHz is under 30 % of the PCM it pictures. A page that does not read
+// FramesPerMessage frames (the first, sent as soon as a frame is ready,
+// and the last may hold fewer), which for 40 bands at 8 kHz is under 30 %
+// of the PCM it pictures. A page that does not read
 // its socket never holds up the audio: past the queue, frames are dropped.
 func TestFramesRateIsBounded(t *testing.T) {
 	speech := append(append(toymodels.Noise(8000, 3), toymodels.UpDown()...), toymodels.Noise(8000, 4)...)
@@ -157,12 +161,24 @@ func TestFramesRateIsBounded(t *testing.T) {
 	for _, chunk := range []int{1, 160, 800, 8000, len(speech)} {
 		d := decodeFrames(t, framesOf(t, audio, 8000, chunk, speech), false)
 		frames := len(d.rows)
-		if want := (frames + FramesPerMessage - 1) / FramesPerMessage; d.msgs != want {
-			t.Fatalf("chunks of %d: %d messages for %d frames, want %d", chunk, d.msgs, frames, want)
+		if most := (frames+FramesPerMessage-1)/FramesPerMessage + 1; d.msgs > most {
+			t.Fatalf("chunks of %d: %d messages for %d frames, want at most %d", chunk, d.msgs, frames, most)
+		}
+		if d.sizes[0] < 1 || slices.ContainsFunc(d.sizes[1:len(d.sizes)-1], func(n int) bool { return n != FramesPerMessage }) {
+			t.Fatalf("chunks of %d: frames per message %v, want %d but for the first and last", chunk, d.sizes, FramesPerMessage)
 		}
 		if pcm := 2 * len(speech); d.bytes*10 > pcm*3 {
 			t.Fatalf("chunks of %d: %d bytes of frames for %d bytes of PCM", chunk, d.bytes, pcm)
 		}
+	}
+
+	// The page's first chunk is 30 ms: its one frame goes at once.
+	early, err := newFrameSender(audio, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := decodeFrames(t, early.push(speech[:240]), false); first.msgs != 1 || len(first.rows) != 1 {
+		t.Fatalf("after the first 30 ms: %d messages of %d frames, want the one frame at once", first.msgs, len(first.rows))
 	}
 
 	send, err := newFrameSender(audio, 8000)
