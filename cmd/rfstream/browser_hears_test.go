@@ -193,14 +193,17 @@ func TestBrowserShowsWhatItHears(t *testing.T) {
 		if shot != "" {
 			shoot(ctx, shot)
 		}
-		times, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.tListening + ' ' + document.body.dataset.tFirstFrame + ' ' + document.getElementById('meter').dataset.db`))
+		times, err := chromedp.Run(ctx, chromedp.Evaluate[string](`['tListening', 'tFirstFrame', 'tMic', 'tSocket'].map((k) => document.body.dataset[k]).join(' ')`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var db float64
-		if _, err := fmt.Sscan(times, &listening, &firstFrame, &db); err != nil {
+		var mic, socket float64
+		if _, err := fmt.Sscan(times, &listening, &firstFrame, &mic, &socket); err != nil {
 			t.Fatalf("reading the page's timings %q: %v", times, err)
 		}
+		load, _ := os.ReadFile("/proc/loadavg")
+		t.Logf("Start → microphone open %.1f ms, socket open %.1f ms, listening %.1f ms, first frames drawn %.1f ms (load average %s)",
+			mic, socket, listening, firstFrame, strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 		return listening, firstFrame
 	}
 	// The first Start after the browser launched waits for it to open its

@@ -38,14 +38,15 @@ function setState(state, text) {
   const el = $('state');
   el.dataset.state = state;
   el.textContent = text || stateText[state] || state;
-  if (state === 'listening') mark('listening');
+  if (state === 'listening') mark('tListening');
 }
 
-// Milliseconds from pressing Start to the first feedback: read by the
-// browser test from data-t-listening and data-t-first-frame on <body>.
+// Milliseconds from pressing Start to the first feedback (tListening,
+// tFirstFrame) and to the steps on the way (tSocket, tMic): the browser
+// test reads them from data-t-… on <body>.
 let startedAt = 0;
-function mark(what) {
-  const key = what === 'listening' ? 'tListening' : 'tFirstFrame';
+const marks = ['tListening', 'tFirstFrame', 'tSocket', 'tMic'];
+function mark(key) {
   if (startedAt && !(key in document.body.dataset)) {
     document.body.dataset[key] = (performance.now() - startedAt).toFixed(1);
   }
@@ -89,7 +90,7 @@ function showFrames(buf) {
   $('meter-bar').style.width = `${Math.round(100 * Math.min(1, Math.max(0, (db + 60) / 70)))}%`;
   $('meter').dataset.db = db.toFixed(1);
   document.body.dataset.frames = spectrum.next;
-  mark('frame');
+  mark('tFirstFrame');
 }
 
 // heat colours a log-mel value: dark for a quiet room's floor, through
@@ -156,8 +157,7 @@ function showState(r, closed) {
 
 async function start(e) {
   startedAt = e && e.timeStamp ? e.timeStamp : performance.now();
-  delete document.body.dataset.tListening;
-  delete document.body.dataset.tFirstFrame;
+  marks.forEach((k) => delete document.body.dataset[k]);
   $('start').disabled = true;
   $('audio-error').textContent = '';
   setState('idle', 'starting');
@@ -172,7 +172,7 @@ async function start(e) {
   let micOpen = false;
   const ready = () => { if (micOpen && ws.readyState === WebSocket.OPEN) setState('listening'); };
   ws.binaryType = 'arraybuffer';
-  ws.onopen = () => { early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); ready(); };
+  ws.onopen = () => { mark('tSocket'); early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); ready(); };
   ws.onmessage = (e) => { if (typeof e.data === 'string') showResult(JSON.parse(e.data)); else showFrames(e.data); };
   ws.onclose = (e) => { if (e.code !== 1000) $('audio-error').textContent = `connection closed: ${e.reason || e.code}`; };
   // The audio graph is built while the browser opens the microphone.
@@ -188,6 +188,7 @@ async function start(e) {
     node.connect(ctx.destination); // keeps the worklet pulled; it outputs silence
     rec = { ctx, stream, node, ws };
     micOpen = true;
+    mark('tMic');
     ready();
     $('stop').disabled = false;
   } catch (err) {
