@@ -1,6 +1,7 @@
 # The web page in a real browser: Debian's Chromium (headless, fake microphone
-# fed from an FSDD recording) against `rfstream serve --http`. The screenshot
-# lands in $(RFSTREAM_ARTIFACTS) (default out/browser-test.png).
+# fed from an FSDD recording) against `rfstream serve --http`. The screenshots
+# land in $(RFSTREAM_ARTIFACTS) (default out/: browser-test.png, and one per
+# state the page shows, browser-listening.png … browser-no-speech.png).
 .PHONY: test-browser
 
 RFSTREAM_ARTIFACTS ?= $(abspath out)

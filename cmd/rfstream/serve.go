@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -177,15 +178,15 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		fmt.Fprintf(stdout, "frontend and decoder: shard %d of %d (streams and voices by streaming.ShardOf)\n", p.Shard, p.Shards)
 	}
 	if *httpAddr != "" {
-		rate := 0
+		var audio frontend.AudioConfig // the speech model's frontend: its rate and the frames the page draws
 		switch {
 		case p.Words != nil:
-			rate = p.Words.Config.Audio.SampleRate
+			audio = p.Words.Config.Audio
 		case p.Connected != nil:
-			rate = p.Connected.Input.Audio.SampleRate
+			audio = p.Connected.Input.Audio
 		}
 		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
-		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, rate, learns, sockets, stderr); err != nil {
+		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, audio, learns, sockets, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}

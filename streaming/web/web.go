@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -36,6 +37,10 @@ type Config struct {
 	// any other rate, so this only saves bandwidth and keeps the browser's
 	// resampling in one place.
 	Rate int
+	// Audio is the speech model's frontend: /ws/audio?frames=1 sends the
+	// page its log-mel frames of the microphone (frames.go). Zero: the
+	// model is unknown here and no frames are offered.
+	Audio frontend.AudioConfig
 	// LearnsVoices says that the audio model follows a voice across the
 	// recordings that name it (a voice-normalised word model: the page
 	// names one voice per browser, and says so when this is set).
@@ -157,7 +162,7 @@ func (s *Server) trusted(r *http.Request) error {
 func (s *Server) config(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"rate": s.cfg.Rate, "pipeline": s.cfg.Pipeline, "max_image_bytes": streaming.MaxImageBytes,
-		"learns_voices": s.cfg.LearnsVoices})
+		"learns_voices": s.cfg.LearnsVoices, "frames": s.cfg.Audio.SampleRate > 0})
 }
 
 // streamName is a fresh stream token: a stream name may not be reused
@@ -219,7 +224,8 @@ func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
 // chunks at ?rate=, the text message "end" closes the stream, and every
 // result of the stream goes back as one JSON text message. The socket
 // closes after the end-of-stream result. ?voice= names the voice speaking
-// (its audio goes to streaming.VoiceSubject).
+// (its audio goes to streaming.VoiceSubject). ?frames=1 also sends the
+// stream's log-mel frames as binary messages (frames.go).
 func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
 	if err != nil || rate < minRate || rate > maxRate {
@@ -229,6 +235,13 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	voice := r.URL.Query().Get("voice")
 	if voice != "" {
 		if err := streaming.CheckName("voice", voice); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	var sender *frameSender
+	if r.URL.Query().Get("frames") == "1" {
+		if sender, err = s.frameSender(rate); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -250,6 +263,15 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	// Results flow back while audio flows in.
 	done := make(chan error, 1)
 	go func() { done <- s.forward(ctx, c, st.results) }()
+	var frames *frameStream
+	if sender != nil {
+		frames = startFrames(sender, func(m []byte) error {
+			wctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+			defer cancel()
+			return c.Write(wctx, websocket.MessageBinary, m)
+		})
+		defer frames.close()
+	}
 	code, reason := websocket.StatusNormalClosure, ""
 	for !st.ended {
 		typ, data, err := k.read(ctx)
@@ -267,8 +289,15 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 			err = st.end()
 		case typ == websocket.MessageBinary:
 			err = st.send(data)
+			if frames != nil {
+				pcm, _ := streaming.DecodePCM(data, streaming.EncS16) // even length: cannot fail
+				frames.push(pcm)
+			}
 		case string(data) == "end":
 			err = st.end()
+			if frames != nil {
+				frames.end()
+			}
 		default:
 			c.Close(websocket.StatusUnsupportedData, `text messages: only "end"`)
 			return

@@ -57,7 +57,7 @@ func pageWith(t *testing.T, words *rfstream.WordClassifier, learnsVoices bool) (
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Timeout: 10 * time.Second, LearnsVoices: learnsVoices})
+	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Audio: words.Config.Audio, Timeout: 10 * time.Second, LearnsVoices: learnsVoices})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,8 @@
 'use strict';
 const $ = (id) => document.getElementById(id);
 let cfg = { rate: 8000 };
-fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidden = !c.learns_voices; });
+const configured = fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidden = !c.learns_voices; })
+  .catch((err) => { $('audio-error').textContent = `configuration: ${err.message || err}`; });
 
 // The voice this browser speaks with. Every recording names it, so the
 // server treats them as one voice's and, with a model that adapts, learns
@@ -29,6 +30,79 @@ let rec = null; // the current recording: {ctx, stream, node, ws}
 
 function setStatus(s) { $('status').textContent = s; }
 
+// What the page says it hears, one of: idle, listening, speech (a word or
+// utterance is open), heard (the digits so far), rejected (the last word
+// closed is not a digit), no-speech, done (the digits of the recording).
+const stateText = { idle: 'idle', listening: 'listening', speech: 'hearing speech', 'no-speech': 'no speech', rejected: 'not a digit' };
+function setState(state, text) {
+  const el = $('state');
+  el.dataset.state = state;
+  el.textContent = text || stateText[state] || state;
+  if (state === 'listening') mark('tListening');
+}
+
+// Milliseconds from pressing Start to the first feedback (tListening,
+// tFirstFrame) and to the steps on the way (tSocket, tMic): the browser
+// test reads them from data-t-… on <body>.
+let startedAt = 0;
+const marks = ['tListening', 'tFirstFrame', 'tSocket', 'tMic'];
+function mark(key) {
+  if (startedAt && !(key in document.body.dataset)) {
+    document.body.dataset[key] = (performance.now() - startedAt).toFixed(1);
+  }
+}
+
+// The level meter and the spectrogram draw the frontend's own log-mel
+// frames, which the server sends as binary frames messages
+// (docs/streaming.md): a 16-byte header, then per frame its log energy and
+// its bands, each byte q standing for low + q·step in natural-log units.
+const spectrum = { next: 0 };
+function showFrames(buf) {
+  const b = new DataView(buf);
+  if (buf.byteLength < 16 || b.getUint8(0) !== 1) return;
+  const bands = b.getUint8(1), n = b.getUint16(2, true), first = b.getUint32(4, true);
+  const low = b.getFloat32(8, true), step = b.getFloat32(12, true);
+  if (buf.byteLength !== 16 + n * (1 + bands)) return;
+  const rows = new Uint8Array(buf, 16);
+  const canvas = $('spectrogram');
+  const g = canvas.getContext('2d');
+  // Frames of a message the server dropped for a slow page stay dark.
+  const cols = Math.min(canvas.width, n + Math.max(0, first - spectrum.next));
+  g.drawImage(canvas, -cols, 0);
+  g.fillStyle = '#000';
+  g.fillRect(canvas.width - cols, 0, cols, canvas.height);
+  const img = g.createImageData(n, canvas.height);
+  let peak = -Infinity;
+  for (let f = 0; f < n; f++) {
+    const row = rows.subarray(f * (1 + bands), (f + 1) * (1 + bands));
+    peak = Math.max(peak, low + row[0] * step);
+    for (let y = 0; y < canvas.height; y++) {
+      const band = bands - 1 - Math.floor(y * bands / canvas.height); // low bands at the bottom
+      const c = heat(low + row[1 + band] * step);
+      const i = 4 * (y * n + f);
+      img.data[i] = c[0]; img.data[i + 1] = c[1]; img.data[i + 2] = c[2]; img.data[i + 3] = 255;
+    }
+  }
+  g.putImageData(img, canvas.width - n, 0);
+  spectrum.next = first + n;
+  // Log energy in dB (10·log10 e^v); the bar spans -60 … +10 dB.
+  const db = 10 * peak / Math.LN10;
+  $('meter-bar').style.width = `${Math.round(100 * Math.min(1, Math.max(0, (db + 60) / 70)))}%`;
+  $('meter').dataset.db = db.toFixed(1);
+  document.body.dataset.frames = spectrum.next;
+  mark('tFirstFrame');
+}
+
+// heat colours a log-mel value: dark for a quiet room's floor, through
+// red to yellow for the loudest bands speech reaches (-12 … +4 in ln units).
+function heat(v) {
+  const x = Math.min(1, Math.max(0, (v + 12) / 16));
+  return [Math.round(255 * Math.min(1, 2 * x)), Math.round(255 * Math.max(0, 2 * x - 1)), Math.round(140 * (1 - x) * (x < 0.5 ? 2 * x + 0.3 : 1))];
+}
+
+// digits are the words of a result that are not rejected.
+const digits = (words) => words.filter((w) => !w.rejected).map((w) => w.word).join(' ');
+
 function showResult(r) {
   if (r.error) { $('audio-error').textContent = r.error; }
   // How many partial hypotheses arrived: shown nowhere, read by tests.
@@ -40,13 +114,14 @@ function showResult(r) {
   box.textContent = '';
   for (const w of closed) {
     const el = document.createElement('span');
-    el.className = 'word';
+    el.className = w.rejected ? 'word rejected' : 'word';
     el.dataset.word = w.word;
     el.dataset.conf = w.conf.toFixed(3);
-    el.title = `${w.start.toFixed(2)}–${w.end.toFixed(2)} s`;
+    if (w.rejected) el.dataset.rejected = 'true';
+    el.title = `${w.start.toFixed(2)}–${w.end.toFixed(2)} s` + (w.rejected ? ': not a digit' : '');
     el.append(w.word);
     const c = document.createElement('small');
-    c.textContent = w.conf.toFixed(2);
+    c.textContent = w.rejected ? 'not a digit' : w.conf.toFixed(2);
     el.append(c);
     box.append(el);
   }
@@ -59,6 +134,7 @@ function showResult(r) {
     box.append(el);
   }
   if (r.eos) setStatus(r.no_speech ? 'done: no speech' : 'done');
+  showState(r, closed);
   if (r.eos && r.voice) {
     const v = r.voice;
     $('voice-progress').textContent = `Heard ${v.recordings} word${v.recordings === 1 ? '' : 's'} of this voice` +
@@ -66,30 +142,59 @@ function showResult(r) {
   }
 }
 
-async function start() {
+// showState sets the state a result leaves the page in.
+function showState(r, closed) {
+  if (r.error) return;
+  const last = closed[closed.length - 1];
+  const heard = digits(closed);
+  if (r.no_speech && (r.final || r.eos)) setState('no-speech');
+  else if (r.eos) setState('done', heard || 'no digits');
+  else if (!r.final) setState('speech');
+  else if (last && last.rejected) setState('rejected');
+  else if (heard) setState('heard', heard);
+  else setState('listening');
+}
+
+async function start(e) {
+  startedAt = e && e.timeStamp ? e.timeStamp : performance.now();
+  marks.forEach((k) => delete document.body.dataset[k]);
   $('start').disabled = true;
   $('audio-error').textContent = '';
+  setState('idle', 'starting');
+  spectrum.next = 0; // frame indices start again with every stream
+  await configured;
+  // The socket opens while the microphone does, so neither waits for the other.
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const voice = voiceName(false);
+  const ws = new WebSocket(`${proto}//${location.host}/ws/audio?rate=${cfg.rate}` + (cfg.frames ? '&frames=1' : '') +
+    (voice ? `&voice=${voice}` : ''));
+  const early = [];
+  let micOpen = false;
+  const ready = () => { if (micOpen && ws.readyState === WebSocket.OPEN) setState('listening'); };
+  ws.binaryType = 'arraybuffer';
+  ws.onopen = () => { mark('tSocket'); early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); ready(); };
+  ws.onmessage = (e) => { if (typeof e.data === 'string') showResult(JSON.parse(e.data)); else showFrames(e.data); };
+  ws.onclose = (e) => { if (e.code !== 1000) $('audio-error').textContent = `connection closed: ${e.reason || e.code}`; };
+  // The audio graph is built while the browser opens the microphone.
+  const ctx = new AudioContext();
   try {
-    const stream = await navigator.mediaDevices.getUserMedia({
-      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
-    const ctx = new AudioContext();
-    await ctx.audioWorklet.addModule('worklet.js');
+    const [stream] = await Promise.all([
+      navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } }),
+      ctx.audioWorklet.addModule('worklet.js')]);
     const node = new AudioWorkletNode(ctx, 'pcm-resampler', { processorOptions: { rate: cfg.rate } });
-    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const voice = voiceName(false);
-    const ws = new WebSocket(`${proto}//${location.host}/ws/audio?rate=${cfg.rate}` + (voice ? `&voice=${voice}` : ''));
-    const early = [];
-    ws.binaryType = 'arraybuffer';
-    ws.onopen = () => { early.forEach((b) => ws.send(b)); early.length = 0; setStatus(`listening at ${cfg.rate} Hz`); };
-    ws.onmessage = (e) => showResult(JSON.parse(e.data));
-    ws.onclose = (e) => { if (e.code !== 1000) $('audio-error').textContent = `connection closed: ${e.reason || e.code}`; };
     node.port.onmessage = (e) => { if (ws.readyState === WebSocket.OPEN) ws.send(e.data); else early.push(e.data); };
     const src = ctx.createMediaStreamSource(stream);
     src.connect(node);
     node.connect(ctx.destination); // keeps the worklet pulled; it outputs silence
     rec = { ctx, stream, node, ws };
+    micOpen = true;
+    mark('tMic');
+    ready();
     $('stop').disabled = false;
   } catch (err) {
+    ws.close(); // the server ends the stream it opened
+    ctx.close();
+    setState('idle');
     $('audio-error').textContent = `microphone: ${err.message || err}`;
     $('start').disabled = false;
   }
@@ -105,6 +210,7 @@ async function stop() {
   stream.getTracks().forEach((t) => t.stop());
   await ctx.close();
   if (ws.readyState === WebSocket.OPEN) ws.send('end');
+  $('meter-bar').style.width = '0';
   setStatus('finishing');
   $('start').disabled = false;
 }

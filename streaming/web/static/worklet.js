@@ -1,6 +1,7 @@
 // pcm-resampler: takes the microphone at the context's rate, low-passes
 // and resamples it to the model's rate with a windowed-sinc interpolator,
-// and posts 16-bit PCM chunks of about 100 ms to the page.
+// and posts 16-bit PCM chunks of about 100 ms to the page (the first of
+// 30 ms).
 class PCMResampler extends AudioWorkletProcessor {
   constructor(options) {
     super();
@@ -11,6 +12,9 @@ class PCMResampler extends AudioWorkletProcessor {
     this.buf = new Float32Array(0);               // input not yet consumed
     this.t = this.half;                           // position of the next output in buf
     this.chunk = new Int16Array(Math.round(this.out / 10));
+    // The first chunk goes after 30 ms, one analysis frame and a bit, so
+    // the page's meter moves as soon as the server has a frame to show.
+    this.first = Math.round(this.out * 0.03);
     this.n = 0;
     this.port.onmessage = (e) => { if (e.data === 'flush') this.flush(); };
   }
@@ -22,11 +26,12 @@ class PCMResampler extends AudioWorkletProcessor {
   }
   emit(v) {
     this.chunk[this.n++] = Math.max(-32768, Math.min(32767, Math.round(v * 32768)));
-    if (this.n === this.chunk.length) this.flush();
+    if (this.n === this.chunk.length || this.n === this.first) this.flush();
   }
   flush() {
     if (this.n > 0) this.port.postMessage(this.chunk.slice(0, this.n).buffer);
     this.n = 0;
+    this.first = 0;
   }
   process(inputs) {
     const input = inputs[0];
