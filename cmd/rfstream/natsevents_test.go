@@ -16,9 +16,17 @@ import (
 // serve said nothing while its server restarted.
 func TestConnectionsLogDisconnectsAndReconnects(t *testing.T) {
 	var log syncBuffer
+	// The writer is swapped under the lock the callbacks write under: a
+	// connection's closed callback runs on its own goroutine after Close.
+	natsEventsMu.Lock()
 	old := natsEvents
 	natsEvents = &log
-	defer func() { natsEvents = old }()
+	natsEventsMu.Unlock()
+	defer func() {
+		natsEventsMu.Lock()
+		natsEvents = old
+		natsEventsMu.Unlock()
+	}()
 	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
 	if err != nil {
 		t.Fatal(err)
