@@ -20,7 +20,11 @@ type StreamOptions struct {
 	ChunkMs  float64 // audio per message (default 100 ms)
 	RealTime bool    // pace messages at the audio's own speed
 	Encoding string  // EncS16 (default) or EncF32
-	Timeout  time.Duration
+	// Timeout is how long to wait, after the last message is published,
+	// without hearing anything from the pipeline (default 30 s): each
+	// result that arrives starts it again, so a long stream that a loaded
+	// pipeline works through slowly is not given up while it progresses.
+	Timeout time.Duration
 	// Durable publishes through JetStream and waits for each message to be
 	// stored (a durable pipeline must be serving); the message id
 	// VoiceStream(Voice, stream)/<seq> lets the server drop a retried
@@ -143,11 +147,12 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		case <-ctx.Done():
 			return last, ctx.Err()
 		case <-timer.C:
-			return last, fmt.Errorf("streaming: no end-of-stream result for %q within %v (is a pipeline %q serving?)", stream, o.Timeout, pipeline)
+			return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard from the pipeline for %v (is a pipeline %q serving?)", stream, o.Timeout, pipeline)
 		case m := <-results:
 			if err := handle(m); err != nil {
 				return last, err
 			}
+			timer.Reset(o.Timeout)
 		}
 	}
 	return last, nil
