@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 2
 # per make run, by the first target that needs it; `make GOTAGS=purego …` forces pure Go.
 GOTAGS ?= $(eval GOTAGS := $(shell GO=$(GO) mk/blas.sh))$(GOTAGS)
 
-.PHONY: all build test test-race test-purego test-nocgo vet lint fuzz data demo bench eval clean
+.PHONY: all packages build test test-race test-purego test-nocgo vet lint fuzz data demo bench eval clean
 
 all: build
 
@@ -38,7 +38,12 @@ lint:
 
 # make test: vet, the whole suite with the backend make build uses (OpenBLAS where it links), then the numeric
 # packages again in pure Go: both against the same golden numbers (testdata/backends.golden.json).
-test: vet
+# The Debian packages the demo's voices and the tests' tools come from (mk/packages.sh: installed as root with
+# apt-get when missing, else one line saying what is missing).
+packages:
+	@mk/packages.sh
+
+test: packages vet
 	$(GO) test -tags '$(GOTAGS)' -count=1 -timeout 9m ./...
 	$(MAKE) test-purego
 
@@ -61,7 +66,7 @@ test-nocgo:
 data: build
 	$(BIN) data mnist
 
-demo: build
+demo: packages build
 	$(BIN) demo
 
 # make bench: every Go benchmark once, then the ratio tables against NumPy on the same machine.

@@ -3,6 +3,6 @@
 # when the demo did not print a number (a part failed, or was skipped for want of espeak-ng). The demo's own
 # output goes to stderr as it runs and to out/demo.log. `make -s results > table.md` keeps the table alone.
 .PHONY: results
-results: build
+results: packages build
 	@mkdir -p out
 	$(BIN) demo 2>&1 | tee out/demo.log /dev/stderr | $(PY) experiments/results.py

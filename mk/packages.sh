@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages `make demo` and `make test` use beyond Go, when they are missing and this runs as
+# root where apt-get works: the speech synthesisers whose voices the default digit models train on (espeak-ng,
+# flite, festival with three festvox voices), sox (augmentation, the browser test's microphone) and nats-server
+# (the fault tests' real server). Elsewhere it says in one line what is missing and what that costs, and the
+# build goes on: the models then train on the voices that are there, and the tests that need a tool skip.
+set -u
+pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server)
+command -v dpkg >/dev/null 2>&1 || exit 0
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "mk/packages.sh: installing ${missing[*]} with apt-get" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } ||
+    echo "mk/packages.sh: apt-get could not install ${missing[*]}; going on without them" >&2
+  exit 0
+fi
+echo "mk/packages.sh: missing ${missing[*]} (apt-get install them as root): the default digit models train without those voices and the tests that need them skip" >&2
