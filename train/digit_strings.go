@@ -247,12 +247,7 @@ func TuneDigitStrings(o DigitStringOptions, m *rfstream.Model, trainRecs []datas
 	if err != nil {
 		return nil, err
 	}
-	best := trials[0]
-	for _, t := range trials {
-		if t.WER < best.WER {
-			best = t
-		}
-	}
+	best := BestTrial(trials)
 	fmt.Fprintf(orDiscard(o.Log), "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g, prior scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
 		len(dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
 	return trials, nil

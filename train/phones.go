@@ -365,12 +365,7 @@ func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram boo
 	if err != nil {
 		return err
 	}
-	best := trials[0]
-	for _, t := range trials {
-		if t.WER < best.WER {
-			best = t
-		}
-	}
+	best := BestTrial(trials)
 	res.Tuned = &best
 	fmt.Fprintf(log, "phones: %s, %s: tuned on %d held-out training utterances: phone penalty %g, acoustic scale %g, prior scale %g (dev PER %.2f%%; untuned %.2f%%)\n",
 		res.Name, res.Decoder, len(d.Dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)

@@ -27,6 +27,18 @@ type TuneTrial struct {
 	SER           float64 `json:"ser"`
 }
 
+// BestTrial is the trial with the lowest WER, the first of equals: the
+// setting TuneConnected writes into the model.
+func BestTrial(trials []TuneTrial) TuneTrial {
+	best := trials[0]
+	for _, t := range trials {
+		if t.WER < best.WER {
+			best = t
+		}
+	}
+	return best
+}
+
 // TuneGrid lists the decoder settings TuneConnected tries.
 type TuneGrid struct {
 	WordPenalties, AcousticScales, PriorScales []float64

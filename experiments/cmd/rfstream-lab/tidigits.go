@@ -296,12 +296,7 @@ func tuneOnHeldOut(m *rfstream.Model, utts []train.Utterance) (*train.TuneTrial,
 	if err != nil {
 		return nil, err
 	}
-	best := trials[0]
-	for _, t := range trials {
-		if t.WER < best.WER {
-			best = t
-		}
-	}
+	best := train.BestTrial(trials)
 	return &best, nil
 }
 
