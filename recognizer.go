@@ -74,7 +74,7 @@ func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, err
 // Conf the least sure word's. A word model then hears every word the
 // segmenter finds, not the recording as one word (NewRecognizer).
 func NewLiveRecognizer(m *Model) (Recognizer, error) {
-	start, err := streamStarter(m)
+	start, err := NewStreamStarter(m)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func NewLiveRecognizer(m *Model) (Recognizer, error) {
 // recording goes in one push: a stream's results depend only on its
 // samples, never on how they were chunked.
 type liveRecognizer struct {
-	start func(rate int) (Stream, error)
+	start StreamStarter
 }
 
 func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {

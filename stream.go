@@ -21,17 +21,20 @@ type Stream interface {
 // run (a connected-word or phone model's ConnectedStream, a word model's
 // WordSpotter, each with the pipeline's default segmentation).
 func NewStream(m *Model, rate int) (Stream, error) {
-	start, err := streamStarter(m)
+	start, err := NewStreamStarter(m)
 	if err != nil {
 		return nil, err
 	}
 	return start(rate)
 }
 
-// streamStarter builds a model's recogniser once and returns what starts a
-// stream on it, so that a Recognizer does not rebuild its model for every
-// recording.
-func streamStarter(m *Model) (func(rate int) (Stream, error), error) {
+// StreamStarter starts live recognisers (NewStream's) on one model.
+type StreamStarter func(rate int) (Stream, error)
+
+// NewStreamStarter builds a model's recogniser once and returns what starts
+// a stream on it, so that a program hearing many recordings does not
+// rebuild the model for each.
+func NewStreamStarter(m *Model) (StreamStarter, error) {
 	switch m.Task {
 	case TaskWords:
 		c, err := NewWordClassifier(m)

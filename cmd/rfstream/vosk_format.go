@@ -86,12 +86,12 @@ func newStreamRecognizer(m *rfstream.Model) (streamRecognizer, error) {
 	if m.Task != rfstream.TaskConnected && m.Task != rfstream.TaskPhones {
 		return nil, nil
 	}
-	c, err := rfstream.NewConnected(m)
+	start, err := rfstream.NewStreamStarter(m)
 	if err != nil {
 		return nil, err
 	}
 	return func(samples []float32, rate int) ([]rfstream.Result, error) {
-		s, err := rfstream.NewConnectedStream(c, rfstream.DefaultConnectedStreamConfig(), rate)
+		s, err := start(rate)
 		if err != nil {
 			return nil, err
 		}
