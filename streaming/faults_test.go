@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -329,8 +330,21 @@ func FuzzDecodePCM(f *testing.F) {
 	})
 }
 
+// A PCM message costs the frontend stage at most pcmAllocPerByte bytes of
+// allocation for each payload byte (the samples decoded, resampled and
+// cut into frames and word vectors), plus, for a stream it starts, its
+// resampler's table (float32 taps, and float64 scratch while building
+// them: 12 bytes a tap, at most MaxFilterTaps) and pcmAllocSlack (the
+// segmenter, the voice session, the results published).
+const (
+	pcmAllocPerByte = 64
+	pcmAllocSlack   = 2 << 20
+)
+
 // FuzzPCMMessage hands arbitrary headers and payloads to the frontend
-// stage: it must answer with results, never panic.
+// stage: it must answer with results, never panic, and allocate within
+// the bound above (a rate of 767998 Hz once built a 13.4 million-tap
+// table, 160 MB, for one 1.6 KB message).
 func FuzzPCMMessage(f *testing.F) {
 	words, err := toymodels.Words()
 	if err != nil {
@@ -355,6 +369,8 @@ func FuzzPCMMessage(f *testing.F) {
 	f.Add("s", "1", "16000", EncF32, "0", []byte{0, 0, 0xc0, 0x7f})
 	f.Add("t", "-1", "x", "u8", "", []byte{})
 	f.Add("u", "70", "44100", EncS16, "1", make([]byte, 4410))
+	f.Add("v", "0", "767998", EncS16, "0", make([]byte, 1600))
+	f.Add("w", "0", "44056", EncF32, "1", make([]byte, 1<<16))
 	f.Fuzz(func(t *testing.T, stream, seq, rate, enc, eos string, data []byte) {
 		if CheckName("stream", stream) != nil {
 			return
@@ -365,7 +381,14 @@ func FuzzPCMMessage(f *testing.F) {
 		m.Header.Set(HdrRate, rate)
 		m.Header.Set(HdrEncoding, enc)
 		m.Header.Set(HdrEOS, eos)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		st.onPCM(m)
+		runtime.ReadMemStats(&after)
+		limit := uint64(pcmAllocPerByte*len(data) + 12*frontend.MaxFilterTaps + pcmAllocSlack)
+		if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+			t.Fatalf("a PCM message of %d bytes at rate %q allocated %d bytes, over the %d-byte bound", len(data), rate, got, limit)
+		}
 	})
 }
 
