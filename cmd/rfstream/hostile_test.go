@@ -1,0 +1,552 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+
+	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/toymodels"
+	"github.com/rfstream/rfstream/streaming"
+	"github.com/rfstream/rfstream/streaming/web"
+)
+
+// The hostile-client suite: each attack runs against an `rfstream serve`
+// process of its own, built from this checkout (embedded NATS server, the
+// page on --http, the toy word and image models), sent by a third-party
+// client (nats.js from npm, testdata/hostile.cjs) or, for WebSockets, by
+// this test. While it runs, a well-behaved client streams the toy "up down"
+// recording over and over, and the test asserts the bounds
+// docs/streaming.md ("Limits") states: the serve process's peak memory
+// (VmHWM) grows by no more than the attack's bound, the well-behaved
+// stream's end-of-stream result comes no more than maxStall later than
+// without the attack, and every one of its transcripts equals the
+// undisturbed one.
+
+// The stall of an attack is how much later than undisturbed the
+// well-behaved streams' end-of-stream results come during it: the 95th
+// percentile of their latencies (a stream starts every probeEvery, so a
+// stall shows in every stream it holds up) over the undisturbed one,
+// measured just before in the same process. maxStall is the bound; the
+// attacks that move hundreds of megabytes or end thousands of streams at
+// once (the "bulk" ones) are held to maxBulkStall only: on one
+// connection, every stream's messages queue behind theirs
+// (docs/streaming.md, "Limits").
+const (
+	maxStall     = 100 * time.Millisecond
+	maxBulkStall = time.Second
+)
+
+// hostileServe is one serve process under attack and the well-behaved
+// client probing it.
+type hostileServe struct {
+	t        *testing.T
+	p        *proc
+	port     int
+	httpAddr string
+	nc       *nats.Conn
+	voice    string          // the probe's voice ("" for a plain stream)
+	audio    *frontend.Audio // what the probe streams
+	want     rfstream.Result // its undisturbed end-of-stream result
+	base     []time.Duration // its undisturbed latencies
+	probes   atomic.Int64
+}
+
+// hostileModels saves the toy word and image models once per test.
+func hostileModels(t *testing.T) (words, images string) {
+	t.Helper()
+	w, err := toymodels.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := toymodels.Images()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, _ = toyFiles(t, w.Model)
+	images = filepath.Join(t.TempDir(), "images.rfm")
+	if err := rfstream.SaveModel(images, im.Model); err != nil {
+		t.Fatal(err)
+	}
+	return words, images
+}
+
+// startHostileServe starts serve with the extra flags and env, connects the
+// well-behaved client with opts, and measures it undisturbed.
+func startHostileServe(t *testing.T, models [2]string, extra []string, env []string, voice string, opts ...nats.Option) *hostileServe {
+	t.Helper()
+	h := &hostileServe{t: t, port: freePort(t), httpAddr: "127.0.0.1:" + strconv.Itoa(freePort(t)), voice: voice,
+		audio: &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}}
+	args := append([]string{"serve", "--port", strconv.Itoa(h.port), "--http", h.httpAddr, "--model", models[0], "--image-model", models[1],
+		"--idle-timeout", "2s", "--socket-idle", "2s"}, extra...)
+	h.p = &proc{cmd: exec.Command(cliBinary(t), args...), out: &syncBuffer{}}
+	h.p.cmd.Stdout, h.p.cmd.Stderr = h.p.out, h.p.out
+	h.p.cmd.Env = append(cleanNATSEnv(), env...)
+	if err := h.p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.p.kill)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(h.p.out.String(), "web page on"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve not ready in 20 s:\n%s", h.p.out.String())
+		}
+	}
+	nc, err := nats.Connect("nats://127.0.0.1:"+strconv.Itoa(h.port), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	h.nc = nc
+	// The first stream warms the process (its tables, its goroutines);
+	// a second of streams after it are the undisturbed latencies.
+	p := h.probe()
+	if p.err != nil || p.r.Error != "" || p.r.Text != "up down" {
+		t.Fatalf("undisturbed: %+v %v\nserve said:\n%s", p.r, p.err, h.p.out.String())
+	}
+	h.want = p.r
+	h.base = h.probing(func() { time.Sleep(time.Second) })
+	return h
+}
+
+// cleanNATSEnv is this process's environment without the NATS connection
+// variables, which would change what serve starts.
+func cleanNATSEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "NATS_URL" || strings.HasPrefix(name, "RFSTREAM_NATS_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// probeEvery is how often the well-behaved client starts a stream: each
+// runs on its own, so a stall shows in every stream it holds up.
+const probeEvery = 20 * time.Millisecond
+
+// probeResult is one well-behaved stream: its end-of-stream result and how
+// long after its end-of-stream message that came.
+type probeResult struct {
+	r    rfstream.Result
+	took time.Duration
+	err  error
+}
+
+// probe streams the recording once under a new name.
+func (h *hostileServe) probe() probeResult {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var sent time.Time
+	r, err := streaming.StreamAudio(ctx, h.nc, "rfs", "a"+strconv.FormatInt(h.probes.Add(1), 10), h.audio,
+		streaming.StreamOptions{Voice: h.voice, Timeout: 20 * time.Second, OnEOS: func() { sent = time.Now() }}, nil)
+	return probeResult{r, time.Since(sent), err}
+}
+
+// probing starts a well-behaved stream every probeEvery while during runs
+// (and 300 ms after: the process may still be working through what it was
+// sent), checks each one's transcript against the undisturbed one, and
+// returns their latencies.
+func (h *hostileServe) probing(during func()) []time.Duration {
+	h.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		during()
+	}()
+	var wg sync.WaitGroup
+	results := make(chan probeResult, 1<<12)
+	settle := time.Time{}
+	for tick := time.NewTicker(probeEvery); settle.IsZero() || time.Now().Before(settle); <-tick.C {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results <- h.probe()
+		}()
+		select {
+		case <-done:
+			if settle.IsZero() {
+				settle = time.Now().Add(300 * time.Millisecond)
+			}
+		default:
+		}
+	}
+	wg.Wait()
+	close(results)
+	var took []time.Duration
+	for p := range results {
+		if p.err != nil {
+			h.t.Fatalf("the well-behaved stream: %v\nserve said:\n%s", p.err, h.p.out.String())
+		}
+		if p.r.Text != h.want.Text || p.r.Error != "" || len(p.r.Gaps) != 0 || !slices.Equal(p.r.Words, h.want.Words) {
+			h.t.Fatalf("the well-behaved stream heard %+v, undisturbed %+v", p.r, h.want)
+		}
+		took = append(took, p.took)
+	}
+	slices.Sort(took)
+	return took
+}
+
+// resetPeak sets the serve process's VmHWM to its resident memory now
+// (proc(5), clear_refs) and returns that.
+func (h *hostileServe) resetPeak() int64 {
+	h.t.Helper()
+	if err := os.WriteFile("/proc/"+strconv.Itoa(h.p.cmd.Process.Pid)+"/clear_refs", []byte("5"), 0); err != nil {
+		h.t.Skipf("cannot reset the peak memory of serve: %v", err)
+	}
+	return h.peakMemory()
+}
+
+// peakMemory reads the serve process's VmHWM, in bytes.
+func (h *hostileServe) peakMemory() int64 {
+	h.t.Helper()
+	f, err := os.Open("/proc/" + strconv.Itoa(h.p.cmd.Process.Pid) + "/status")
+	if err != nil {
+		h.t.Skipf("no /proc: peak memory is read from /proc/PID/status (%v)", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				h.t.Fatalf("VmHWM %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	h.t.Fatal("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// latencyQuantile is the q-quantile of sorted latencies.
+func latencyQuantile(sorted []time.Duration, q float64) time.Duration {
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+// underAttack runs attack while the well-behaved client streams, checks
+// every transcript, then the stall and the peak memory's growth against
+// their bounds, and logs the figures.
+func (h *hostileServe) underAttack(name string, maxGrowth int64, maxStall time.Duration, attack func()) (stallWithin bool) {
+	h.t.Helper()
+	before := h.resetPeak()
+	during := h.probing(attack)
+	growth := h.peakMemory() - before
+	median := latencyQuantile(h.base, 0.5)
+	stall := latencyQuantile(during, 0.95) - latencyQuantile(h.base, 0.95)
+	h.t.Logf("%s: peak memory %+.1f MB (from %.1f MB); %d well-behaved streams, every transcript %q; latency p50/p95/p99/max %v/%v/%v/%v (undisturbed %v/%v/%v/%v): stall %v",
+		name, float64(growth)/(1<<20), float64(before)/(1<<20), len(during), h.want.Text,
+		latencyQuantile(during, 0.5).Round(time.Millisecond), latencyQuantile(during, 0.95).Round(time.Millisecond), latencyQuantile(during, 0.99).Round(time.Millisecond), slices.Max(during).Round(time.Millisecond),
+		median.Round(time.Millisecond), latencyQuantile(h.base, 0.95).Round(time.Millisecond), latencyQuantile(h.base, 0.99).Round(time.Millisecond), slices.Max(h.base).Round(time.Millisecond),
+		stall.Round(time.Millisecond))
+	if growth > maxGrowth {
+		h.t.Errorf("%s: serve's peak memory grew %.1f MB, over the %.1f MB bound", name, float64(growth)/(1<<20), float64(maxGrowth)/(1<<20))
+	}
+	if stall > maxStall {
+		h.t.Logf("%s: the well-behaved streams' results came %v later than undisturbed, over the %v bound", name, stall, maxStall)
+		return false
+	}
+	return true
+}
+
+// twice runs attempt (a serve process and an attack), and once more when
+// the stall was over its bound: on a loaded machine (CI's, or this
+// project's two cores shared by many jobs) a pause of the whole machine
+// in the attack's window looks like a stall. A stall the attack causes
+// shows both times.
+func twice(t *testing.T, attempt func() (stallWithin bool)) {
+	t.Helper()
+	if attempt() {
+		return
+	}
+	if !attempt() {
+		t.Error("the stall was over its bound twice")
+	}
+}
+
+// hostileReport is what testdata/hostile.cjs prints.
+type hostileReport struct {
+	Sent, Ended, Answered, Refused, RefusedImages, Overheard int
+	Bytes                                                    int64
+	Errors                                                   []string
+	Ms                                                       int
+}
+
+// natsJS starts testdata/hostile.cjs against the serve process and waits
+// until it has connected; the attack it returns sends it on its way and
+// waits for its report, so node's start is not counted as the attack's.
+func (h *hostileServe) natsJS(attack, arg string, env ...string) (run func() hostileReport) {
+	h.t.Helper()
+	node, modules := nodeClients(h.t)
+	script, err := filepath.Abs(filepath.Join("testdata", "hostile.cjs"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	h.t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, node, script, strconv.Itoa(h.port), attack, arg)
+	cmd.Env = append(os.Environ(), append(env, "NODE_PATH="+modules)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "ready" {
+		cmd.Wait()
+		h.t.Fatalf("nats.js %s did not start: %q\n%s", attack, lines.Text(), stderr.String())
+	}
+	return func() hostileReport {
+		stdin.Write([]byte("go\n"))
+		var out []byte
+		if lines.Scan() {
+			out = lines.Bytes()
+		}
+		if err := cmd.Wait(); err != nil {
+			h.t.Errorf("nats.js %s: %v\n%s%s", attack, err, out, stderr.String())
+			return hostileReport{}
+		}
+		var r hostileReport
+		if err := json.Unmarshal(out, &r); err != nil {
+			h.t.Errorf("nats.js %s printed %q: %v", attack, out, err)
+		}
+		return r
+	}
+}
+
+// nodeClients returns node and where nats.js is installed
+// ($RFSTREAM_NODE_CLIENTS, else node-clients in the data cache, where
+// mk/nodeclients.sh puts it); it skips only when node is missing.
+func nodeClients(t *testing.T) (node, modules string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the hostile-client suite's attacker is nats.js (apt-get install nodejs npm)")
+	}
+	dir := os.Getenv("RFSTREAM_NODE_CLIENTS")
+	if dir == "" {
+		dir = filepath.Join(cli.DataDir(), "node-clients")
+	}
+	modules = filepath.Join(dir, "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "@nats-io", "transport-node", "package.json")); err != nil {
+		t.Fatalf("nats.js is not installed in %s: run mk/nodeclients.sh %s (make test does), or set RFSTREAM_NODE_CLIENTS", dir, dir)
+	}
+	return node, modules
+}
+
+// hugePNGFile writes a 6400 × 6400 grey PNG (about 67 KB: it compresses to
+// almost nothing) and returns its path.
+func hugePNGFile(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, image.NewGray(image.Rect(0, 0, 6400, 6400))); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "huge.png")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const mb = 1 << 20
+
+// TestHostileClients: each attack the issue measured against serve, now
+// against its bounds (docs/streaming.md, "Limits").
+func TestHostileClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes, about 5 s an attack")
+	}
+	nodeClients(t)
+	words, images := hostileModels(t)
+	models := [2]string{words, images}
+	t.Run("costly-rate", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: ten such messages stalled every stream 5.2 s, +700 MB.
+			h := startHostileServe(t, models, nil, nil, "")
+			var r hostileReport
+			attack := h.natsJS("rate", "10")
+			stallWithin := h.underAttack("ten streams of ten 1.6 KB messages at 767998 Hz", 30*mb, maxStall, func() { r = attack() })
+			if r.Ended != 10 || len(r.Errors) == 0 || !strings.Contains(r.Errors[0], "767998") {
+				t.Errorf("the streams at 767998 Hz: %+v, want each refused naming the rate and ended", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("withheld", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: 64 × 1 MB parked per stream, +476 MB for eight. Now a
+			// message over the 256 KiB limit waits without its payload: the
+			// 128 MB sent would otherwise all be held.
+			h := startHostileServe(t, models, nil, nil, "")
+			var r hostileReport
+			attack := h.natsJS("withhold", strconv.Itoa(mb-1024)+":16")
+			stallWithin := h.underAttack("eight streams withholding message 0, 16 × 1 MB after it", 64*mb, maxBulkStall, func() { r = attack() })
+			if r.Ended != 8 || !containsAll(r.Errors, "byte limit") {
+				t.Errorf("the withholding streams: %+v, want each message refused and each stream ended", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("huge-images", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: twenty blocked the tagger for everyone 8.5 s, +1 GB.
+			h := startHostileServe(t, models, nil, nil, "")
+			file := hugePNGFile(t)
+			var r hostileReport
+			attack := h.natsJS("png", file)
+			stallWithin := h.underAttack("forty 6400 × 6400 PNGs, by request and by stream", 30*mb, maxStall, func() { r = attack() })
+			if r.Answered != 40 || r.Refused != 40 || !containsAll(r.Errors, "pixel limit") {
+				t.Errorf("the huge images: %+v, want all forty refused from the header", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("1MB-messages", func(t *testing.T) {
+		twice(t, func() bool {
+			h := startHostileServe(t, models, nil, nil, "")
+			var r hostileReport
+			attack := h.natsJS("big", "")
+			stallWithin := h.underAttack("80 messages of 1 MB on the pcm, image, vector, scores and tag subjects", 64*mb, maxBulkStall, func() { r = attack() })
+			if r.Ended != 16 || r.RefusedImages != 32 || !containsAll(r.Errors, "byte limit") {
+				t.Errorf("the 1 MB messages: %+v, want each audio stream refused and ended, each image refused", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("streams-expiring-together", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: 5000 stream names expiring together stalled every stream
+			// 2.9 s. (With the default --max-streams, 1024 would start and the
+			// rest, the well-behaved streams too, be refused until they end.)
+			h := startHostileServe(t, models, []string{"--max-streams", "6000"}, nil, "")
+			idle := make(chan *nats.Msg, 1<<13)
+			sub, err := h.nc.ChanSubscribe(streaming.Subject("rfs", streaming.KindResult, "*"), idle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Unsubscribe()
+			sub.SetPendingLimits(-1, -1)
+			r := h.natsJS("expire", "5000")()
+			stallWithin := h.underAttack("5000 streams going idle together", 128*mb, maxBulkStall, func() {
+				ended := 0
+				for deadline := time.After(30 * time.Second); ended < 5000; {
+					select {
+					case m := <-idle:
+						if strings.HasPrefix(m.Subject, streaming.Subject("rfs", streaming.KindResult, "idle")) && m.Header.Get(streaming.HdrEOS) == "1" {
+							ended++
+						}
+					case <-deadline:
+						t.Errorf("%d of the 5000 idle streams ended", ended)
+						return
+					}
+				}
+			})
+			if r.Sent != 5000 {
+				t.Errorf("nats.js: %+v", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("forged-and-cross-stream", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: any local process could forge another stream's result or
+			// end it early. With a clients file, bob is refused every such
+			// message while alice streams, and she hears exactly her words.
+			clients := filepath.Join(t.TempDir(), "clients.json")
+			os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}, {"name": "bob", "password": "bo"}]}`), 0o600)
+			h := startHostileServe(t, models, nil, []string{"RFSTREAM_NATS_USERS=" + clients}, "alice",
+				nats.UserInfo("alice", "al"), nats.CustomInboxPrefix(streaming.InboxPrefix("alice")))
+			var r hostileReport
+			attack := h.natsJS("forge", "2000", "RFS_USER=bob", "RFS_PASS=bo")
+			stallWithin := h.underAttack("bob forging alice's results and ends, feeding her decoder, reading her results", 20*mb, maxStall, func() { r = attack() })
+			if r.Sent == 0 || r.Refused == 0 || r.Overheard != 0 {
+				t.Errorf("bob: %+v, want his messages refused and nothing of alice's overheard", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("idle-sockets", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: 300 WebSockets that sent nothing stayed open for ever.
+			h := startHostileServe(t, models, nil, nil, "")
+			base := "ws://" + h.httpAddr
+			var admitted []*websocket.Conn
+			refused := 0
+			stallWithin := h.underAttack("300 WebSockets on /ws/audio and /vosk that send nothing", 30*mb, maxStall, func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				for i := range 300 {
+					c, resp, err := websocket.Dial(ctx, base+[]string{"/ws/audio?rate=8000", "/vosk"}[i%2], nil)
+					switch {
+					case err == nil:
+						admitted = append(admitted, c)
+					case resp != nil && resp.StatusCode == http.StatusServiceUnavailable:
+						refused++
+					default:
+						t.Errorf("socket %d: %v", i, err)
+					}
+				}
+				opened := time.Now()
+				for i, c := range admitted {
+					_, _, err := c.Read(ctx)
+					var ce websocket.CloseError
+					if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || time.Since(opened) > 6*time.Second {
+						t.Errorf("idle socket %d: %v after %v, want closed for idleness (--socket-idle 2s)", i, err, time.Since(opened))
+					}
+				}
+			})
+			if len(admitted) != web.DefaultMaxSockets || refused != 300-web.DefaultMaxSockets {
+				t.Errorf("%d sockets admitted and %d refused, want %d and the rest", len(admitted), refused, web.DefaultMaxSockets)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+}
+
+// containsAll reports whether each of wants is in one of the texts.
+func containsAll(texts []string, wants ...string) bool {
+	for _, w := range wants {
+		if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, w) }) {
+			return false
+		}
+	}
+	return true
+}
