@@ -54,7 +54,7 @@ import (
 // (docs/streaming.md, "Limits").
 const (
 	maxStall     = 100 * time.Millisecond
-	maxBulkStall = time.Second
+	maxBulkStall = 2 * time.Second
 )
 
 // hostileServe is one serve process under attack and the well-behaved
@@ -339,6 +339,7 @@ func (h *hostileServe) natsJS(attack, arg string, env ...string) (run func() hos
 		if err := json.Unmarshal(out, &r); err != nil {
 			h.t.Errorf("nats.js %s printed %q: %v", attack, out, err)
 		}
+		h.t.Logf("nats.js %s: %s", attack, out)
 		return r
 	}
 }
@@ -407,12 +408,14 @@ func TestHostileClients(t *testing.T) {
 	t.Run("withheld", func(t *testing.T) {
 		twice(t, func() bool {
 			// Before: 64 × 1 MB parked per stream, +476 MB for eight. Now a
-			// message over the 256 KiB limit waits without its payload: the
-			// 128 MB sent would otherwise all be held.
+			// message over the 256 KiB limit waits without its payload. The
+			// 128 MB sent would otherwise all be held, on top of what is in
+			// transit (the stages' subscriptions buffer without limit: up
+			// to 85 MB here).
 			h := startHostileServe(t, models, nil, nil, "")
 			var r hostileReport
 			attack := h.natsJS("withhold", strconv.Itoa(mb-1024)+":16")
-			stallWithin := h.underAttack("eight streams withholding message 0, 16 × 1 MB after it", 64*mb, maxBulkStall, func() { r = attack() })
+			stallWithin := h.underAttack("eight streams withholding message 0, 16 × 1 MB after it", 128*mb, maxBulkStall, func() { r = attack() })
 			if r.Ended != 8 || !containsAll(r.Errors, "byte limit") {
 				t.Errorf("the withholding streams: %+v, want each message refused and each stream ended", r)
 			}
@@ -495,8 +498,8 @@ func TestHostileClients(t *testing.T) {
 			var r hostileReport
 			attack := h.natsJS("forge", "2000", "RFS_USER=bob", "RFS_PASS=bo")
 			stallWithin := h.underAttack("bob forging alice's results and ends, feeding her decoder, reading her results", 20*mb, maxStall, func() { r = attack() })
-			if r.Sent == 0 || r.Refused == 0 || r.Overheard != 0 {
-				t.Errorf("bob: %+v, want his messages refused and nothing of alice's overheard", r)
+			if r.Sent == 0 || r.Refused < r.Sent || r.Overheard != 0 {
+				t.Errorf("bob: %+v, want every one of his messages refused and nothing of alice's overheard", r)
 			}
 			h.p.kill()
 			return stallWithin

@@ -116,7 +116,8 @@ const attacks = {
     return { sent: streams };
   },
   // As a confined client (RFS_USER, RFS_PASS), for ARG ms: forge alice's results and the end of her streams
-  // a0..a299 (3000 messages a second, one kind at a time), feed her decoder, and listen on her results; count what the server refuses.
+  // a0..a299 (300 messages every tenth of a second, one kind at a time), feed her decoder, and listen on her results;
+  // count what the server refuses.
   async forge(nc) {
     const forged = JSON.stringify({ text: "forged", final: true, eos: true });
     let refused = 0;
