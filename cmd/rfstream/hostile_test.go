@@ -457,8 +457,15 @@ func TestHostileClients(t *testing.T) {
 			// 2.9 s. (With the default --max-streams, 1024 would start and the
 			// rest, the well-behaved streams too, be refused until they end.)
 			h := startHostileServe(t, models, []string{"--max-streams", "6000"}, nil, "")
+			// Counted on a connection of their own, so that the
+			// well-behaved streams' results do not queue behind theirs.
+			counter, err := nats.Connect("nats://127.0.0.1:" + strconv.Itoa(h.port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer counter.Close()
 			idle := make(chan *nats.Msg, 1<<13)
-			sub, err := h.nc.ChanSubscribe(streaming.Subject("rfs", streaming.KindResult, "*"), idle)
+			sub, err := counter.ChanSubscribe(streaming.Subject("rfs", streaming.KindResult, "*"), idle)
 			if err != nil {
 				t.Fatal(err)
 			}
