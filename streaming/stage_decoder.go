@@ -49,7 +49,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	s.decMu.Lock()
 	defer s.decMu.Unlock()
-	if _, done := s.decEnded[stream]; done {
+	if _, done := s.decEnded.get(stream); done {
 		// A redelivered copy after the stream's final result.
 		s.stats.duplicates.Add(1)
 		return
@@ -62,7 +62,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 			// dropped as copies after the end.
 			s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
 				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.dec))})
-			s.decEnded[stream] = time.Now()
+			s.decEnded.add(stream, endedStream{at: time.Now()})
 			return
 		}
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
@@ -217,7 +217,7 @@ func (s *Stages) endDecoded(stream string, st *decStream) {
 	}
 	s.publishResult(stream, r)
 	delete(s.dec, stream)
-	s.decEnded[stream] = time.Now()
+	s.decEnded.add(stream, endedStream{at: time.Now()})
 }
 
 // result turns a segment's scores (word model) or log-likelihoods (connected

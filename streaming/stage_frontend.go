@@ -51,13 +51,6 @@ type frontStream struct {
 	tooBig map[int]int
 }
 
-// endedStream remembers a finished stream for a while, so late duplicates
-// are recognised and new audio under its name is refused.
-type endedStream struct {
-	at   time.Time
-	next int // sequence numbers below this were handled
-}
-
 func (s *Stages) onPCM(m *nats.Msg) {
 	stream := StreamOf(m.Subject)
 	if !s.owns(stream) {
@@ -83,7 +76,7 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		}
 		return
 	}
-	if e, done := s.ended[stream]; done {
+	if e, done := s.ended.get(stream); done {
 		if seq < e.next {
 			s.stats.duplicates.Add(1) // a late copy of a message already handled
 			return
@@ -144,14 +137,14 @@ func (s *Stages) onPCM(m *nats.Msg) {
 func (s *Stages) refuseStream(stream string) {
 	s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
 		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.front))})
-	s.ended[stream] = endedStream{at: time.Now(), next: MaxSeq + 1}
+	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
 
 // endFront forgets an ended stream's state, remembering its end, with
 // s.mu held.
 func (s *Stages) endFront(stream string, st *frontStream) {
 	delete(s.front, stream)
-	s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+	s.ended.add(stream, endedStream{at: time.Now(), next: st.next})
 }
 
 // endRefused ends a stream whose end-of-stream message was refused for its
@@ -159,14 +152,14 @@ func (s *Stages) endFront(stream string, st *frontStream) {
 // and reported, and the stream gets its one end-of-stream result (an error
 // one if it never started). A stream already ended has had its result.
 func (s *Stages) endRefused(stream string) {
-	if _, done := s.ended[stream]; done {
+	if _, done := s.ended.get(stream); done {
 		return
 	}
 	st := s.front[stream]
 	switch {
 	case st == nil:
 		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one arrived")
-		s.ended[stream] = endedStream{at: time.Now()}
+		s.ended.add(stream, endedStream{at: time.Now()})
 		return
 	case s.advance(stream, st, true):
 	case st.seg == nil:
