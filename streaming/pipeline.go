@@ -327,9 +327,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
 				// stream's name can never be a voice's stream's.
-				err = s.endpoint(svc, KindPCM, Subject(p.Name, KindPCM, "*"), "", s.onPCM)
+				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.onPCM)
 				if err == nil {
-					err = s.endpoint(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
+					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.onPCM)
 				}
 				if err == nil {
 					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
@@ -354,7 +354,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					s.loop(s.vectorCh, limit, s.scoreVectors)
 				}
 			case StageDecoder:
-				err = s.endpoint(svc, toDecoder, Wildcard(p.Name, toDecoder), "", s.onScores)
+				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.onScores)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -504,17 +504,43 @@ func (s *Stages) sweep() {
 	defer s.wg.Done()
 	tick := time.NewTicker(max(10*time.Millisecond, min(time.Second, s.p.IdleTimeout/4)))
 	defer tick.Stop()
+	reconnects := s.nc.Stats().Reconnects
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-tick.C:
+			// A stage cut off from its server hears nothing from any
+			// stream, so that time is not the streams' silence: while the
+			// connection is away nothing expires, and once it is back
+			// every stream's idle clock starts again. Ending them instead
+			// once ended every stream in flight during a server restart
+			// that outlasted the idle timeout.
+			if n := s.nc.Stats().Reconnects; !s.nc.IsConnected() || n != reconnects {
+				reconnects = n
+				s.restartIdleClocks(now)
+				continue
+			}
 			s.expireFront(now)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
 			s.expireDecoder(now)
 		}
 	}
+}
+
+// restartIdleClocks counts every live stream's idle time from now.
+func (s *Stages) restartIdleClocks(now time.Time) {
+	s.mu.Lock()
+	for _, st := range s.front {
+		st.last = now
+	}
+	s.mu.Unlock()
+	s.decMu.Lock()
+	for _, st := range s.dec {
+		st.last = now
+	}
+	s.decMu.Unlock()
 }
 
 // expireFront ends the frontend's idle streams and forgets ended streams
