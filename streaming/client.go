@@ -126,6 +126,7 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		m.Header.Set(HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
 		m.Header.Set(HdrEncoding, o.Encoding)
+		m.Header.Set(HdrOffset, strconv.Itoa(off))
 		if end == len(a.Samples) {
 			m.Header.Set(HdrEOS, "1")
 		}
