@@ -14,9 +14,10 @@ import (
 // gave up on, or, for a frontend started again mid-stream, every message
 // before the first it got. The frontend keeps the stream's clock
 // (frontStream.pos) running over the missing stretch, so the words after
-// it keep the times they have in the stream, drops a word whose audio the
-// stretch cut in two, and sends the decoder a gap marker for the stretch,
-// which the stream's end-of-stream result then lists as a gap. Before,
+// it keep the times they have in the stream, drops a word whose audio
+// straddles the stretch (sending its span as a gap marker instead), and
+// sends the decoder a gap marker for the stretch, which the stream's
+// end-of-stream result then lists as a gap. Before,
 // the words after a lost stretch came earlier by its length, and a
 // restarted frontend counted times from the first message it got.
 
@@ -84,23 +85,35 @@ func (s *Stages) skipAudio(stream string, st *frontStream, missing int64) {
 }
 
 // placeSegment gives a segment the stream's times and publishes it, unless
-// its audio straddles a missing stretch (a word cut in two, whose halves
-// the segmenter joined), with s.mu held.
+// its audio straddles a missing stretch, with s.mu held. The segmenter
+// knows only the audio that arrived, so it may join a word before the
+// stretch with one after it: such a word is dropped, and its final
+// segment's span, in the stream's time, sent as a gap marker instead.
 func (s *Stages) placeSegment(stream string, st *frontStream, seg rfstream.Segment) {
-	shift := 0.0
 	for _, c := range st.cuts {
 		if seg.Start < c.at && seg.End > c.at {
+			if seg.Final {
+				s.publishSegment(stream, st, rfstream.Segment{Start: st.streamTime(seg.Start), End: st.streamTime(seg.End), Final: true})
+			}
 			return
 		}
-		if seg.Start >= c.at {
+	}
+	seg.Start, seg.End = st.streamTime(seg.Start), st.streamTime(seg.End)
+	s.publishSegment(stream, st, seg)
+}
+
+// streamTime turns a time of the segmenter into the stream's.
+func (st *frontStream) streamTime(t float64) float64 {
+	shift := 0.0
+	for _, c := range st.cuts {
+		if t >= c.at {
 			shift = c.shift
 		}
 	}
-	if shift != 0 {
-		// To the microsecond, so that a time the stream's own clock would
-		// give (frames × hop) comes out as the same float64, not 1 ulp off.
-		seg.Start = math.Round((seg.Start+shift)*1e6) / 1e6
-		seg.End = math.Round((seg.End+shift)*1e6) / 1e6
+	if shift == 0 {
+		return t
 	}
-	s.publishSegment(stream, st, seg)
+	// To the microsecond, so that a time the stream's own clock would give
+	// (frames × hop) comes out as the same float64, not 1 ulp off.
+	return math.Round((t+shift)*1e6) / 1e6
 }

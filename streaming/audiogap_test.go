@@ -177,3 +177,25 @@ func TestRestartedFrontendTakesUpTheStream(t *testing.T) {
 		t.Fatalf("kept %v, gaps %+v; want 3 words and one gap from %v to 2.4 s", kept, end.Gaps, want.Words[0].End)
 	}
 }
+
+// Wherever the lost stretch falls (before, in and across words), every
+// word of the end-of-stream result is one the undisturbed stream has, at
+// its time, and every word it lacks lies in a reported gap: a word the
+// segmenter joined across the stretch is dropped and its span reported.
+func TestLostAudioAnywhereKeepsOrReportsEachWord(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{Window: 4})
+	want, chunks := twoUpDowns(t)
+	for _, lost := range [][2]int{{12, 29}, {12, 13}, {5, 12}, {20, 30}, {25, 36}, {0, 3}} {
+		stream := "lost" + strconv.Itoa(lost[0]) + "to" + strconv.Itoa(lost[1])
+		ch := resultsOf(t, nc, stream)
+		sendChunks(t, nc, stream, chunks, 0, lost[0], true)
+		sendChunks(t, nc, stream, chunks, lost[1], len(chunks), true)
+		got := collect(t, ch, 10*time.Second)
+		end := got[len(got)-1]
+		if !end.EOS || len(end.Gaps) == 0 {
+			t.Fatalf("messages %d..%d lost: %+v, want an end-of-stream result with a gap", lost[0], lost[1]-1, got)
+		}
+		kept := keptAndGaps(t, end, want)
+		t.Logf("messages %d..%d lost: kept %v, gaps %+v", lost[0], lost[1]-1, kept, end.Gaps)
+	}
+}

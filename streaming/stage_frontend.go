@@ -365,8 +365,13 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
 	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
 	m.Header.Set(HdrFinal, boolHeader(seg.Final))
-	if seg.Audio == nil { // a gap marker (skipAudio)
-		m.Header.Set(HdrGap, fmt.Sprintf("the audio from %.2fs to %.2fs never reached the frontend", seg.Start, seg.End))
+	if seg.Audio == nil { // a gap marker (skipAudio, placeSegment)
+		why := fmt.Sprintf("the audio from %.2fs to %.2fs never reached the frontend", seg.Start, seg.End)
+		if seg.Final {
+			why = fmt.Sprintf("a word from %.2fs to %.2fs straddled audio that never reached the frontend; dropped", seg.Start, seg.End)
+		}
+		m.Header.Set(HdrGap, why)
+		m.Header.Set(HdrFinal, "0")
 		st.segments++
 		s.nc.PublishMsg(m)
 		return

@@ -325,6 +325,11 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 				t.Errorf("%d end-of-stream results, want exactly one: %+v", eos, all)
 			}
 			kept := checkKept(t, got, want)
+			if t.Failed() {
+				for _, res := range all {
+					t.Logf("result %+v", res)
+				}
+			}
 			what := "NATS server restarted"
 			if c.kill != "" {
 				what = c.kill + " killed"
