@@ -138,7 +138,6 @@ type faultRig struct {
 	server       *proc
 	stages       map[string]*proc
 	url          string
-	onResult     func(rfstream.Result)
 }
 
 func newFaultRig(t *testing.T, durable bool) *faultRig {
