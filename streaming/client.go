@@ -71,15 +71,11 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			return rfstream.Result{}, err
 		}
 	}
-	results := make(chan *nats.Msg, 256)
-	sub, err := nc.ChanSubscribe(ResultSubject(pipeline, o.Voice, stream), results)
+	results, stop, err := streamResults(ctx, nc, pipeline, ResultSubject(pipeline, o.Voice, stream), o.Durable)
 	if err != nil {
 		return rfstream.Result{}, err
 	}
-	defer sub.Unsubscribe()
-	if err := nc.Flush(); err != nil {
-		return rfstream.Result{}, err
-	}
+	defer stop()
 	chunk := max(1, int(o.ChunkMs*float64(a.Rate)/1000))
 	start := time.Now()
 	var last rfstream.Result
@@ -92,7 +88,12 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		if onResult != nil {
 			onResult(r)
 		}
-		last, done = r, r.EOS
+		// The end-of-stream result is the one returned, even when the
+		// pipeline ended the stream before its last message (its idle
+		// rule) and answers what follows with errors.
+		if !done {
+			last, done = r, r.EOS
+		}
 		return nil
 	}
 	for seq, off := 0, 0; off < len(a.Samples) || seq == 0; seq++ {
@@ -125,6 +126,7 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		m.Header.Set(HdrSeq, strconv.Itoa(seq))
 		m.Header.Set(HdrRate, strconv.Itoa(a.Rate))
 		m.Header.Set(HdrEncoding, o.Encoding)
+		m.Header.Set(HdrOffset, strconv.Itoa(off))
 		if end == len(a.Samples) {
 			m.Header.Set(HdrEOS, "1")
 		}
@@ -158,6 +160,39 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 	return last, nil
 }
 
+// streamResults delivers a stream's results on the channel it returns until
+// stop is called. For a durable pipeline it reads them from the store
+// (readStored), so results published while the client's connection is
+// away (a restarting server) still arrive; a client the server does not
+// let read the store (no JetStream API permission) falls back to a core
+// subscription, as without durable.
+func streamResults(ctx context.Context, nc *nats.Conn, pipeline, subject string, durable bool) (chan *nats.Msg, func(), error) {
+	results := make(chan *nats.Msg, 256)
+	if durable {
+		stopped := make(chan struct{})
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		cc, err := readStored(sctx, nc, pipeline, subject, time.Minute, func(m *nats.Msg) {
+			select {
+			case results <- m:
+			case <-stopped:
+			}
+		})
+		cancel()
+		if err == nil {
+			return results, func() { close(stopped); cc.Stop() }, nil
+		}
+	}
+	sub, err := nc.ChanSubscribe(subject, results)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := nc.Flush(); err != nil {
+		sub.Unsubscribe()
+		return nil, nil, err
+	}
+	return results, func() { sub.Unsubscribe() }, nil
+}
+
 // publishStored publishes m through JetStream with message id id, and
 // tries again (the id makes the server drop a second copy) until the store
 // acknowledges it or patience runs out: while a restarting server is away
@@ -166,7 +201,9 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string, patience time.Duration) error {
 	deadline := time.Now().Add(patience)
 	for {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// A publish the dying server took without storing is never
+		// acknowledged: a second's wait, not more, before the retry.
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		_, err := js.PublishMsg(pctx, m, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {

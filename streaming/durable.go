@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 )
 
 // Durable pipelines (--durable) keep every subject of the pipeline in one
@@ -58,6 +59,68 @@ func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream
 		return nil, nil, fmt.Errorf("streaming: --durable needs JetStream on the server: %w", err)
 	}
 	return js, st, nil
+}
+
+// readStored calls handle, in the order they were stored, for every
+// message on filter stored from now on, through an ordered consumer of
+// the pipeline's store. It is how the stateful stages and rfstream's own
+// client read a durable pipeline instead of core subscriptions: a core
+// subscription misses what is published while its connection is away (a
+// restarting server, a network blip), whereas the ordered consumer, after
+// a reconnect, starts again at the message after the last one it handed
+// over. The start is a stream sequence, not "new messages", so that a
+// consumer re-created before it handed over anything still starts where
+// it began. inactive is how long the server keeps the consumer once its
+// reader has gone.
+func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, inactive time.Duration, handle func(*nats.Msg)) (jetstream.ConsumeContext, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := js.Stream(ctx, StreamName(pipeline))
+	if err != nil {
+		return nil, fmt.Errorf("streaming: the store of durable pipeline %q: %w", pipeline, err)
+	}
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{filter}, // one: nats-server 2.9 takes no more
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       stream.CachedInfo().State.LastSeq + 1,
+		InactiveThreshold: inactive,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("streaming: reading %s from the store: %w", filter, err)
+	}
+	// Short pulls with heartbeats: a pull the server lost without the
+	// connection noticing is renewed within seconds, not half a minute.
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		msg := &nats.Msg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
+		if msg.Header == nil {
+			msg.Header = nats.Header{}
+		}
+		handle(msg)
+	}, jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("streaming: reading %s from the store: %w", filter, err)
+	}
+	return cc, nil
+}
+
+// storedInput subscribes a stateful stage's handler to subject: a core
+// subscription (an endpoint of the stage's micro service), or in a durable
+// pipeline an ordered consumer of the store (readStored), so that what is
+// stored while the stage's connection is away reaches it once it is back.
+func (s *Stages) storedInput(svc micro.Service, name, subject string, h nats.MsgHandler) error {
+	if !s.p.Durable {
+		return s.endpoint(svc, name, subject, "", h)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := readStored(ctx, s.nc, s.p.Name, subject, 5*time.Minute, h)
+	if err != nil {
+		return err
+	}
+	s.consumers = append(s.consumers, cc)
+	return nil
 }
 
 // consumeDurable feeds ch from the durable consumer name (shared by every

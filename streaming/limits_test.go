@@ -80,8 +80,9 @@ func TestBadSequenceNumbersAreRefusedAndStillEndTheStream(t *testing.T) {
 		{"badseq", "x", true, []string{"is not an integer from 0 to"}, "up down"},
 		{"hugeseq", "9223372036854775807", true, []string{"is not an integer from 0 to"}, "up down"},
 		{"only", "", false, []string{"without a valid " + HdrSeq, "never started"}, ""},
-		// Held past a gap: handled, the gap reported, then the end.
-		{"gap", "", true, []string{"without a valid " + HdrSeq, "messages 0..0 never arrived"}, "up down"},
+		// Held past a gap: handled, the gap reported (by the frontend,
+		// then as the stream's gap by the decoder), then the end.
+		{"gap", "", true, []string{"without a valid " + HdrSeq, "messages 0..0 never arrived", "never reached the frontend"}, "up down"},
 	} {
 		t.Run(c.stream, func(t *testing.T) {
 			ch := resultsOf(t, nc, c.stream)

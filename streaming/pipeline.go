@@ -77,6 +77,13 @@ type Pipeline struct {
 	// as many, as a stream's last segments reach it after the frontend has
 	// let the stream go.
 	MaxStreams int
+	// MaxEnded bounds how many ended streams the frontend and the decoder
+	// each remember (default DefaultMaxEnded; ended.go), on top of
+	// forgetting them 10 idle timeouts after their end: beyond it the
+	// oldest are forgotten first. A late copy of a forgotten stream's
+	// message is then taken as a new stream's (an error result, or a new
+	// stream under the old name).
+	MaxEnded int
 	// Batch is the most messages the features stage scores in one GEMM
 	// (default 64); with ShedPartials it takes up to 8× as many and scores
 	// those not shed. The tagger takes up to 8× as many.
@@ -179,6 +186,9 @@ func (p *Pipeline) defaults() {
 	if p.MaxStreams <= 0 {
 		p.MaxStreams = DefaultMaxStreams
 	}
+	if p.MaxEnded <= 0 {
+		p.MaxEnded = DefaultMaxEnded
+	}
 	if p.Batch <= 0 {
 		p.Batch = 64
 	}
@@ -250,8 +260,8 @@ type Stages struct {
 	voices    map[string]*namedVoice
 	files     voiceWriter // writes voices' files off mu
 	dec       map[string]*decStream
-	ended     map[string]endedStream
-	decEnded  map[string]time.Time
+	ended     *endedStreams // the frontend's (ended.go)
+	decEnded  *endedStreams // the decoder's
 	vectorCh  chan work
 	imageCh   chan work
 	consumers []jetstream.ConsumeContext
@@ -277,7 +287,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
-		dec: map[string]*decStream{}, ended: map[string]endedStream{}, decEnded: map[string]time.Time{}}
+		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded)}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -317,9 +327,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
 				// stream's name can never be a voice's stream's.
-				err = s.endpoint(svc, KindPCM, Subject(p.Name, KindPCM, "*"), "", s.onPCM)
+				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.onPCM)
 				if err == nil {
-					err = s.endpoint(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), "", s.onPCM)
+					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.onPCM)
 				}
 				if err == nil {
 					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
@@ -344,7 +354,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					s.loop(s.vectorCh, limit, s.scoreVectors)
 				}
 			case StageDecoder:
-				err = s.endpoint(svc, toDecoder, Wildcard(p.Name, toDecoder), "", s.onScores)
+				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.onScores)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -494,17 +504,43 @@ func (s *Stages) sweep() {
 	defer s.wg.Done()
 	tick := time.NewTicker(max(10*time.Millisecond, min(time.Second, s.p.IdleTimeout/4)))
 	defer tick.Stop()
+	reconnects := s.nc.Stats().Reconnects
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-tick.C:
+			// A stage cut off from its server hears nothing from any
+			// stream, so that time is not the streams' silence: while the
+			// connection is away nothing expires, and once it is back
+			// every stream's idle clock starts again. Ending them instead
+			// once ended every stream in flight during a server restart
+			// that outlasted the idle timeout.
+			if n := s.nc.Stats().Reconnects; !s.nc.IsConnected() || n != reconnects {
+				reconnects = n
+				s.restartIdleClocks(now)
+				continue
+			}
 			s.expireFront(now)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
 			s.expireDecoder(now)
 		}
 	}
+}
+
+// restartIdleClocks counts every live stream's idle time from now.
+func (s *Stages) restartIdleClocks(now time.Time) {
+	s.mu.Lock()
+	for _, st := range s.front {
+		st.last = now
+	}
+	s.mu.Unlock()
+	s.decMu.Lock()
+	for _, st := range s.dec {
+		st.last = now
+	}
+	s.decMu.Unlock()
 }
 
 // expireFront ends the frontend's idle streams and forgets ended streams
@@ -520,11 +556,7 @@ func (s *Stages) expireFront(now time.Time) {
 			idle = append(idle, name)
 		}
 	}
-	for name, e := range s.ended {
-		if now.Sub(e.at) > 10*s.p.IdleTimeout {
-			delete(s.ended, name)
-		}
-	}
+	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
 	if len(s.voices) > 0 {
 		live := s.liveVoices()
 		for name, v := range s.voices {
@@ -544,7 +576,7 @@ func (s *Stages) expireFront(now time.Time) {
 		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout {
 			s.endIdle(name, st)
 			delete(s.front, name)
-			s.ended[name] = endedStream{at: time.Now(), next: st.next}
+			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
 		}
 		s.mu.Unlock()
 		if !s.pace(i) {
@@ -563,11 +595,7 @@ func (s *Stages) expireDecoder(now time.Time) {
 			idle = append(idle, name)
 		}
 	}
-	for name, at := range s.decEnded {
-		if now.Sub(at) > 10*s.p.IdleTimeout {
-			delete(s.decEnded, name)
-		}
-	}
+	s.decEnded.expire(now.Add(-10 * s.p.IdleTimeout))
 	s.decMu.Unlock()
 	for i, name := range idle {
 		s.decMu.Lock()

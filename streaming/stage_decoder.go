@@ -33,6 +33,9 @@ type decStream struct {
 	lastEnd   float64
 	streamEnd *float64
 	gaps      []rfstream.Gap
+	// part is the frontend part (HdrPart) whose segments the reorder
+	// window numbers; a later part replaces it (newPart).
+	part int
 }
 
 // onScores handles one message from the features stage: the reorder window
@@ -49,7 +52,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	s.decMu.Lock()
 	defer s.decMu.Unlock()
-	if _, done := s.decEnded[stream]; done {
+	if _, done := s.decEnded.get(stream); done {
 		// A redelivered copy after the stream's final result.
 		s.stats.duplicates.Add(1)
 		return
@@ -62,7 +65,7 @@ func (s *Stages) onScores(m *nats.Msg) {
 			// dropped as copies after the end.
 			s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
 				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.dec))})
-			s.decEnded[stream] = time.Now()
+			s.decEnded.add(stream, endedStream{at: time.Now()})
 			return
 		}
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
@@ -75,6 +78,18 @@ func (s *Stages) onScores(m *nats.Msg) {
 	}
 	st.last = time.Now()
 	defer func() { st.last = time.Now() }()
+	part, err := headerInt(m, HdrPart, 0)
+	switch {
+	case err != nil || part < 0:
+		s.errorResult(stream, "segment message with a %s header %q that is not a sequence number; dropped", HdrPart, m.Header.Get(HdrPart))
+		return
+	case part < st.part:
+		// Numbered by a frontend the stream has since moved on from.
+		s.stats.duplicates.Add(1)
+		return
+	case part > st.part:
+		s.newPart(stream, st, part)
+	}
 	if headerBool(m, HdrEOS) {
 		n, err := headerInt(m, HdrCount, -1)
 		if err != nil || n < 0 {
@@ -142,6 +157,16 @@ func (s *Stages) drain(stream string, st *decStream) {
 		if !ok {
 			return
 		}
+		if why := msg.Header.Get(HdrGap); why != "" {
+			// Audio that never reached the frontend. Its words that did
+			// (closed before it) may still follow, so the gap starts where
+			// the audio stopped, or where the last word closed when that
+			// is later (a part that took the stream up: what its
+			// predecessor heard after that word is unknown).
+			end := headerFloat(msg, HdrEnd)
+			s.reportGap(stream, st, rfstream.Gap{Start: min(max(headerFloat(msg, HdrStart), st.lastEnd), end), End: &end, Reason: why})
+			continue
+		}
 		if headerBool(msg, HdrFinal) {
 			// A gap after it starts where the last closed word ended.
 			st.lastEnd = max(st.lastEnd, headerFloat(msg, HdrEnd))
@@ -186,6 +211,19 @@ func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
 		Error: fmt.Sprintf("gap %s: %s; the words around it are kept", span, g.Reason)})
 }
 
+// newPart turns a stream over to the segments of a frontend that took it
+// up mid-way (HdrPart part, numbered from 0 again), with s.decMu held: the
+// earlier part's held segments are decoded, skipping the gaps among them,
+// and what it never delivered falls in the gap the new part's first
+// segment, a gap marker from the stream's start, reports.
+func (s *Stages) newPart(stream string, st *decStream, part int) {
+	for len(st.pending) > 0 {
+		s.skipGap(stream, st, "the frontend that numbered them stopped, and another took the stream up")
+	}
+	st.reorder = reorder{pending: map[int]*nats.Msg{}}
+	st.count, st.streamEnd, st.part = -1, nil, part
+}
+
 // giveUp ends a stream whose segments stopped short (lost between the
 // stages) or whose end-of-stream marker was malformed, with s.decMu held:
 // every gap among the held segments is skipped and reported, then the
@@ -217,7 +255,7 @@ func (s *Stages) endDecoded(stream string, st *decStream) {
 	}
 	s.publishResult(stream, r)
 	delete(s.dec, stream)
-	s.decEnded[stream] = time.Now()
+	s.decEnded.add(stream, endedStream{at: time.Now()})
 }
 
 // result turns a segment's scores (word model) or log-likelihoods (connected

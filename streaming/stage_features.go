@@ -124,7 +124,7 @@ func (s *Stages) scoreFrames(batch []work) {
 		switch {
 		case stale[i]:
 			out.Header.Set(HdrSkipped, "1")
-		case m.Header.Get(HdrError) != "" || headerBool(m, HdrEOS):
+		case m.Header.Get(HdrError) != "" || headerBool(m, HdrEOS) || m.Header.Get(HdrGap) != "":
 		case len(m.Data) == 0 || len(m.Data)%(4*dim) != 0:
 			out.Header.Set(HdrError, fmt.Sprintf("frames of %d bytes, the model takes rows of %d values", len(m.Data), dim))
 		default:
@@ -171,7 +171,7 @@ func (s *Stages) stalePartials(batch []work) map[int]bool {
 	}
 	var stale map[int]bool
 	for i, w := range batch {
-		if seqs[i] >= 0 && seqs[i] != eos && w.m.Header.Get(HdrFinal) == "0" && latest[StreamOf(w.m.Subject)] > seqs[i] {
+		if seqs[i] >= 0 && seqs[i] != eos && w.m.Header.Get(HdrFinal) == "0" && w.m.Header.Get(HdrGap) == "" && latest[StreamOf(w.m.Subject)] > seqs[i] {
 			if stale == nil {
 				stale = map[int]bool{}
 			}

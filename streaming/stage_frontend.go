@@ -37,9 +37,22 @@ type frontStream struct {
 	// every message of the stream comes by the same subject.
 	subjectVoice string
 	rate         int
-	segments     int
-	samples      int // PCM samples accepted, at rate: the stream's length so far
-	last         time.Time
+	segments     int // segments (and gap markers) published: the next one's Rfs-Seq
+	samples      int // PCM samples accepted, at rate
+	// pos is the stream's length so far, at rate: the samples accepted
+	// and the stretches of audio that never arrived (skipAudio). lostMsgs
+	// counts the messages skipped since the last one handled, chunk the
+	// samples of the last one handled (to estimate a missing stretch
+	// without HdrOffset), and cuts maps the segmenter's time, which knows
+	// only the audio that arrived, to the stream's.
+	pos      int64
+	lostMsgs int
+	chunk    int
+	cuts     []audioCut
+	// part is the PCM sequence number from which this frontend has had
+	// the stream (HdrPart): 0 unless it took the stream up mid-way.
+	part int
+	last time.Time
 	// held are segments set aside, in order, until the voice session's
 	// self-training they need has finished (release); heldEnd: the
 	// stream's end-of-stream marker follows them.
@@ -49,13 +62,6 @@ type frontStream struct {
 	// sequence number, held in the window without their payloads until
 	// their turn comes to be refused.
 	tooBig map[int]int
-}
-
-// endedStream remembers a finished stream for a while, so late duplicates
-// are recognised and new audio under its name is refused.
-type endedStream struct {
-	at   time.Time
-	next int // sequence numbers below this were handled
 }
 
 func (s *Stages) onPCM(m *nats.Msg) {
@@ -83,7 +89,7 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		}
 		return
 	}
-	if e, done := s.ended[stream]; done {
+	if e, done := s.ended.get(stream); done {
 		if seq < e.next {
 			s.stats.duplicates.Add(1) // a late copy of a message already handled
 			return
@@ -144,14 +150,14 @@ func (s *Stages) onPCM(m *nats.Msg) {
 func (s *Stages) refuseStream(stream string) {
 	s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
 		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.front))})
-	s.ended[stream] = endedStream{at: time.Now(), next: MaxSeq + 1}
+	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
 
 // endFront forgets an ended stream's state, remembering its end, with
 // s.mu held.
 func (s *Stages) endFront(stream string, st *frontStream) {
 	delete(s.front, stream)
-	s.ended[stream] = endedStream{at: time.Now(), next: st.next}
+	s.ended.add(stream, endedStream{at: time.Now(), next: st.next})
 }
 
 // endRefused ends a stream whose end-of-stream message was refused for its
@@ -159,14 +165,14 @@ func (s *Stages) endFront(stream string, st *frontStream) {
 // and reported, and the stream gets its one end-of-stream result (an error
 // one if it never started). A stream already ended has had its result.
 func (s *Stages) endRefused(stream string) {
-	if _, done := s.ended[stream]; done {
+	if _, done := s.ended.get(stream); done {
 		return
 	}
 	st := s.front[stream]
 	switch {
 	case st == nil:
 		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one arrived")
-		s.ended[stream] = endedStream{at: time.Now()}
+		s.ended.add(stream, endedStream{at: time.Now()})
 		return
 	case s.advance(stream, st, true):
 	case st.seg == nil:
@@ -189,6 +195,7 @@ func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
 				return false
 			}
 			from, to := st.skip()
+			st.lostMsgs += to - from + 1
 			s.stats.lost.Add(int64(to - from + 1))
 			s.errorResult(stream, "messages %d..%d never arrived; continuing without them", from, to)
 			continue
@@ -251,6 +258,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 			return fail("%v", err)
 		}
 		st.seg, st.rate = seg, rate
+		st.part = st.next - 1 // take has moved next past this message
 		st.voiceName = voice
 		switch {
 		case s.p.Words == nil: // a connected-word model has no voice sessions
@@ -274,9 +282,18 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	if err != nil {
 		return fail("%v", err)
 	}
+	offset, err := headerOffset(m)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if missing := st.missing(offset, len(pcm)); missing > 0 {
+		s.skipAudio(stream, st, missing)
+	}
+	st.lostMsgs, st.chunk = 0, len(pcm)
 	st.samples += len(pcm)
+	st.pos += int64(len(pcm))
 	for _, seg := range st.seg.Push(pcm) {
-		s.publishSegment(stream, st, seg)
+		s.placeSegment(stream, st, seg)
 	}
 	if eos {
 		s.endSegments(stream, st)
@@ -343,10 +360,22 @@ func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
 func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.Segment) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
-	m.Header.Set(HdrSeq, strconv.Itoa(seg.Seq))
+	m.Header.Set(HdrSeq, strconv.Itoa(st.segments))
+	m.Header.Set(HdrPart, strconv.Itoa(st.part))
 	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
 	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
 	m.Header.Set(HdrFinal, boolHeader(seg.Final))
+	if seg.Audio == nil { // a gap marker (skipAudio, placeSegment)
+		why := fmt.Sprintf("the audio from %.2fs to %.2fs never reached the frontend", seg.Start, seg.End)
+		if seg.Final {
+			why = fmt.Sprintf("a word from %.2fs to %.2fs straddled audio that never reached the frontend; dropped", seg.Start, seg.End)
+		}
+		m.Header.Set(HdrGap, why)
+		m.Header.Set(HdrFinal, "0")
+		st.segments++
+		s.nc.PublishMsg(m)
+		return
+	}
 	var v []float32
 	var err error
 	if c := s.p.Connected; c != nil {
@@ -388,7 +417,7 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 
 func (s *Stages) endSegments(stream string, st *frontStream) {
 	for _, seg := range st.seg.Flush() {
-		s.publishSegment(stream, st, seg)
+		s.placeSegment(stream, st, seg)
 	}
 	if len(st.held) > 0 {
 		st.heldEnd = true
@@ -430,9 +459,10 @@ func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
 	m.Header.Set(HdrCount, strconv.Itoa(st.segments))
+	m.Header.Set(HdrPart, strconv.Itoa(st.part))
 	if st.rate > 0 {
 		// The stream's length, where a gap in its last segments ends.
-		m.Header.Set(HdrEnd, strconv.FormatFloat(float64(st.samples)/float64(st.rate), 'g', -1, 64))
+		m.Header.Set(HdrEnd, strconv.FormatFloat(float64(st.pos)/float64(st.rate), 'g', -1, 64))
 	}
 	if st.voice != nil {
 		if p := st.voice.Progress(); p != nil {

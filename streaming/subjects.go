@@ -66,6 +66,23 @@ const (
 	HdrSkipped  = "Rfs-Skipped"  // "1" on scores of a partial word shed under load
 	HdrReadOut  = "Rfs-Readout"  // on a word vector: the stream's own read-out (its class count) follows the vector
 	HdrVoice    = "Rfs-Voice"    // on PCM: the voice speaking; streams that name the same voice share its session
+	// HdrOffset, on PCM (optional): the index in the stream of the
+	// message's first sample, at its rate. After messages that never
+	// arrived, the frontend places the audio that follows by it, so word
+	// times stay those of the stream; without it the missing stretch is
+	// estimated as the lost messages times the length of a message.
+	HdrOffset = "Rfs-Offset"
+	// HdrGap marks a segment message that stands for audio that never
+	// reached the frontend (its reason; Rfs-Start and Rfs-End its span):
+	// the decoder reports it as a gap of the stream.
+	HdrGap = "Rfs-Gap"
+	// HdrPart, on the frontend's segments and end-of-stream marker: the
+	// PCM sequence number from which the frontend that numbered them has
+	// had the stream (0 from its start). A frontend started again takes up
+	// its streams with a new part, numbering its segments from 0; the
+	// decoder then gives up on what the earlier part did not deliver
+	// (reported as a gap) and drops that part's late messages.
+	HdrPart = "Rfs-Part"
 	// On an end-of-stream marker between stages: the stream's voice
 	// session's progress (rfstream.VoiceProgress), for the final result.
 	HdrVoiceRecordings = "Rfs-Voice-Recordings"

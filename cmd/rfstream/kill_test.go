@@ -174,8 +174,9 @@ func (r *faultRig) startStage(stage string) {
 }
 
 // stream sends audio in real time through the rig as a client of its own,
-// runs fault faultAt into the stream, and returns the end-of-stream result.
-func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration, fault func()) (rfstream.Result, error) {
+// runs fault faultAt into the stream, and returns the end-of-stream result
+// and every result the client got, the end-of-stream one included.
+func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration, fault func()) (rfstream.Result, []rfstream.Result, error) {
 	nc, err := nats.Connect(r.url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
 	if err != nil {
 		r.t.Fatal(err)
@@ -185,17 +186,37 @@ func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration,
 		r   rfstream.Result
 		err error
 	}
+	var mu sync.Mutex
+	var all []rfstream.Result
 	done := make(chan outcome, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 		defer cancel()
-		res, err := streaming.StreamAudio(ctx, nc, "rfs", name, a, streaming.StreamOptions{RealTime: true, Durable: r.durable, Timeout: 15 * time.Second}, nil)
+		res, err := streaming.StreamAudio(ctx, nc, "rfs", name, a, streaming.StreamOptions{RealTime: true, Durable: r.durable, Timeout: 15 * time.Second},
+			func(res rfstream.Result) {
+				mu.Lock()
+				all = append(all, res)
+				mu.Unlock()
+			})
 		done <- outcome{res, err}
 	}()
 	time.Sleep(faultAt)
 	fault()
 	o := <-done
-	return o.r, o.err
+	// Results after the end-of-stream one would come at once: a second
+	// end-of-stream result is looked for a moment longer.
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	return o.r, append([]rfstream.Result(nil), all...), o.err
+}
+
+// restartServer kills the NATS server with SIGKILL and starts it again,
+// with the same store, downFor later.
+func (r *faultRig) restartServer(downFor time.Duration) {
+	r.server.kill()
+	time.Sleep(downFor)
+	r.startServer()
 }
 
 // checkKept checks an end-of-stream result against the undisturbed one:
@@ -239,12 +260,13 @@ func undisturbed(t *testing.T, a *frontend.Audio) rfstream.Result {
 	return rs[len(rs)-1]
 }
 
-// Each stage process killed with SIGKILL 1.3 s into a 4.7 s real-time
-// stream of four words and started again downFor later, the features
-// worker with and without --durable: the stream still gets its
-// end-of-stream result, whose words are undisturbed ones and whose gaps
-// hold every word it lacks (a killed frontend: see there). The words kept per fault are logged
-// (docs/streaming.md, "What a fault costs").
+// Each stage process, and the NATS server, killed with SIGKILL 1.3 s into
+// a 4.7 s real-time stream of four words and started again downFor later,
+// with and without --durable: the stream gets exactly one end-of-stream
+// result, whose words are undisturbed ones (label and times) and whose
+// gaps hold every word it lacks; with --durable a killed features worker
+// or a restarted server loses no word. The words kept per fault are
+// logged (docs/streaming.md, "What a fault costs").
 func TestFaultsWithRealProcesses(t *testing.T) {
 	const downFor = 700 * time.Millisecond // the second word's end falls in it
 	if testing.Short() {
@@ -262,45 +284,72 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		durable bool
-		kill    string
-		all     bool // every word must survive
+		kill    string // a stage, or "" for the NATS server
+		all     bool   // every word must survive
 	}{
 		{"features", false, streaming.StageFeatures, false},
 		{"features-durable", true, streaming.StageFeatures, true},
 		{"decoder", false, streaming.StageDecoder, false},
 		{"frontend", false, streaming.StageFrontend, false},
+		{"nats-server", false, "", false},
+		{"nats-server-durable", true, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newFaultRig(t, c.durable)
 			start := time.Now()
-			got, err := r.stream("f", a, 1300*time.Millisecond, func() {
+			got, all, err := r.stream("f", a, 1300*time.Millisecond, func() {
+				if c.kill == "" {
+					r.restartServer(downFor)
+					return
+				}
 				r.stages[c.kill].kill()
 				time.Sleep(downFor)
 				r.startStage(c.kill)
 			})
+			took := time.Since(start)
 			if err != nil {
 				logs := ""
 				for name, p := range r.stages {
 					logs += name + ":\n" + p.out.String()
 				}
-				t.Fatalf("%v after %v; the stages said:\n%s", err, time.Since(start), logs)
+				t.Fatalf("%v after %v; the stages said:\n%s", err, took, logs)
 			}
-			if c.kill == streaming.StageFrontend {
-				// A new frontend knows nothing of the audio before it
-				// started: it hears the words after it, but counts their
-				// times from its first message (docs/streaming.md).
-				last := want.Words[len(want.Words)-1]
-				if n := len(got.Words); n == 0 || got.Words[n-1].Word != last.Word {
-					t.Fatalf("after a killed frontend: %+v, want the last word %q heard", got, last.Word)
+			eos := 0
+			for _, res := range all {
+				if res.EOS {
+					eos++
 				}
-				t.Logf("kill frontend: words %+v (undisturbed %+v)", got.Words, want.Words)
-				return
+			}
+			if eos != 1 {
+				t.Errorf("%d end-of-stream results, want exactly one: %+v", eos, all)
 			}
 			kept := checkKept(t, got, want)
-			t.Logf("kill %s (durable %v): %d of %d words kept, %d gaps, end-of-stream result after %v", c.kill, c.durable, kept, len(want.Words), len(got.Gaps), time.Since(start))
-			if c.all && kept != len(want.Words) {
-				t.Errorf("with --durable every word survives a killed %s: %+v", c.kill, got)
+			if t.Failed() {
+				for _, res := range all {
+					t.Logf("result %+v", res)
+				}
+			}
+			what := "NATS server restarted"
+			if c.kill != "" {
+				what = c.kill + " killed"
+			}
+			t.Logf("%s (durable %v): %d of %d words kept, gaps %s, end-of-stream result after %v", what, c.durable, kept, len(want.Words), gapsText(got.Gaps), took)
+			if c.all && (kept != len(want.Words) || len(got.Gaps) > 0) {
+				t.Errorf("with --durable every word survives: %+v", got)
 			}
 		})
 	}
+}
+
+// gapsText lists gaps as start-end spans for the log.
+func gapsText(gaps []rfstream.Gap) string {
+	var b strings.Builder
+	for _, g := range gaps {
+		end := "?"
+		if g.End != nil {
+			end = strconv.FormatFloat(*g.End, 'f', 2, 64)
+		}
+		fmt.Fprintf(&b, "[%.2f-%s] ", g.Start, end)
+	}
+	return strings.TrimSpace(b.String())
 }

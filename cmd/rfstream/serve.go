@@ -61,6 +61,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	selfTrain := fs.Bool("session-self-train", true, "with an adaptable word model, each stream's voice session self-trains at 10, 20, 40, … words (each checkpoint costs a few seconds of CPU, and a stream's words wait for its rounds where they need them: turn it off for many long streams)")
 	voices := fs.String("voices", "", "keep the sessions of named voices (the web page's browsers, stream --voice) in this directory, so they outlive the process (default: in memory only)")
 	bySubject := fs.Bool("voices-by-subject", false, "a stream names its voice only by publishing on rfs.v1.<pipeline>.voice.<voice>.<stream>, never by the Rfs-Voice header, so NATS permissions on those subjects decide who may speak as which voice (docs/streaming.md)")
+	maxEnded := fs.Int("max-ended", streaming.DefaultMaxEnded, "the most ended streams the frontend and decoder each remember, to drop late copies of their messages (oldest forgotten first; each is also forgotten 10 idle timeouts after its end)")
 	maxStreams := fs.Int("max-streams", streaming.DefaultMaxStreams, "the most streams the frontend serves at once (per shard); a stream beyond it gets one end-of-stream error result, and the others are unaffected")
 	idle := fs.Duration("idle-timeout", time.Minute, "a stream silent this long without its end-of-stream message is ended for it (the decoder waits twice as long for lost segments), with the words that arrived")
 	ackWait := fs.Duration("ack-wait", streaming.DefaultAckWait, "with --durable: how long a features or tagger worker may hold a message before it goes to another worker (a killed worker's messages wait this long)")
@@ -110,12 +111,14 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		return nil, err
 	}
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject, Version: version,
-		MaxStreams: *maxStreams, IdleTimeout: *idle, AckWait: *ackWait}
+		MaxStreams: *maxStreams, MaxEnded: *maxEnded, IdleTimeout: *idle, AckWait: *ackWait}
 	switch {
 	case *idle <= 0 || *ackWait <= 0:
 		return nil, fmt.Errorf("--idle-timeout %v, --ack-wait %v: want positive durations", *idle, *ackWait)
 	case *maxStreams < 1:
 		return nil, fmt.Errorf("--max-streams %d: want at least 1", *maxStreams)
+	case *maxEnded < 1:
+		return nil, fmt.Errorf("--max-ended %d: want at least 1", *maxEnded)
 	case *frontends < 1:
 		return nil, fmt.Errorf("--frontends %d: want at least 1", *frontends)
 	case *frontends > 1 && *shard != "":

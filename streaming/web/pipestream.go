@@ -16,6 +16,7 @@ type pipeStream struct {
 	name    string
 	rate    int
 	seq     int
+	offset  int // samples sent so far: the next message's streaming.HdrOffset
 	ended   bool
 	results chan *nats.Msg
 	sub     *nats.Subscription
@@ -77,6 +78,8 @@ func (p *pipeStream) publish(pcm []byte, eos bool) error {
 	m.Header.Set(streaming.HdrSeq, strconv.Itoa(p.seq))
 	m.Header.Set(streaming.HdrRate, strconv.Itoa(p.rate))
 	m.Header.Set(streaming.HdrEncoding, streaming.EncS16)
+	m.Header.Set(streaming.HdrOffset, strconv.Itoa(p.offset))
+	p.offset += len(pcm) / 2
 	if eos {
 		m.Header.Set(streaming.HdrEOS, "1")
 	}
