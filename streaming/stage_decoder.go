@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -201,7 +202,10 @@ func (s *Stages) skipGap(stream string, st *decStream, why string) {
 // reportGap records a gap and says so in an error result that carries the
 // words heard so far.
 func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
-	st.gaps = append(st.gaps, g)
+	if len(g.Reason) > maxGapReason {
+		g.Reason = strings.ToValidUTF8(g.Reason[:maxGapReason], "") + "…"
+	}
+	st.gaps = appendGap(st.gaps, g)
 	span := fmt.Sprintf("%.2fs on", g.Start)
 	if g.End != nil {
 		span = fmt.Sprintf("%.2f-%.2fs", g.Start, *g.End)
@@ -209,6 +213,30 @@ func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
 	heard := st.end()
 	s.publishResult(stream, rfstream.Result{Text: heard.Text, Words: heard.Words, Gaps: []rfstream.Gap{g},
 		Error: fmt.Sprintf("gap %s: %s; the words around it are kept", span, g.Reason)})
+}
+
+// maxGaps bounds the gaps a stream's end-of-stream result lists, and
+// maxGapReason the length of each reason, so that a client whose every
+// message jumps its offset (each a gap to the frontend) costs the decoder a
+// bounded amount however long the stream runs.
+const (
+	maxGaps      = 64
+	maxGapReason = 256
+)
+
+// appendGap adds g to gaps; past maxGaps it widens the last gap to cover g
+// instead, so the list still spans every stretch that was missing.
+func appendGap(gaps []rfstream.Gap, g rfstream.Gap) []rfstream.Gap {
+	if len(gaps) < maxGaps {
+		return append(gaps, g)
+	}
+	last := &gaps[len(gaps)-1]
+	last.End = g.End
+	const merged = "later gaps merged into this one (the stream had more than the gaps a result lists)"
+	if !strings.HasSuffix(last.Reason, merged) {
+		last.Reason += "; " + merged
+	}
+	return gaps
 }
 
 // newPart turns a stream over to the segments of a frontend that took it
