@@ -487,7 +487,11 @@ func combinedCurve(hs []heard, maxFRR float64) {
 
 func row(hs []heard, half string, score func(wordEv) float64, th float64, note string) {
 	rej, frr, _ := rates(hs, half, score, th)
-	fmt.Printf("%-8s %10.4f %11.1f%% %11.1f%% %11.1f%%%s\n", half, th, 100*rej, 100*frr["synth"], 100*frr["fsdd"], note)
+	shown := fmt.Sprintf("%10.4f", th)
+	if th == math.MaxFloat64 {
+		shown = fmt.Sprintf("%10s", "none")
+	}
+	fmt.Printf("%-8s %s %11.1f%% %11.1f%% %11.1f%%%s\n", half, shown, 100*rej, 100*frr["synth"], 100*frr["fsdd"], note)
 }
 
 // fillerCurve prints, for each filler bias, the share of non-digit
