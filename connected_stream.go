@@ -17,10 +17,16 @@ import (
 // training recordings (takes 5-9), the stream's WER was 12.06 % at 15 dB,
 // 3.48 % at 10 dB and 1.39 % at 6 dB, the same as decoding each file whole
 // (measured before the segmenter stopped assuming silence before a long
-// stream's start; docs/streaming.md).
+// stream's start; docs/streaming.md). An utterance that starts within
+// PadMs of the stream's start gets 200 ms of the stream's background before
+// it (EdgeFillMs): without it a recording that begins at its word's first
+// sample was often decoded as silence alone (FSDD's held-out takes 5-9:
+// 33 of 300 heard as no speech, 2 with it; experiments/journal/reject.md
+// section 3).
 func DefaultConnectedStreamConfig() SpotterConfig {
 	c := DefaultSpotterConfig()
 	c.ThresholdDB, c.TrailingSilenceMs, c.MaxWordMs, c.PadMs, c.PartialEveryMs = 6, 700, 20000, 300, 300
+	c.EdgeFillMs = 200
 	return c
 }
 
@@ -83,7 +89,11 @@ func (s *ConnectedStream) results(segs []Segment, end bool) []Result {
 // The streaming decoder stage keeps one per stream, so results over NATS are
 // built by the same code as ConnectedStream's.
 type ConnectedTranscript struct {
-	padS   float64
+	padS float64
+	// fillS is how far before the stream's start the audio of a segment
+	// starting within padS of it starts (SpotterConfig.EdgeFillMs, in
+	// whole samples).
+	fillS  float64
 	words  []Word // words of the closed utterances
 	failed bool   // an utterance could not be decoded: its words are unknown, not absent
 }
@@ -92,19 +102,27 @@ type ConnectedTranscript struct {
 // cfg for model c.
 func NewConnectedTranscript(c *Connected, cfg SpotterConfig) *ConnectedTranscript {
 	padFrames := math.Ceil(cfg.PadMs / c.Input.Audio.HopMs)
-	return &ConnectedTranscript{padS: padFrames * c.Input.Audio.HopMs / 1000}
+	rate := c.Input.Audio.SampleRate
+	return &ConnectedTranscript{padS: padFrames * c.Input.Audio.HopMs / 1000, fillS: float64(cfg.EdgeFillSamples(rate)) / float64(rate)}
 }
 
 // Add takes the words decoded from segment sg, timed from the start of the
 // segment's audio, and returns the stream's result after it.
 func (t *ConnectedTranscript) Add(sg Segment, words []Word) Result {
-	// The segment's audio starts PadMs before its first speech frame
-	// (less at the very start of the stream).
-	off := math.Max(sg.Start-t.padS, 0)
+	// The segment's audio starts PadMs before its first speech frame, or,
+	// when the stream's start is nearer, the segmenter's edge fill before
+	// the stream's start. Words are timed in the stream: one the decoder
+	// began in the fill begins at 0. The sums are rounded to the
+	// microsecond, far under a frame, so that their float error does not
+	// show (0.42 − 0.2 is 0.21999999999999997 in floats).
+	off := sg.Start - t.padS
+	if off < 0 {
+		off = -t.fillS
+	}
 	ws := make([]Word, len(words))
 	for i, w := range words {
-		w.Start += off
-		w.End += off
+		w.Start = toMicrosecond(max(w.Start+off, 0))
+		w.End = toMicrosecond(max(w.End+off, 0))
 		ws[i] = w
 	}
 	if sg.Final {
@@ -113,6 +131,8 @@ func (t *ConnectedTranscript) Add(sg Segment, words []Word) Result {
 	}
 	return Result{Text: t.text(ws), Words: t.snapshot(ws)}
 }
+
+func toMicrosecond(sec float64) float64 { return math.Round(sec*1e6) / 1e6 }
 
 // Error is the result for a segment that could not be decoded; the
 // stream goes on with the words it has.

@@ -2,8 +2,10 @@ package rfstream
 
 import (
 	"math"
+	"math/rand/v2"
 	"sort"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -43,6 +45,22 @@ type SpotterConfig struct {
 	PadMs float64 `json:"pad_ms"`
 	// PartialEveryMs: while a word is open, a partial hypothesis this often.
 	PartialEveryMs float64 `json:"partial_every_ms"`
+	// EdgeFillMs, when positive, puts this much of the stream's own
+	// background (datasets.EstimateBackground of the segment's samples)
+	// before a segment whose padding would reach before the stream's first
+	// sample: a recording that begins at its word's first sample then
+	// reaches the decoder with a pause before the word, as its training
+	// utterances had (200 ms chosen on held-out clips, experiments/
+	// journal/reject.md section 3; filling after a recording's end as well
+	// won nothing more there). Such a segment's audio starts
+	// EdgeFillSamples before the stream.
+	EdgeFillMs float64 `json:"edge_fill_ms,omitempty"`
+}
+
+// EdgeFillSamples is how many samples at rate Hz of background the
+// segmenter puts at an edge of the stream (SpotterConfig.EdgeFillMs).
+func (c SpotterConfig) EdgeFillSamples(rate int) int {
+	return int(math.Round(max(c.EdgeFillMs, 0) * float64(rate) / 1000))
 }
 
 // DefaultSpotterConfig suits isolated digits spoken with short pauses.
@@ -248,20 +266,42 @@ func (s *Segmenter) scan(ending bool) []Segment {
 	return out
 }
 
-// segment returns the samples of frames [from, to) with padding.
+// segment returns the samples of frames [from, to) with padding, and the
+// stream's background where the padding reaches before the stream's start
+// (SpotterConfig.EdgeFillMs).
 func (s *Segmenter) segment(from, to int64, final bool) Segment {
 	pad := s.frames(s.cfg.PadMs)
 	flen := int64(s.wc.Audio.FrameLen())
-	a := max((from-pad)*int64(s.hop), s.audioStart)
+	want := (from - pad) * int64(s.hop)
+	a := max(want, s.audioStart)
 	// Never past the samples of the frames known when this frame was
 	// decided: what else is buffered depends on how the input was chunked.
 	seen := (s.horizon-1)*int64(s.hop) + flen
 	b := min((to+pad)*int64(s.hop)+flen, seen, s.audioStart+int64(len(s.audio)))
+	samples := s.audio[a-s.audioStart : b-s.audioStart]
+	// Only the stream's start can lie after a wanted sample: trim keeps
+	// every open word's padding.
+	if n := s.cfg.EdgeFillSamples(s.wc.Audio.SampleRate); n > 0 && a > want {
+		samples = withBackgroundBefore(samples, s.wc.Audio.SampleRate, n)
+	} else {
+		samples = append([]float32(nil), samples...)
+	}
 	seg := Segment{Seq: s.seq, Start: s.seconds(from), End: s.seconds(to), Final: final,
-		Audio:        &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: append([]float32(nil), s.audio[a-s.audioStart:b-s.audioStart]...)},
+		Audio:        &frontend.Audio{Rate: s.wc.Audio.SampleRate, Samples: samples},
 		BackgroundDB: s.wordFloor, HasBackground: true, word: s.wordFrames}
 	s.seq++
 	return seg
+}
+
+// edgeFillSeed seeds the background put before a stream's start: fixed,
+// so a segment's audio depends only on the stream's samples.
+const edgeFillSeed = 0x65646765
+
+// withBackgroundBefore returns n samples of the samples' own background
+// followed by the samples.
+func withBackgroundBefore(samples []float32, rate, n int) []float32 {
+	fill := datasets.EstimateBackground(samples, rate).Noise(n, rand.New(rand.NewPCG(edgeFillSeed, 0)))
+	return append(fill, samples...)
 }
 
 func (s *Segmenter) seconds(frame int64) float64 {

@@ -240,3 +240,59 @@ func TestSegmenterSlidingFloorEqualsSortingEveryFrame(t *testing.T) {
 		}
 	}
 }
+
+// EdgeFillMs: a word within PadMs of the stream's start gets EdgeFillMs of
+// the stream's background before its samples, which are the stream's from
+// its first; a word further in gets no fill; the segments do not depend
+// on the chunking.
+func TestSegmenterEdgeFillIsTheBackgroundBeforeTheStream(t *testing.T) {
+	wc := frontend.DefaultWordConfig()
+	rate := wc.Audio.SampleRate
+	cfg := DefaultConnectedStreamConfig()
+	cfg.EdgeFillMs = 200
+	n := cfg.EdgeFillSamples(rate)
+	if n != rate/5 {
+		t.Fatalf("EdgeFillSamples %d at %d Hz, want %d", n, rate, rate/5)
+	}
+	const noiseDBFS = -60
+	segments := func(cfg SpotterConfig, x []float32, chunk int) []Segment {
+		seg, err := NewSegmenter(wc, cfg, rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []Segment
+		for i := 0; i < len(x); i += chunk {
+			out = append(out, seg.Push(x[i:min(i+chunk, len(x))])...)
+		}
+		return append(out, seg.Flush()...)
+	}
+	// A word 50 ms in (inside the 300 ms padding): filled.
+	x := toneInNoise(rate, 3, 0.05, 0.5, noiseDBFS)
+	segs := segments(cfg, x, 160)
+	if len(segs) == 0 || !segs[len(segs)-1].Final {
+		t.Fatalf("segments %+v, want the word's final one last", segs)
+	}
+	a := segs[len(segs)-1].Audio.Samples
+	if len(a) <= n || !slices.Equal(a[n:], x[:len(a)-n]) {
+		t.Fatalf("final segment of %d samples: after its %d filled ones it is not the stream from its first sample", len(a), n)
+	}
+	var sq float64
+	for _, v := range a[:n] {
+		sq += float64(v) * float64(v)
+	}
+	if db := 10 * math.Log10(sq/float64(n)); math.Abs(db-noiseDBFS) > 3 {
+		t.Fatalf("the fill is at %.1f dBFS, the stream's background at %d", db, noiseDBFS)
+	}
+	for _, chunk := range []int{1, 4096, len(x)} {
+		if got := segments(cfg, x, chunk); !reflect.DeepEqual(got, segs) {
+			t.Fatalf("chunks of %d: segments differ from chunks of 160", chunk)
+		}
+	}
+	// A word 1 s in: the same segments as without the fill.
+	x = toneInNoise(rate, 3, 1, 1.5, noiseDBFS)
+	off := cfg
+	off.EdgeFillMs = 0
+	if got, want := segments(cfg, x, 160), segments(off, x, 160); len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("a word 1 s in: %d segments with the fill, %d without, or they differ", len(got), len(want))
+	}
+}

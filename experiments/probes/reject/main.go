@@ -18,7 +18,8 @@
 // usage: go run ./experiments/probes/reject measure --model M.rfm --out F.tsv
 //
 //	go run ./experiments/probes/reject curve F.tsv
-//	go run ./experiments/probes/reject strings --model M.rfm [--bias B] MANIFEST.tsv
+//	go run ./experiments/probes/reject strings --model M.rfm [--bias B] [--edge-fill-ms MS] MANIFEST.tsv
+//	go run ./experiments/probes/reject tight --model M.rfm --half dev --fill 0,100,300
 //
 // The strings step scores a connected set (make demo part 4's is
 // data/connected/demo-clean/manifest.tsv) through the product's live
@@ -62,8 +63,10 @@ func main() {
 		curve(os.Args[2:])
 	case "strings":
 		scoreStrings(os.Args[2:])
+	case "tight":
+		tight(os.Args[2:])
 	default:
-		log.Fatalf("unknown step %q (measure, curve)", os.Args[1])
+		log.Fatalf("unknown step %q (measure, curve, strings, tight)", os.Args[1])
 	}
 }
 
@@ -71,6 +74,8 @@ func main() {
 type item struct {
 	set, half, said, voice string
 	audio                  func() (*frontend.Audio, error)
+	// raw is a synthetic item's voice alone, before any background.
+	raw func() (*frontend.Audio, error)
 }
 
 func measure(args []string) {
@@ -271,7 +276,7 @@ func buildItems(nVoices, perWord int, seed uint64) ([]item, error) {
 // it: 0.2-0.5 s of faint background either side and a noise floor under
 // the word, its peak at a drawn level between −12 and −1 dB.
 func synthItem(set, half, said, text string, v datasets.Voice, seed uint64) item {
-	return item{set: set, half: half, said: said, voice: v.String(), audio: func() (*frontend.Audio, error) {
+	return item{set: set, half: half, said: said, voice: v.String(), raw: func() (*frontend.Audio, error) { return datasets.Espeak(text, v, 8000) }, audio: func() (*frontend.Audio, error) {
 		a, err := datasets.Espeak(text, v, 8000)
 		if err != nil {
 			return nil, err
@@ -434,14 +439,59 @@ func curve(args []string) {
 		}
 	}
 	fillerCurve(hs, *maxFRR)
+	combinedCurve(hs, *maxFRR)
 	_, _, n := rates(hs, "dev", features[0].score, 0)
 	_, _, nt := rates(hs, "test", features[0].score, 0)
 	fmt.Printf("\nrecordings: dev %v, test %v\n", n, nt)
 }
 
+// combinedCurve is the threshold step for each score with the filler's
+// decision kept (journal section 4): a word the decoder labelled filler is
+// rejected whatever its score, any other when its score is over the
+// threshold, chosen on dev as for the scores alone.
+func combinedCurve(hs []heard, maxFRR float64) {
+	for _, ft := range features {
+		score := func(e wordEv) float64 {
+			if e.label == rfstream.FillerLabel {
+				return math.Inf(1)
+			}
+			return ft.score(e)
+		}
+		var ths []float64
+		for _, h := range hs {
+			for _, w := range h.words {
+				if v := score(w); !math.IsInf(v, 1) {
+					ths = append(ths, v)
+				}
+			}
+		}
+		sort.Float64s(ths)
+		// MaxFloat64, not +Inf, is "no threshold": a filler word's +Inf
+		// is over it.
+		chosen := math.MaxFloat64
+		for i := len(ths) - 1; i >= 0; i-- {
+			_, frr, _ := rates(hs, "dev", score, ths[i])
+			if max(frr["synth"], frr["fsdd"]) > maxFRR {
+				break
+			}
+			chosen = ths[i]
+		}
+		fmt.Printf("\n== filler or %s over the threshold: %.4f chosen on dev (digit false rejections ≤ %.1f %%)\n", ft.name, chosen, 100*maxFRR)
+		fmt.Printf("%-8s %10s %12s %12s %12s\n", "half", "threshold", "nondigit rej", "synth FRR", "fsdd FRR")
+		for _, half := range []string{"dev", "test"} {
+			row(hs, half, score, math.MaxFloat64, "  ← the filler alone")
+			row(hs, half, score, chosen, "  ← chosen")
+		}
+	}
+}
+
 func row(hs []heard, half string, score func(wordEv) float64, th float64, note string) {
 	rej, frr, _ := rates(hs, half, score, th)
-	fmt.Printf("%-8s %10.4f %11.1f%% %11.1f%% %11.1f%%%s\n", half, th, 100*rej, 100*frr["synth"], 100*frr["fsdd"], note)
+	shown := fmt.Sprintf("%10.4f", th)
+	if th == math.MaxFloat64 {
+		shown = fmt.Sprintf("%10s", "none")
+	}
+	fmt.Printf("%-8s %s %11.1f%% %11.1f%% %11.1f%%%s\n", half, shown, 100*rej, 100*frr["synth"], 100*frr["fsdd"], note)
 }
 
 // fillerCurve prints, for each filler bias, the share of non-digit
@@ -494,6 +544,7 @@ func scoreStrings(args []string) {
 	fs := flag.NewFlagSet("strings", flag.ExitOnError)
 	modelPath := fs.String("model", cli.ConnectedModel(), "the connected digit model")
 	bias := fs.Float64("bias", math.NaN(), "filler bias in place of the model's")
+	fill := fs.Float64("edge-fill-ms", math.NaN(), "the endpointer's EdgeFillMs in place of the default's")
 	_ = fs.Parse(args)
 	m, err := rfstream.LoadModel(*modelPath)
 	if err != nil {
@@ -512,6 +563,11 @@ func scoreStrings(args []string) {
 	rec, err := rfstream.NewLiveRecognizer(m)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if !math.IsNaN(*fill) {
+		if rec, err = connectedWithFill(m, *fill); err != nil {
+			log.Fatal(err)
+		}
 	}
 	for _, manifest := range fs.Args() {
 		us, err := datasets.ReadTranscripts(manifest)
