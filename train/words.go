@@ -300,10 +300,11 @@ func WordGroup(wc frontend.WordConfig, cents, tempo float64, fillMin bool) trans
 // vocal-tract warps within [1/VTLN, VTLN] (formants move, harmonics stay;
 // VTLNLifter cosine coefficients make the envelope, 0: 12).
 type WarpOrbit struct {
-	Cents, Tempo float64
-	VTLN         float64
-	VTLNLifter   int
-	FillMin      bool
+	Cents      float64 `json:"cents"`
+	Tempo      float64 `json:"tempo"`
+	VTLN       float64 `json:"vtln,omitempty"`
+	VTLNLifter int     `json:"vtln_lifter,omitempty"`
+	FillMin    bool    `json:"fill_min,omitempty"`
 }
 
 // DefaultWarpOrbit is the paper's TIDIGITS orbit, ±400 cents and 0.5–2×
