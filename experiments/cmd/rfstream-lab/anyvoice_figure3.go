@@ -86,8 +86,12 @@ func evalAnyVoiceFigure3(args []string, stdout, stderr io.Writer) error {
 	wc := def.Word
 	cli.WordConfigFlags(fs, &wc)
 	set := datasets.DefaultVoiceSetOptions()
+	replot := fs.String("replot", "", "comma-separated JSON files of earlier runs: draw their points together (no fitting)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if *replot != "" {
+		return replotFigure3(strings.Split(*replot, ","), *out, stdout)
 	}
 	ms, err := parseInts(*mList)
 	if err != nil {
@@ -283,6 +287,44 @@ func cloneGeneral(x blas32.General) blas32.General {
 	return c
 }
 
+// replotFigure3 draws the points of earlier runs' JSON files together
+// (e.g. the invariant map with other thresholds beside maxout and Fourier
+// measured once) and writes them as one JSON.
+func replotFigure3(files []string, base string, stdout io.Writer) error {
+	var all figure3Result
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var r figure3Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		if i == 0 {
+			all = r
+			all.Points = nil
+		} else if r.Split != all.Split {
+			return fmt.Errorf("%s is a %s split, %s a %s split", f, r.Split, files[0], all.Split)
+		}
+		all.Points = append(all.Points, r.Points...)
+		all.Args = append(all.Args, "--replot", f)
+	}
+	return writeFigure3(base, all, stdout)
+}
+
+// curveName is a point's map without its size, so the points of one map
+// at every size form one curve.
+func curveName(p figure3Point) string {
+	var kept []string
+	for _, w := range strings.Fields(p.Label) {
+		if !strings.HasPrefix(w, "m=") {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
 // writeFigure3 prints the table and draws one chart per fold: accuracy
 // against the dimension m·(2n+1), a curve for the invariant map at every n
 // and one for each other map.
@@ -299,10 +341,7 @@ func writeFigure3(base string, res figure3Result, stdout io.Writer) error {
 		curves := map[string][]figure3Point{}
 		var names []string
 		for _, p := range byFold[fold] {
-			name := p.Map
-			if p.Map == invariant.Kind {
-				name = fmt.Sprintf("invariant n=%d (%d thresholds)", p.Bins, 2*p.Bins+1)
-			}
+			name := curveName(p)
 			if _, ok := curves[name]; !ok {
 				names = append(names, name)
 			}
@@ -321,7 +360,7 @@ func writeFigure3(base string, res figure3Result, stdout io.Writer) error {
 			series = append(series, s)
 		}
 		file := base + "-" + strings.NewReplacer(" ", "-", "/", "-").Replace(fold)
-		title := fmt.Sprintf("%s: accuracy against features (templates × thresholds), equal dimension", fold)
+		title := strings.NewReplacer("m2f", "train male → test female:", "f2m", "train female → test male:").Replace(fold) + " accuracy, maps of equal dimension"
 		if err := plots.Lines(file, plots.Chart{Title: title, XLabel: "features m·(2n+1)", YLabel: "accuracy %", LogX: true, Series: series}); err != nil {
 			return err
 		}
