@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rfstream/rfstream/datasets"
@@ -67,5 +72,54 @@ func TestFigure3Folds(t *testing.T) {
 	}
 	if _, err := figure3Folds("gender", "m2c", male, female, engineOf); err == nil {
 		t.Error("an unknown direction was accepted")
+	}
+}
+
+// TestReplotFigure3: earlier runs' points are drawn together, one curve
+// per map whatever its size; a file that is not a run's JSON, or runs of
+// different splits, are refused naming the file.
+func TestReplotFigure3(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, r figure3Result) string {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json", figure3Result{Split: "gender", Points: []figure3Point{
+		{Fold: "m2f", Map: "invariant", Label: "invariant m=25 n=1 |G|=30 gaussian", M: 25, Bins: 1, Dim: 75, Accuracy: 0.6},
+		{Fold: "m2f", Map: "invariant", Label: "invariant m=50 n=1 |G|=30 gaussian", M: 50, Bins: 1, Dim: 150, Accuracy: 0.7}}})
+	b := write("b.json", figure3Result{Split: "gender", Points: []figure3Point{
+		{Fold: "m2f", Map: "maxout", Label: "maxout m=75 q=4", M: 25, Bins: 1, Dim: 75, Accuracy: 0.5}}})
+	base := filepath.Join(dir, "fig")
+	var out bytes.Buffer
+	if err := replotFigure3([]string{a, b}, base, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got figure3Result
+	if raw, err := os.ReadFile(base + ".json"); err != nil || json.Unmarshal(raw, &got) != nil || len(got.Points) != 3 {
+		t.Fatalf("merged JSON: %v, %d points", err, len(got.Points))
+	}
+	for _, ext := range []string{"-m2f.png", "-m2f.svg"} {
+		if _, err := os.Stat(base + ext); err != nil {
+			t.Errorf("no plot: %v", err)
+		}
+	}
+	if n := curveName(got.Points[0]); n != curveName(got.Points[1]) || n != "invariant n=1 |G|=30 gaussian" {
+		t.Errorf("curve names %q and %q", n, curveName(got.Points[1]))
+	}
+	dev := write("dev.json", figure3Result{Split: "dev"})
+	if err := replotFigure3([]string{a, dev}, base, &out); err == nil || !strings.Contains(err.Error(), "dev.json") {
+		t.Errorf("runs of two splits: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o644)
+	if err := replotFigure3([]string{bad}, base, &out); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Errorf("a broken file: %v", err)
 	}
 }
