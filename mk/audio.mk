@@ -75,3 +75,10 @@ ANY_VOICE_FLAGS ?=
 .PHONY: eval-any-voice
 eval-any-voice: build
 	$(LAB) eval any-voice -- $(ANY_VOICE_FLAGS)
+
+# Issue 37 (b): the invariance paper's Figure 3 on the gender split: accuracy against templates × bins for the
+# invariant map over pitch/tempo/vocal-tract warps of its templates (thresholds on each template's own
+# projections) beside maxout and Fourier maps of equal dimension, both directions; JSON and PNG/SVG in out/.
+.PHONY: eval-any-voice-figure3
+eval-any-voice-figure3: build
+	$(LAB) eval any-voice figure3 --template-ranges 0.01,0.99 --out out/figure3-gender

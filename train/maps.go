@@ -97,6 +97,45 @@ func (o MapOptions) Recipe(in int) (features.Recipe, error) {
 	return r, nil
 }
 
+// Dim is the number of features of the map the options describe, before
+// any selection: M for maxout and Fourier maps, M·(2·Bins+1) for the
+// invariant map (M templates, 2·Bins+1 thresholds each).
+func (o MapOptions) Dim() (int, error) {
+	switch o.Kind {
+	case maxout.Kind, features.FourierKind:
+		return o.M, nil
+	case invariant.Kind:
+		return o.M * (2*o.Bins + 1), nil
+	}
+	return 0, fmt.Errorf("a %q map has no dimension of its own", o.Kind)
+}
+
+// EqualDimension returns o turned into a map of kind with as many
+// features as o has (its other settings kept): what "maxout and Fourier
+// of equal dimension" means beside an invariant map of m templates × 2n+1
+// bins, and back.
+func (o MapOptions) EqualDimension(kind string) (MapOptions, error) {
+	d, err := o.Dim()
+	if err != nil {
+		return o, err
+	}
+	c := o
+	c.Kind = kind
+	switch kind {
+	case maxout.Kind, features.FourierKind:
+		c.M = d
+	case invariant.Kind:
+		nb := 2*o.Bins + 1
+		if o.Bins < 1 || d%nb != 0 {
+			return o, fmt.Errorf("%d features are not a whole number of templates of %d thresholds", d, nb)
+		}
+		c.M = d / nb
+	default:
+		return o, fmt.Errorf("no map of kind %q has a dimension to match", kind)
+	}
+	return c, nil
+}
+
 // invariantRecipe is Recipe for the invariant map.
 func (o MapOptions) invariantRecipe(r features.Recipe, in int) (features.Recipe, error) {
 	if o.Group == nil {

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -40,7 +39,10 @@ type WordOptions struct {
 	// hears them before it has learnt them.
 	AloneCopies bool
 	Map         MapOptions
-	Word        frontend.WordConfig
+	// Orbit is the group an invariant map pools over (Map.Kind
+	// "invariant" with no Map.Group of its own).
+	Orbit WarpOrbit
+	Word  frontend.WordConfig
 	// Log receives progress and a summary line.
 	Log io.Writer
 }
@@ -53,7 +55,7 @@ type WordOptions struct {
 // held out of training (experiments/journal/audio.md, "Any voice, round 1").
 func DefaultDigitOptions() WordOptions {
 	o := WordOptions{Split: "official", Voices: DefaultVoiceOptions(), Map: DefaultMapOptions("maxout", 3000),
-		Word: frontend.DefaultWordConfig()}
+		Word: frontend.DefaultWordConfig(), Orbit: DefaultWarpOrbit()}
 	o.Voices.SynthVoices = 50
 	o.Voices.Engines.Engines = []string{"flite", "festival"}
 	o.Word.FloorShare, o.Word.MaxGapMs = -1, 100
@@ -109,6 +111,10 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 	var voiceMean []float32
 	if o.VoiceNorm {
 		x, y, groups, voiceMean = voiceNormalised(rows, y, wc.Audio.Mels, o.AloneCopies)
+	}
+	if o.Map.Group == nil {
+		spec := o.Orbit.Spec(wc)
+		o.Map.Group = &spec
 	}
 	mp, sel, err := o.Map.Build(x, y, len(labels), o.Log)
 	if err != nil {
@@ -285,12 +291,44 @@ func ExcludeSpeakers(recs []datasets.Recording, list string) ([]datasets.Recordi
 // pitch shifts up to ±cents and tempo factors in [1/tempo, tempo] of the
 // log-mel templates.
 func WordGroup(wc frontend.WordConfig, cents, tempo float64, fillMin bool) transforms.Spec {
-	p, err := json.Marshal(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
-		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: cents, Tempo: tempo, FillMin: fillMin})
-	if err != nil {
-		panic(err) // plain numbers always marshal
+	return WarpOrbit{Cents: cents, Tempo: tempo, FillMin: fillMin}.Spec(wc)
+}
+
+// WarpOrbit is the local subset of the voice's groups that the invariant
+// map of word vectors transforms its templates by: pitch shifts within
+// ±Cents, tempo factors within [1/Tempo, Tempo] and, when VTLN > 1,
+// vocal-tract warps within [1/VTLN, VTLN] (formants move, harmonics stay;
+// VTLNLifter cosine coefficients make the envelope, 0: 12).
+type WarpOrbit struct {
+	Cents      float64 `json:"cents"`
+	Tempo      float64 `json:"tempo"`
+	VTLN       float64 `json:"vtln,omitempty"`
+	VTLNLifter int     `json:"vtln_lifter,omitempty"`
+	FillMin    bool    `json:"fill_min,omitempty"`
+}
+
+// DefaultWarpOrbit is the paper's TIDIGITS orbit, ±400 cents and 0.5–2×
+// speed, without vocal-tract warps (the orbit every invariant word map had
+// before they existed; WarpOrbit.VTLN adds them).
+func DefaultWarpOrbit() WarpOrbit { return WarpOrbit{Cents: 400, Tempo: 2} }
+
+// Spec is the group for word vectors of wc: the spectro-warp group alone
+// without VTLN (the spec every earlier model recorded), else its product
+// with the spectro-vtln group (vocal tract warped first, then pitch and
+// tempo).
+func (o WarpOrbit) Spec(wc frontend.WordConfig) transforms.Spec {
+	warp := transforms.Spec{Kind: transforms.SpectroKind, Params: transforms.MarshalParams(transforms.SpectroParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Cents: o.Cents, Tempo: o.Tempo, FillMin: o.FillMin})}
+	if o.VTLN <= 1 {
+		return warp
 	}
-	return transforms.Spec{Kind: transforms.SpectroKind, Params: p}
+	lifter := o.VTLNLifter
+	if lifter == 0 {
+		lifter = 12
+	}
+	vtln := transforms.Spec{Kind: transforms.SpectroVTLNKind, Params: transforms.MarshalParams(transforms.SpectroVTLNParams{Frames: wc.Frames, Mels: wc.Audio.Mels,
+		LowHz: wc.Audio.LowHz, HighHz: float64(wc.Audio.SampleRate) / 2, Alpha: o.VTLN, Lifter: lifter})}
+	return transforms.Spec{Kind: transforms.ProductKind, Params: transforms.MarshalParams(transforms.ProductParams{Factors: []transforms.Spec{warp, vtln}})}
 }
 
 // identity is 0, 1, …, n-1.

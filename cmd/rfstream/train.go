@@ -30,8 +30,7 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	cli.WordSetFlags(fs, &ws)
 	cli.MapFlags(fs, &o.Map)
 	checkVoices := cli.VoiceFlags(fs, &o.Voices)
-	cents := fs.Float64("cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
-	tempo := fs.Float64("tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	cli.WarpOrbitFlags(fs, &o.Orbit)
 	fs.StringVar(&o.Split, "split", o.Split, "FSDD recordings to train on: official (takes 5-49) or all")
 	out := fs.String("out", "", "where to save the model (default: the data cache's digit model, replaced only with --force)")
 	force := cli.ForceFlag(fs)
@@ -58,8 +57,6 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	if *out, err = cli.TrainOut(*out, defaultDigitModel(), *force); err != nil {
 		return err
 	}
-	spec := train.WordGroup(o.Word, *cents, *tempo, false)
-	o.Map.Group = &spec
 	o.FSDD, o.Manifest, o.Exclude = ws.FSDD, ws.TrainManifest, ws.Exclude
 	o.VoiceNorm, o.Log = *spkNorm == "mean", stderr
 	model, err := train.Words(o)

@@ -215,3 +215,13 @@ func ParseSelfTrain(s string) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// WarpOrbitFlags registers the flags of the orbit an invariant map of word
+// vectors pools over (train.WarpOrbit).
+func WarpOrbitFlags(fs *flag.FlagSet, o *train.WarpOrbit) {
+	fs.Float64Var(&o.Cents, "cents", o.Cents, "invariant map: pitch shifts of the templates up to ±cents")
+	fs.Float64Var(&o.Tempo, "tempo", o.Tempo, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
+	fs.Float64Var(&o.VTLN, "vtln", o.VTLN, "invariant map: vocal-tract warps of the templates by factors in [1/vtln, vtln] (formants move, pitch stays; 0 or 1: none)")
+	fs.IntVar(&o.VTLNLifter, "vtln-lifter", o.VTLNLifter, "invariant map, --vtln: cosine coefficients of a frame's log-mel spectrum that make the envelope the warp moves (0: 12)")
+	fs.BoolVar(&o.FillMin, "warp-fill-min", o.FillMin, "pitch warps bring in silence (the patch's minimum) past the band edges instead of repeating the edge band")
+}

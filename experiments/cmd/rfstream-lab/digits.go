@@ -156,9 +156,10 @@ type digitsFlags struct {
 	lambdaBy, spkNorm, spkWarpBy          string
 	testWarpsFlag, testWarpPool, selfFlag string
 	seeds, augment, knnSmooth             int
-	lambda, cents, tempo                  float64
+	orbit                                 train.WarpOrbit
+	lambda                                float64
 	spkWarp, spkWarpStep                  float64
-	asJSON, confTable, mismatch, fillMin  bool
+	asJSON, confTable, mismatch           bool
 	ensemble, balanced                    bool
 	// Read from the flags above by check.
 	selfFracs, testWarps, comboWeights []float64
@@ -179,9 +180,8 @@ func (f *digitsFlags) register(fs *flag.FlagSet, def train.WordOptions) {
 	fs.BoolVar(&f.confTable, "confusion-table", false, "print every split's confusion matrix (first seed) and its most frequent confusions; --json carries them too")
 	fs.StringVar(&f.predFile, "predictions", "", "write every test recording's true and predicted label (first seed) to this TSV: split, path, speaker, label, predicted")
 	fs.BoolVar(&f.mismatch, "mismatch", false, "also test on recordings pitch-shifted ±400 cents and played at 0.7× and 1.4× (training stays clean)")
-	fs.Float64Var(&f.cents, "cents", 400, "invariant map: pitch shifts of the templates up to ±cents")
-	fs.Float64Var(&f.tempo, "tempo", 2, "invariant map: tempo factors of the templates in [1/tempo, tempo]")
-	fs.BoolVar(&f.fillMin, "warp-fill-min", false, "pitch warps bring in silence (the patch's minimum) past the band edges instead of repeating the edge band")
+	f.orbit = def.Orbit
+	cli.WarpOrbitFlags(fs, &f.orbit)
 	fs.StringVar(&f.lambdaBy, "lambda-by", "random", "hold out for choosing λ: random (10% of training recordings) or speaker (all recordings of one training speaker)")
 	fs.StringVar(&f.spkNorm, "speaker-norm", "none", "speaker-level CMVN of word vectors: none, mean (each speaker's mean log-mel spectrum removed) or meanvar; statistics from the speaker's training recordings, or for an unseen voice from its own (unlabelled) test recordings")
 	fs.Float64Var(&f.spkWarp, "speaker-warp", 0, "VTLN-like: warp each speaker's vectors along the frequency axis by the shift (within ±this many cents) that best matches the training speakers' canonical mean spectrum (0: off); before --speaker-norm")
@@ -328,10 +328,12 @@ func (e *digitsEval) runSplits(splits []digitSplit) (err error) {
 // conditions, the splits, the synthetic voices and the table's header.
 func (e *digitsEval) prepare() ([]digitSplit, error) {
 	e.compAcc = map[string][]float64{}
-	spec := train.WordGroup(e.wc, e.cents, e.tempo, e.fillMin)
+	spec := e.orbit.Spec(e.wc)
 	e.mf.Group = &spec
+	// The speaker warp and the test-time warps use the pitch/tempo group
+	// whatever the invariant map's orbit.
 	var err error
-	if e.warps, err = transforms.Build(spec); err != nil {
+	if e.warps, err = transforms.Build(train.WordGroup(e.wc, e.orbit.Cents, e.orbit.Tempo, e.orbit.FillMin)); err != nil {
 		return nil, err
 	}
 	e.conds = []train.Condition{train.Clean}
