@@ -30,6 +30,19 @@ func DefaultConnectedStreamConfig() SpotterConfig {
 	return c
 }
 
+// StreamConfig is the endpointer a live stream on c uses:
+// DefaultConnectedStreamConfig for digit models, and the same without the
+// edge fill for phone models, because the fill's length was chosen on digit
+// models and a phone loop decodes phones in it (a tight TIMIT-shaped
+// fixture gained two phones before its first).
+func (c *Connected) StreamConfig() SpotterConfig {
+	cfg := DefaultConnectedStreamConfig()
+	if c.Model.Task == TaskPhones {
+		cfg.EdgeFillMs = 0
+	}
+	return cfg
+}
+
 // ConnectedStream recognises connected words in a live stream: push PCM
 // chunks of any size, collect results.
 //

@@ -47,7 +47,7 @@ func NewStreamStarter(m *Model) (StreamStarter, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(rate int) (Stream, error) { return NewConnectedStream(c, DefaultConnectedStreamConfig(), rate) }, nil
+		return func(rate int) (Stream, error) { return NewConnectedStream(c, c.StreamConfig(), rate) }, nil
 	}
 	return nil, fmt.Errorf("model task %q cannot recognise audio (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
 }

@@ -52,7 +52,7 @@ type Pipeline struct {
 	// A pipeline has at most one audio model, Words or Connected.
 	Connected *rfstream.Connected
 	// Spotter segments the audio (default: DefaultSpotterConfig for a word
-	// model, DefaultConnectedStreamConfig for a connected one).
+	// model, Connected.StreamConfig for a connected or phone one).
 	Spotter rfstream.SpotterConfig
 	Images  *rfstream.ImageTagger // image model; nil when the pipeline has none
 	TopK    int                   // tags per image (default 3)
@@ -210,7 +210,7 @@ func (p *Pipeline) defaults() {
 	if p.Spotter == (rfstream.SpotterConfig{}) {
 		p.Spotter = rfstream.DefaultSpotterConfig()
 		if p.Connected != nil {
-			p.Spotter = rfstream.DefaultConnectedStreamConfig()
+			p.Spotter = p.Connected.StreamConfig()
 		}
 	}
 }
