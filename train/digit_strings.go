@@ -49,7 +49,9 @@ type DigitStringOptions struct {
 	// (Voices 0: none).
 	Filler FillerOptions
 	// Oh trains an "oh" unit (a 0 said "oh") from the filler's voices
-	// (Takes 0, or no filler: none).
+	// (Takes 0, or no filler: none). Off in the defaults: the model of
+	// round 1 (DefaultOhOptions) tuned its decoder to a prior scale that
+	// loses FSDD's tight clips (experiments/journal/oh.md).
 	Oh      OhOptions
 	Decoder rfstream.ConnectedDecoder
 	Log     io.Writer
@@ -60,7 +62,7 @@ type DigitStringOptions struct {
 func DefaultDigitStringOptions() DigitStringOptions {
 	return DigitStringOptions{Map: DefaultMapOptions("maxout", 2000), Classifier: "rls", Passes: 4, States: 8, SilStates: 3,
 		SoftmaxFrames: 60000, Optimizer: "adam", SoftmaxLambda: 1e-3, PadMin: 0.1, PadMax: 0.4, TrainStrings: 400,
-		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Oh: DefaultOhOptions(), Decoder: defaultDigitStringDecoder()}
+		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Oh: OhOptions{Strings: DefaultOhOptions().Strings}, Decoder: defaultDigitStringDecoder()}
 }
 
 // defaultFillerBias is the default speech model's filler weight, chosen on

@@ -29,8 +29,10 @@ type OhOptions struct {
 // or its data); a model without it predates "oh".
 const OhMeta = "oh"
 
-// DefaultOhOptions: 4 takes of "oh" by each of the filler's 50 voices and
-// 300 strings joined from their digits and "oh"s.
+// DefaultOhOptions are round 1's (experiments/journal/oh.md): 4 takes of
+// "oh" by each of the filler's 50 voices and 300 strings joined from their
+// digits and "oh"s. `train connected --oh-takes 4` uses them; the default
+// recipe does not yet.
 func DefaultOhOptions() OhOptions { return OhOptions{Takes: 4, Strings: 300} }
 
 // describe is the model's OhMeta value.
