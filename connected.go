@@ -113,6 +113,8 @@ type Connected struct {
 	bigram             *decode.Bigram
 	// filler is the index of FillerLabel among the labels, −1 without.
 	filler int
+	// forms print labels that are another word's spoken form ("oh").
+	forms map[string]spokenForm
 }
 
 // NewConnected prepares a connected model for recognition.
@@ -135,6 +137,7 @@ func NewConnected(m *Model) (*Connected, error) {
 	}
 	c.classes = c.Input.Classes(len(m.Labels))
 	c.filler = slices.Index(m.Labels, FillerLabel)
+	c.forms = spokenForms(m.Labels)
 	var err error
 	if c.Map, err = m.FeatureMap(); err != nil {
 		return nil, err
@@ -357,15 +360,22 @@ func (c *Connected) Recognize(a *frontend.Audio) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return resultOf(r.Words, true), nil
+	return spokenResultOf(r.Words, true, c.forms), nil
 }
 
 // resultOf turns decoded words into a Result: a run of filler words
 // becomes one rejected word (RejectedWord), left out of Text.
-func resultOf(ws []decode.Word, final bool) Result {
+func resultOf(ws []decode.Word, final bool) Result { return spokenResultOf(ws, final, nil) }
+
+// spokenResultOf is resultOf printing the labels that have a spoken form
+// (forms: "oh" as 0) as their word, with the form in Word.Spoken.
+func spokenResultOf(ws []decode.Word, final bool, forms map[string]spokenForm) Result {
 	res := Result{Final: final, EOS: final, Words: []Word{}}
 	for _, w := range ws {
 		out := Word{Word: w.Label, Start: w.StartTime, End: w.EndTime, Conf: w.Confidence}
+		if f, ok := forms[w.Label]; ok {
+			out.Word, out.Spoken = f.word, f.spoken
+		}
 		if w.Label == FillerLabel {
 			if n := len(res.Words); n > 0 && res.Words[n-1].Rejected {
 				// One stretch of speech that is no word: one entry, its
@@ -428,7 +438,7 @@ func (c *Connected) DecodeWords(ll blas32.General) ([]Word, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resultOf(r.Words, true).Words, nil
+	return spokenResultOf(r.Words, true, c.forms).Words, nil
 }
 
 // Classes is the number of HMM-state classes: the width of LogLikelihoods.

@@ -60,6 +60,12 @@ type Word struct {
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
 	Conf  float64 `json:"conf"`
+	// Spoken is how the word was said when the model knows more than one
+	// way of saying it: a model with an "oh" unit (OhLabel) prints both
+	// "oh" and "zero" as the digit 0 and says here which was heard ("oh"
+	// or "zero"). Empty for every other word, and for every word of a model
+	// with one spoken form per word.
+	Spoken string `json:"spoken,omitempty"`
 	// Rejected marks speech the recogniser heard as none of its words
 	// (for the digit model: not a digit); Word is then RejectedWord, the
 	// times are the rejected stretch's and Conf the filler's confidence.

@@ -310,6 +310,16 @@ func sayInBatches(e Engine, jobs []SayJob, o VoiceSetOptions, progress func(int)
 	return nil
 }
 
+// SayInRoom renders jobs (all at one rate) with engine e, every file then
+// given the room of the corpus' takes (background before and after, noise
+// floor, level) drawn from seed: new texts heard as BuildVoiceSet's are.
+func SayInRoom(e Engine, jobs []SayJob, seed uint64) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	return sayInBatches(e, jobs, VoiceSetOptions{Seed: seed, Rate: jobs[0].Rate}, nil)
+}
+
 func readVoiceSet(digits, strs string, o VoiceSetOptions) ([]Recording, []Utterance, error) {
 	var recs []Recording
 	var utts []Utterance

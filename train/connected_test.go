@@ -67,6 +67,12 @@ func TestToneModelFixtures(t *testing.T) {
 var update = flag.Bool("update", false, "rewrite the tone model fixtures in ../testdata")
 
 func trainToneModel(t *testing.T, kind string) *rfstream.Model {
+	return trainNamedTones(t, kind, map[string]string{"lo": "lo", "hi": "hi"})
+}
+
+// trainNamedTones is trainToneModel with the lo and hi tones labelled by
+// names (the word each tone is: its label in the model).
+func trainNamedTones(t *testing.T, kind string, names map[string]string) *rfstream.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var utts []Utterance
@@ -75,7 +81,7 @@ func trainToneModel(t *testing.T, kind string) *rfstream.Model {
 		s := fixtures.ToneWord(w, 0.2+0.2*rng.Float64(), 0.05+0.25*rng.Float64(), 8000)
 		s = append(append(datasets.Silence(int(8000*(0.1+0.3*rng.Float64())), fixtures.ToneFloor, rng), s...),
 			datasets.Silence(int(8000*(0.1+0.3*rng.Float64())), fixtures.ToneFloor, rng)...)
-		utts = append(utts, Utterance{Samples: s, Words: []string{w}})
+		utts = append(utts, Utterance{Samples: s, Words: []string{names[w]}})
 	}
 	in := rfstream.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 1, kind
@@ -84,7 +90,7 @@ func trainToneModel(t *testing.T, kind string) *rfstream.Model {
 		t.Fatal(err)
 	}
 	m, rep, err := Connected(utts, ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(), Map: mp.Recipe(),
-		Words: []string{"hi", "lo"}, Passes: 2, HeldOut: 0.2, Seed: 3})
+		Words: []string{names["hi"], names["lo"]}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

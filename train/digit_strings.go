@@ -47,7 +47,12 @@ type DigitStringOptions struct {
 	TrainStrings int
 	// Filler trains a filler unit that rejects words that are not digits
 	// (Voices 0: none).
-	Filler  FillerOptions
+	Filler FillerOptions
+	// Oh trains an "oh" unit (a 0 said "oh") from the filler's voices
+	// (Takes 0, or no filler: none). Off in the defaults: the model of
+	// round 1 (DefaultOhOptions) tuned its decoder to a prior scale that
+	// loses FSDD's tight clips (experiments/journal/oh.md).
+	Oh      OhOptions
 	Decoder rfstream.ConnectedDecoder
 	Log     io.Writer
 }
@@ -57,7 +62,7 @@ type DigitStringOptions struct {
 func DefaultDigitStringOptions() DigitStringOptions {
 	return DigitStringOptions{Map: DefaultMapOptions("maxout", 2000), Classifier: "rls", Passes: 4, States: 8, SilStates: 3,
 		SoftmaxFrames: 60000, Optimizer: "adam", SoftmaxLambda: 1e-3, PadMin: 0.1, PadMax: 0.4, TrainStrings: 400,
-		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Decoder: defaultDigitStringDecoder()}
+		Tune: true, DevStrings: 100, Filler: DefaultFillerOptions(), Oh: OhOptions{Strings: DefaultOhOptions().Strings}, Decoder: defaultDigitStringDecoder()}
 }
 
 // defaultFillerBias is the default speech model's filler weight, chosen on
@@ -125,6 +130,14 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		utts = append(utts, strs...)
 	}
 	words := datasets.Labels(trainRecs)
+	if o.Oh.Takes > 0 && o.Filler.Voices > 0 {
+		ohs, err := o.Oh.utterances(o.Filler, rate, o.PadMin, o.PadMax)
+		if err != nil {
+			return nil, rep, err
+		}
+		utts = append(utts, ohs...)
+		words = append(words, rfstream.OhLabel)
+	}
 	if o.Filler.Voices > 0 {
 		filler, err := o.Filler.utterances(rate, o.PadMin, o.PadMax)
 		if err != nil {
@@ -142,6 +155,7 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 	if err == nil {
 		// Recorded either way: a model trained without a filler on purpose
 		// is not one that predates it.
+		m.Meta[OhMeta] = o.Oh.describe(o.Filler)
 		m.Meta[FillerMeta] = "none"
 		if o.Filler.Voices > 0 {
 			m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)

@@ -200,6 +200,10 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 	if err != nil {
 		return connectedSetResult{}, nil, err
 	}
+	// These transcripts name 0 one way: a 0 said "oh" is the 0 printed.
+	for i := range hyps {
+		hyps[i] = ohAsZero(hyps[i])
+	}
 	var counts decode.ErrorCounts
 	var bad []exampleLine
 	for i, u := range us {
@@ -213,8 +217,19 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 	return r, bad, nil
 }
 
+// unitOf is the word a result word came from: "oh" for a 0 said "oh"
+// (printed 0, rfstream.OhLabel), so scoring can keep "oh" and "zero"
+// apart as TIDIGITS' transcripts do; the printed word otherwise.
+func unitOf(w rfstream.Word) string {
+	if w.Spoken == rfstream.OhLabel {
+		return datasets.OhWord
+	}
+	return w.Word
+}
+
 // recognizeFiles recognises every recording on all cores: the words of
-// each, the seconds of audio in all, and the seconds the recognition took.
+// each (unitOf: "oh" kept apart from "0"), the seconds of audio in all,
+// and the seconds the recognition took.
 func recognizeFiles(rec *rfstream.Connected, paths []string) (hyps [][]string, audio, elapsed float64, err error) {
 	hyps = make([][]string, len(paths))
 	durs := make([]float64, len(paths))
@@ -234,7 +249,7 @@ func recognizeFiles(rec *rfstream.Connected, paths []string) (hyps [][]string, a
 		}
 		hyps[i] = []string{}
 		for _, w := range r.Words {
-			hyps[i] = append(hyps[i], w.Word)
+			hyps[i] = append(hyps[i], unitOf(w))
 		}
 	})
 	elapsed = time.Since(start).Seconds()

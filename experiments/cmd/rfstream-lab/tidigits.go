@@ -42,6 +42,11 @@ type tidigitsScore struct {
 	Del         int     `json:"del"`
 	WEROhAsZero float64 `json:"wer_oh_as_zero"`
 	SEROhAsZero float64 `json:"ser_oh_as_zero"`
+	// OhWords are the reference's "oh"s; OhAsOh of them were recognised
+	// as "oh" and OhAsZero as "zero" (in the alignment that scores WER).
+	OhWords  int `json:"oh_words"`
+	OhAsOh   int `json:"oh_as_oh"`
+	OhAsZero int `json:"oh_as_zero"`
 }
 
 // tidigitsFold is one isolated-digit split's division and test error.
@@ -314,15 +319,17 @@ func ohAsZero(words []string) []string {
 func scoreTIDIGITS(test []datasets.TIDIGITSUtterance, hyps [][]string, groups []string, examples int) ([]tidigitsScore, []string) {
 	exact := map[string]*decode.ErrorCounts{"all": {}}
 	folded := map[string]*decode.ErrorCounts{"all": {}}
+	ohs := map[string]*[3]int{"all": {}} // "oh"s, as oh, as zero
 	for _, g := range groups {
-		exact[g], folded[g] = &decode.ErrorCounts{}, &decode.ErrorCounts{}
+		exact[g], folded[g], ohs[g] = &decode.ErrorCounts{}, &decode.ErrorCounts{}, &[3]int{}
 	}
 	shown := map[string]int{}
 	var bad []string
 	for i, u := range test {
 		for _, g := range []string{u.Group, "all"} {
-			exact[g].Add(u.Words, hyps[i])
+			e := exact[g].Add(u.Words, hyps[i])
 			folded[g].Add(ohAsZero(u.Words), ohAsZero(hyps[i]))
+			countOhs(ohs[g], u.Words, hyps[i], e)
 		}
 		if e := decode.EditDistance(u.Words, hyps[i]); e.Errors() > 0 && shown[u.Group] < examples {
 			shown[u.Group]++
@@ -336,9 +343,26 @@ func scoreTIDIGITS(test []datasets.TIDIGITSUtterance, hyps [][]string, groups []
 			continue
 		}
 		out = append(out, tidigitsScore{Group: g, Strings: c.Strings, Words: c.Ref, WER: c.ErrorRate(), SER: c.SER(), Sub: c.Sub, Ins: c.Ins, Del: c.Del,
-			WEROhAsZero: z.ErrorRate(), SEROhAsZero: z.SER()})
+			WEROhAsZero: z.ErrorRate(), SEROhAsZero: z.SER(), OhWords: ohs[g][0], OhAsOh: ohs[g][1], OhAsZero: ohs[g][2]})
 	}
 	return out, bad
+}
+
+// countOhs adds to n the reference's "oh"s, those the alignment e matched
+// with an "oh" and those it substituted by a "zero".
+func countOhs(n *[3]int, ref, hyp []string, e decode.Edit) {
+	for _, op := range e.Ops {
+		if op.Ref < 0 || ref[op.Ref] != datasets.OhWord {
+			continue
+		}
+		n[0]++
+		switch {
+		case op.Kind == decode.Match:
+			n[1]++
+		case op.Kind == decode.Substitution && hyp[op.Hyp] == "0":
+			n[2]++
+		}
+	}
 }
 
 // showWords prints words as digits ("oh" and "zero" both as 0), followed
@@ -365,6 +389,11 @@ func printTIDIGITSScores(w io.Writer, rep *tidigitsReport, bad []string) {
 			100*s.WEROhAsZero, 100*s.SEROhAsZero)
 	}
 	tw.Flush()
+	for _, s := range rep.Scores {
+		if s.Group == "all" && s.OhWords > 0 {
+			fmt.Fprintf(w, "\"oh\" in the test transcripts: %d; recognised as oh %d (%.1f%%), as zero %d\n", s.OhWords, s.OhAsOh, 100*float64(s.OhAsOh)/float64(s.OhWords), s.OhAsZero)
+		}
+	}
 	if len(bad) > 0 {
 		fmt.Fprintf(w, "misrecognised examples (0 is said \"zero\" (z) or \"oh\" (o); the letters are the transcript):\n%s\n", strings.Join(bad, "\n"))
 	}
