@@ -51,6 +51,9 @@ type anyVoiceResult struct {
 // exactly the voices they name, so the recipe's own synthetic voices are
 // switched off there.
 func evalAnyVoice(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "connected" { // (d): anyvoice_connected.go
+		return evalAnyVoiceConnected(args[1:], stdout, stderr)
+	}
 	fs := cli.NewFlagSet("eval any-voice", "[flags] [-- eval digits flags for every run]", stderr)
 	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	skipSpeaker := fs.Bool("skip-speaker-split", false, "leave out (a), the six-fold FSDD speaker split (the slowest part)")
