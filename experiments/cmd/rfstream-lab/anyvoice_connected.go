@@ -351,6 +351,13 @@ func runConnectedFolds(o anyVoiceConnectedOptions, folds []connFold, log io.Writ
 		pooled[f.kind].add(fold)
 		pooled["all"].add(fold)
 		res.Folds = append(res.Folds, fr)
+		// Each fold's scores as soon as they exist: a long run stopped
+		// early keeps what it measured.
+		b, err := json.Marshal(fr)
+		if err != nil {
+			return res, err
+		}
+		fmt.Fprintf(log, "any-voice connected: fold %s\n", b)
 	}
 	res.Real, res.Synthetic, res.Overall = pooled["real"].result(), pooled["synthetic"].result(), pooled["all"].result()
 	return res, nil
