@@ -145,7 +145,7 @@ func TestRenderString(t *testing.T) {
 	if math.Abs(clean.Duration()-1.675) > 1e-9 {
 		t.Errorf("duration %.4f s, want 1.675", clean.Duration())
 	}
-	for _, kind := range []string{"white", "pink"} {
+	for _, kind := range []string{"white", "pink", "brown"} {
 		noisy, _, err := RenderString(p, 8000, Noise{Kind: kind, SNR: 10}, 7)
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func TestRenderString(t *testing.T) {
 	if _, _, err := RenderString(StringPlan{Parts: p.Parts, Gaps: p.Gaps[:2]}, 8000, Noise{}, 1); err == nil {
 		t.Error("a plan with too few gaps rendered")
 	}
-	if _, _, err := RenderString(p, 8000, Noise{Kind: "brown", SNR: 3}, 1); err == nil {
+	if _, _, err := RenderString(p, 8000, Noise{Kind: "purple", SNR: 3}, 1); err == nil {
 		t.Error("unknown noise kind accepted")
 	}
 }

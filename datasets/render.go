@@ -23,7 +23,7 @@ type Span struct {
 
 // Noise is background noise added to a whole rendered signal.
 type Noise struct {
-	// Kind is "white" or "pink"; "" adds none.
+	// Kind is "white", "pink" or "brown"; "" adds none.
 	Kind string
 	// SNR is the ratio of the words' mean power to the noise power, in dB.
 	SNR float64
@@ -139,21 +139,12 @@ func AddNoise(x []float32, signalPower float64, noise Noise, rng *rand.Rand) err
 		}
 	case "pink":
 		n = pinkNoise(len(x), rng)
+	case "brown":
+		n = brownNoise(len(x), rng)
 	default:
-		return fmt.Errorf("datasets: noise kind %q (white, pink)", noise.Kind)
+		return fmt.Errorf("datasets: noise kind %q (white, pink, brown)", noise.Kind)
 	}
-	var p float64
-	for _, v := range n {
-		p += v * v
-	}
-	if len(n) == 0 || p == 0 {
-		return nil
-	}
-	p /= float64(len(n))
-	g := math.Sqrt(signalPower / math.Pow(10, noise.SNR/10) / p)
-	for i, v := range n {
-		x[i] += float32(g * v)
-	}
+	MixNoise(x, signalPower, n, noise.SNR)
 	return nil
 }
 

@@ -82,3 +82,12 @@ eval-any-voice: build
 .PHONY: eval-any-voice-figure3
 eval-any-voice-figure3: build
 	$(LAB) eval any-voice figure3 --template-ranges 0.01,0.99 --out out/figure3-gender
+
+# Issue 37 (d), experiments/journal/anyvoice.md: connected strings of held-out voices (each FSDD speaker, each
+# synthesiser), clean and at 10 dB SNR in babble and brown noise, WER per voice and pooled, one JSON line last.
+# Eight connected models at the default recipe (~18 min each on the loaded project machine); ANY_VOICE_CONNECTED_FLAGS
+# shrink it (e.g. --m 1000 --passes 2 --train-strings 200 --dev-strings 50, or --speakers george,nicolas).
+ANY_VOICE_CONNECTED_FLAGS ?=
+.PHONY: eval-any-voice-connected
+eval-any-voice-connected: build
+	$(LAB) eval any-voice connected --json $(ANY_VOICE_CONNECTED_FLAGS)

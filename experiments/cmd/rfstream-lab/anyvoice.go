@@ -54,6 +54,9 @@ func evalAnyVoice(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "figure3" { // the invariance paper's Figure 3 (anyvoice_figure3.go)
 		return evalAnyVoiceFigure3(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "connected" { // (d): anyvoice_connected.go
+		return evalAnyVoiceConnected(args[1:], stdout, stderr)
+	}
 	fs := cli.NewFlagSet("eval any-voice", "[flags] [-- eval digits flags for every run]", stderr)
 	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	skipSpeaker := fs.Bool("skip-speaker-split", false, "leave out (a), the six-fold FSDD speaker split (the slowest part)")
