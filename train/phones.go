@@ -45,6 +45,10 @@ type PhoneOptions struct {
 	// prior scales on the held-out training voices/speakers.
 	Bigram, Tune bool
 	Decoder      rfstream.ConnectedDecoder
+	// Voices, when used, train on several synthesisers' voices, FSDD's
+	// digit words and augmented copies instead of the espeak-ng corpus
+	// alone (LoadVoicePhones).
+	Voices PhoneVoices
 }
 
 // DefaultPhoneOptions are the defaults of `rfstream train phones`.
@@ -52,13 +56,16 @@ func DefaultPhoneOptions() PhoneOptions {
 	dec := rfstream.DefaultConnectedDecoder()
 	dec.SelfLoop = 0.5
 	return PhoneOptions{Map: DefaultMapOptions("maxout", 2000), Silence: "h#,pau,epi,sil", DevFrac: 0.1, Classifier: "rls",
-		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec}
+		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec,
+		Voices: PhoneVoices{Corpus: datasets.DefaultEnginePhones(), SkipMissing: true, AugmentRanges: SpeakerAugmentRanges()}}
 }
 
 // PhoneTest is one test utterance.
 type PhoneTest struct {
 	Path, Speaker string
-	Phones        []string
+	// Engine is the synthesiser that spoke it ("" for a corpus's speakers).
+	Engine string
+	Phones []string
 }
 
 // PhoneData is a corpus ready for training and scoring.
@@ -98,9 +105,12 @@ func LoadPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		return nil, err
 	}
 	var d *PhoneData
-	if o.Corpus == "" {
+	switch {
+	case o.Corpus == "" && o.Voices.Used():
+		d, err = LoadVoicePhones(o, log)
+	case o.Corpus == "":
 		d, err = LoadEspeakPhones(o, log)
-	} else {
+	default:
 		d, err = loadCorpus(o, log)
 	}
 	if err != nil {
