@@ -381,3 +381,32 @@ func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram boo
 		res.Name, res.Decoder, len(d.Dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
 	return nil
 }
+
+// PhoneModel is `rfstream train phones`: it loads the corpus o names,
+// trains the random-map model, gives it its decoder (tuned when o.Tune)
+// and records the training recipe in the model's meta.
+func PhoneModel(o PhoneOptions, log io.Writer) (*rfstream.Model, *PhoneData, PhoneResult, error) {
+	d, err := LoadPhones(o, log)
+	if err != nil {
+		return nil, nil, PhoneResult{}, err
+	}
+	recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
+	if err != nil {
+		return nil, nil, PhoneResult{}, err
+	}
+	m, res, err := TrainPhoneModel(o, d, PhoneModelSpec{Name: "model", Recipe: recipe, Classifier: o.Classifier}, log)
+	if err != nil {
+		return nil, nil, res, err
+	}
+	if err := SetPhoneDecoder(o, m, d, o.Bigram, &res, log); err != nil {
+		return nil, nil, res, err
+	}
+	if m.Meta == nil {
+		m.Meta = map[string]any{}
+	}
+	m.Meta["phone_corpus"] = d.Source
+	if o.Corpus == "" && o.Voices.Used() {
+		m.Meta["phone_voices"] = o.Voices.Describe()
+	}
+	return m, d, res, nil
+}

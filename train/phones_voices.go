@@ -43,8 +43,8 @@ type PhoneVoices struct {
 	// changed by a seeded augment.Plan within AugmentRanges.
 	Augment       float64
 	AugmentRanges augment.Ranges
-	// SkipMissing leaves out an engine that is not installed, with a
-	// line on the log, instead of failing.
+	// SkipMissing leaves out an engine that is not installed, or FSDD
+	// when it is not found, with a line on the log, instead of failing.
 	SkipMissing bool
 }
 
@@ -246,31 +246,61 @@ func addPhoneUtterances(d *PhoneData, us []datasets.Utterance, spans [][]dataset
 	return nil
 }
 
-// addEnginePhones builds (once) and adds one flite- or festival-style
-// engine's phone corpus.
-func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bool, log io.Writer) error {
+// buildEnginePhones builds (or finds) one flite- or festival-style
+// engine's phone corpus; ok is false when the engine is not installed and
+// v.SkipMissing leaves it out.
+func buildEnginePhones(v PhoneVoices, name string, log io.Writer) (c datasets.EnginePhoneCorpus, voices int, ok bool, err error) {
 	e, err := datasets.EngineByName(name)
 	if err != nil {
-		return err
+		return c, 0, false, err
 	}
-	pe, ok := e.(datasets.PhoneEngine)
-	if !ok {
-		return fmt.Errorf("phones: %s prints no timed phones; its corpus is the espeak-ng one", name)
+	pe, isPhone := e.(datasets.PhoneEngine)
+	if !isPhone {
+		return c, 0, false, fmt.Errorf("phones: %s prints no timed phones; its corpus is the espeak-ng one", name)
 	}
 	if err := e.Available(); err != nil {
 		if v.SkipMissing {
 			fmt.Fprintf(log, "phones: %s left out: %v\n", name, err)
-			return nil
+			return c, 0, false, nil
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return c, 0, false, fmt.Errorf("%s: %w", name, err)
 	}
-	if v.Corpus.Rate != rfstream.DefaultConnectedInput().Audio.SampleRate {
-		return fmt.Errorf("phones: %s corpus at %d Hz, the model's rate is %d Hz", name, v.Corpus.Rate, rfstream.DefaultConnectedInput().Audio.SampleRate)
+	if rate := rfstream.DefaultConnectedInput().Audio.SampleRate; v.Corpus.Rate != rate {
+		return c, 0, false, fmt.Errorf("phones: %s corpus at %d Hz, the model's rate is %d Hz", name, v.Corpus.Rate, rate)
 	}
 	bar := progress.New(log, name+" phone corpus", int64(v.Corpus.Speakers*v.Corpus.PerSpeaker), "files")
-	c, err := datasets.BuildEnginePhoneCorpus(v.Dir, pe, v.Corpus, func(n int) { bar.Add(int64(n)) })
+	c, err = datasets.BuildEnginePhoneCorpus(v.Dir, pe, v.Corpus, func(n int) { bar.Add(int64(n)) })
 	bar.Finish()
-	if err != nil {
+	return c, len(e.Voices()), err == nil, err
+}
+
+// BuildPhoneVoices builds (or finds) the phone corpora of the named
+// engines (espeak-ng's as o.Espeak says), for `rfstream data phones`.
+func BuildPhoneVoices(o PhoneOptions, engines []string, log io.Writer) error {
+	for _, name := range engines {
+		if name == "espeak-ng" {
+			fmt.Fprintf(log, "phones: espeak-ng corpus in %s\n", o.EspeakDir)
+			if _, err := datasets.BuildPhoneCorpus(o.EspeakDir, o.Espeak); err != nil {
+				return err
+			}
+			continue
+		}
+		c, _, ok, err := buildEnginePhones(o.Voices, name, log)
+		if err != nil {
+			return err
+		}
+		if ok {
+			fmt.Fprintf(log, "phones: %s corpus: %s\n", name, c.Manifest)
+		}
+	}
+	return nil
+}
+
+// addEnginePhones builds (once) and adds one flite- or festival-style
+// engine's phone corpus.
+func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bool, log io.Writer) error {
+	c, nVoices, ok, err := buildEnginePhones(v, name, log)
+	if err != nil || !ok {
 		return err
 	}
 	us, spans, err := datasets.ReadEnginePhoneCorpus(c)
@@ -287,7 +317,7 @@ func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bo
 		if !ok {
 			return fmt.Errorf("%s: speaker %q is not in the speaker table", c.Manifest, u.Speaker)
 		}
-		r := engineSpeakerRole(k, len(c.Speakers), len(e.Voices()))
+		r := engineSpeakerRole(k, len(c.Speakers), nVoices)
 		byRole[r] = append(byRole[r], i)
 	}
 	voices := map[phoneRole]*[]string{roleTrain: &d.TrainVoices, roleDev: &d.DevVoices, roleTest: &d.TestVoices}
@@ -317,6 +347,10 @@ func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bo
 func addFSDDPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
 	recs, err := datasets.FSDD(v.FSDD)
 	if err != nil {
+		if v.SkipMissing {
+			fmt.Fprintf(log, "phones: FSDD's digit words left out: %v\n", err)
+			return nil
+		}
 		return err
 	}
 	trainRecs, _ := datasets.OfficialSplit(recs)

@@ -128,7 +128,7 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 // phoneVoiceFlags registers the flags of train.PhoneVoices.
 func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
 	if v.Dir == "" {
-		v.Dir = filepath.Join(DataDir(), "phone-voices")
+		v.Dir = PhoneVoicesDir()
 	}
 	if v.FSDD == "" {
 		v.FSDD = FSDDDir()

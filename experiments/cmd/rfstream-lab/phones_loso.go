@@ -78,19 +78,8 @@ func evalPhonesLOSO(o train.PhoneOptions, engines []string, all bool, save strin
 		mo := losoOptions(o, m, engines)
 		m.Recipe = mo.Voices.Describe()
 		fmt.Fprintf(stderr, "phones --loso: %s (%s)\n", m.Name, m.Recipe)
-		d, err := train.LoadPhones(mo, stderr)
+		model, d, r, err := train.PhoneModel(mo, stderr)
 		if err != nil {
-			return err
-		}
-		recipe, err := mo.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
-		if err != nil {
-			return err
-		}
-		model, r, err := train.TrainPhoneModel(mo, d, train.PhoneModelSpec{Name: m.Name, Recipe: recipe, Classifier: mo.Classifier}, stderr)
-		if err != nil {
-			return err
-		}
-		if err := train.SetPhoneDecoder(mo, model, d, mo.Bigram, &r, stderr); err != nil {
 			return err
 		}
 		m.TrainSec = r.TrainSec
