@@ -90,6 +90,10 @@ func evalPhonesLOSO(o train.PhoneOptions, engines []string, all bool, save strin
 			return err
 		}
 		res.Models = append(res.Models, m)
+		// Each model's figures as soon as it is scored: a long round
+		// stopped early keeps what it measured.
+		b, _ := json.Marshal(m)
+		fmt.Fprintf(stderr, "phones --loso: scored %s\n", b)
 		if all && m.HeldOut == "" && len(m.Trained) == len(engines) && save != "" {
 			if err := rfstream.SaveModel(save, model); err != nil {
 				return err
