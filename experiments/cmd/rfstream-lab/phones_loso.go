@@ -40,10 +40,13 @@ type phonesLOSO struct {
 }
 
 // losoPlan lists the models of a leave-one-synthesiser-out round: today's
-// espeak-ng-only recipe, one model per engine trained on all the others
+// espeak-ng-only recipe (with baseline), one model per engine trained on all the others
 // (with o.Voices' widening), and, with all, one on every engine.
-func losoPlan(o train.PhoneOptions, engines []string, all bool) []losoModel {
-	plan := []losoModel{{Name: "espeak-ng only (the previous default)", Trained: []string{"espeak-ng"}}}
+func losoPlan(o train.PhoneOptions, engines []string, baseline, all bool) []losoModel {
+	var plan []losoModel
+	if baseline {
+		plan = append(plan, losoModel{Name: "espeak-ng only (the previous default)", Trained: []string{"espeak-ng"}})
+	}
 	for _, e := range engines {
 		var rest []string
 		for _, x := range engines {
@@ -72,9 +75,9 @@ func losoOptions(o train.PhoneOptions, m losoModel, engines []string) train.Phon
 // evalPhonesLOSO trains the models of losoPlan in turn and scores each on
 // every engine's test speakers; save, when set, receives the all-voices
 // model.
-func evalPhonesLOSO(o train.PhoneOptions, engines []string, all bool, save string, asJSON bool, stdout, stderr io.Writer) error {
+func evalPhonesLOSO(o train.PhoneOptions, engines []string, baseline, all bool, save string, asJSON bool, stdout, stderr io.Writer) error {
 	res := phonesLOSO{Task: "phones-loso", Engines: engines, HeldOutPER: map[string]map[string]float64{}}
-	for _, m := range losoPlan(o, engines, all) {
+	for _, m := range losoPlan(o, engines, baseline, all) {
 		mo := losoOptions(o, m, engines)
 		m.Recipe = mo.Voices.Describe()
 		fmt.Fprintf(stderr, "phones --loso: %s (%s)\n", m.Name, m.Recipe)
@@ -103,7 +106,10 @@ func evalPhonesLOSO(o train.PhoneOptions, engines []string, all bool, save strin
 	}
 	for _, m := range res.Models {
 		if m.HeldOut != "" {
-			res.HeldOutPER[m.HeldOut] = map[string]float64{"held_out": m.PerEngine[m.HeldOut].PER, "espeak_only": res.Models[0].PerEngine[m.HeldOut].PER}
+			res.HeldOutPER[m.HeldOut] = map[string]float64{"held_out": m.PerEngine[m.HeldOut].PER}
+			if baseline {
+				res.HeldOutPER[m.HeldOut]["espeak_only"] = res.Models[0].PerEngine[m.HeldOut].PER
+			}
 		}
 	}
 	printLOSO(stdout, res)

@@ -15,7 +15,7 @@ func TestLOSOPlan(t *testing.T) {
 	o := train.DefaultPhoneOptions()
 	o.Voices.FSDDPerDigit, o.Voices.Augment, o.Voices.EspeakPerVoice = 2, 0.5, 10
 	engines := []string{"espeak-ng", "flite", "festival"}
-	plan := losoPlan(o, engines, true)
+	plan := losoPlan(o, engines, true, true)
 	if len(plan) != 5 {
 		t.Fatalf("%d models, want 5", len(plan))
 	}
@@ -37,5 +37,8 @@ func TestLOSOPlan(t *testing.T) {
 	}
 	if all := plan[4]; all.HeldOut != "" || !slices.Equal(all.Trained, engines) {
 		t.Errorf("last model %+v, want all voices", all)
+	}
+	if p := losoPlan(o, engines, false, false); len(p) != 3 || p[0].HeldOut != "espeak-ng" {
+		t.Errorf("without the baseline and the all-voices model: %+v", p)
 	}
 }
