@@ -191,6 +191,11 @@ func PlanStrings(recs []Recording, o StringOptions) ([]StringPlan, error) {
 // by index and as a synthesiser should say them.
 var DigitWords = [10]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 
+// DigitPhones are the digit words' pronunciations in Phones (General
+// American, as the CMU dictionary's first entries give them; "zero" with
+// the ih that espeak-ng's en-us and flite both say).
+var DigitPhones = [10]string{"z ih r ow", "w ah n", "t uw", "th r iy", "f ao r", "f ay v", "s ih k s", "s eh v ax n", "ey t", "n ay n"}
+
 // SpeakerSession lists the FSDD recordings in dir and plans speaker's as
 // one session in the demo's order (SessionPlan, seed 1).
 func SpeakerSession(dir, speaker string) (StringPlan, error) {

@@ -36,19 +36,52 @@ func (FliteEngine) Voices() []EngineVoice {
 // absolute mean F0, which differs per voice).
 func (FliteEngine) Say(jobs []SayJob) error {
 	return parallel.ForErr(len(jobs), func(i int) error {
-		j := jobs[i]
-		if strings.HasPrefix(j.Text, "-") || strings.HasPrefix(j.Voice, "-") {
-			return fmt.Errorf("flite voice %q / text %q may not start with '-'", j.Voice, j.Text)
-		}
-		raw := j.Path + ".flite.wav"
-		defer os.Remove(raw)
-		stretch := strconv.FormatFloat(1/j.Tempo, 'f', 4, 64)
-		out, err := exec.Command("flite", "-voice", j.Voice, "--setf", "duration_stretch="+stretch, "-t", j.Text, "-o", raw).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("flite -voice %s: %v: %s", j.Voice, err, strings.TrimSpace(string(out)))
-		}
-		return shiftPitchFile(raw, j.Path, j.Cents, 1)
+		_, err := sayFlite(jobs[i], false)
+		return err
 	})
+}
+
+// SayPhones speaks like Say and returns the phones flite says it spoke
+// (-psdur), with their times in the written file.
+func (FliteEngine) SayPhones(jobs []SayJob) ([][]TimedPhone, error) {
+	out := make([][]TimedPhone, len(jobs))
+	err := parallel.ForErr(len(jobs), func(i int) error {
+		var err error
+		out[i], err = sayFlite(jobs[i], true)
+		return err
+	})
+	return out, err
+}
+
+func sayFlite(j SayJob, phones bool) ([]TimedPhone, error) {
+	if strings.HasPrefix(j.Text, "-") || strings.HasPrefix(j.Voice, "-") {
+		return nil, fmt.Errorf("flite voice %q / text %q may not start with '-'", j.Voice, j.Text)
+	}
+	raw := j.Path + ".flite.wav"
+	defer os.Remove(raw)
+	stretch := strconv.FormatFloat(1/j.Tempo, 'f', 4, 64)
+	args := []string{"-voice", j.Voice, "--setf", "duration_stretch=" + stretch}
+	if phones {
+		args = append(args, "-psdur")
+	}
+	cmd := exec.Command("flite", append(args, "-t", j.Text, "-o", raw)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("flite -voice %s: %v: %s", j.Voice, err, strings.TrimSpace(stderr.String()+stdout.String()))
+	}
+	if !phones {
+		return nil, shiftPitchFile(raw, j.Path, j.Cents, 1)
+	}
+	segs, err := ParseSegments(stdout.String())
+	if err != nil {
+		return nil, fmt.Errorf("flite -voice %s -psdur for %q: %w", j.Voice, j.Text, err)
+	}
+	timed, err := MapSegments("flite", FlitePhones, segs)
+	if err != nil {
+		return nil, fmt.Errorf("%q in voice %s: %w", j.Text, j.Voice, err)
+	}
+	return timed, shiftPitchFile(raw, j.Path, j.Cents, 1)
 }
 
 // shiftPitchFile reads in, moves its pitch by cents and its tempo by tempo

@@ -45,6 +45,10 @@ type PhoneOptions struct {
 	// prior scales on the held-out training voices/speakers.
 	Bigram, Tune bool
 	Decoder      rfstream.ConnectedDecoder
+	// Voices, when used, train on several synthesisers' voices, FSDD's
+	// digit words and augmented copies instead of the espeak-ng corpus
+	// alone (LoadVoicePhones).
+	Voices PhoneVoices
 }
 
 // DefaultPhoneOptions are the defaults of `rfstream train phones`.
@@ -52,13 +56,16 @@ func DefaultPhoneOptions() PhoneOptions {
 	dec := rfstream.DefaultConnectedDecoder()
 	dec.SelfLoop = 0.5
 	return PhoneOptions{Map: DefaultMapOptions("maxout", 2000), Silence: "h#,pau,epi,sil", DevFrac: 0.1, Classifier: "rls",
-		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec}
+		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec,
+		Voices: PhoneVoices{Corpus: datasets.DefaultEnginePhones(), SkipMissing: true, AugmentRanges: SpeakerAugmentRanges()}}
 }
 
 // PhoneTest is one test utterance.
 type PhoneTest struct {
 	Path, Speaker string
-	Phones        []string
+	// Engine is the synthesiser that spoke it ("" for a corpus's speakers).
+	Engine string
+	Phones []string
 }
 
 // PhoneData is a corpus ready for training and scoring.
@@ -98,9 +105,12 @@ func LoadPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		return nil, err
 	}
 	var d *PhoneData
-	if o.Corpus == "" {
+	switch {
+	case o.Corpus == "" && o.Voices.Used():
+		d, err = LoadVoicePhones(o, log)
+	case o.Corpus == "":
 		d, err = LoadEspeakPhones(o, log)
-	} else {
+	default:
 		d, err = loadCorpus(o, log)
 	}
 	if err != nil {
@@ -370,4 +380,33 @@ func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram boo
 	fmt.Fprintf(log, "phones: %s, %s: tuned on %d held-out training utterances: phone penalty %g, acoustic scale %g, prior scale %g (dev PER %.2f%%; untuned %.2f%%)\n",
 		res.Name, res.Decoder, len(d.Dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
 	return nil
+}
+
+// PhoneModel is `rfstream train phones`: it loads the corpus o names,
+// trains the random-map model, gives it its decoder (tuned when o.Tune)
+// and records the training recipe in the model's meta.
+func PhoneModel(o PhoneOptions, log io.Writer) (*rfstream.Model, *PhoneData, PhoneResult, error) {
+	d, err := LoadPhones(o, log)
+	if err != nil {
+		return nil, nil, PhoneResult{}, err
+	}
+	recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
+	if err != nil {
+		return nil, nil, PhoneResult{}, err
+	}
+	m, res, err := TrainPhoneModel(o, d, PhoneModelSpec{Name: "model", Recipe: recipe, Classifier: o.Classifier}, log)
+	if err != nil {
+		return nil, nil, res, err
+	}
+	if err := SetPhoneDecoder(o, m, d, o.Bigram, &res, log); err != nil {
+		return nil, nil, res, err
+	}
+	if m.Meta == nil {
+		m.Meta = map[string]any{}
+	}
+	m.Meta["phone_corpus"] = d.Source
+	if o.Corpus == "" && o.Voices.Used() {
+		m.Meta["phone_voices"] = o.Voices.Describe()
+	}
+	return m, d, res, nil
 }

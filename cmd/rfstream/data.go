@@ -17,7 +17,7 @@ func init() {
 func runData(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data", "mnist|phones|voices", stderr)
 	set := datasets.DefaultVoiceSetOptions()
-	engines := fs.String("engines", train.EngineNames(), "voices: comma-separated synthesisers to build (those not installed are reported and left out)")
+	engines := fs.String("engines", train.EngineNames(), "voices, phones: comma-separated synthesisers to build (those not installed are reported and left out)")
 	fs.IntVar(&set.Speakers, "speakers", set.Speakers, "voices: speakers per synthesiser (its voices in turn, each at a seeded pitch and tempo)")
 	fs.IntVar(&set.Takes, "takes", set.Takes, "voices: takes of each digit alone per speaker")
 	fs.IntVar(&set.Strings, "strings", set.Strings, "voices: strings of 2-7 digits per speaker")
@@ -27,9 +27,8 @@ func runData(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "phones" {
 		o := train.DefaultPhoneOptions()
-		o.EspeakDir = cli.PhonesDir()
-		_, err := train.LoadEspeakPhones(o, stdout)
-		return err
+		o.EspeakDir, o.Voices.Dir = cli.PhonesDir(), cli.PhoneVoicesDir()
+		return train.BuildPhoneVoices(o, strings.Split(*engines, ","), stdout)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "voices" {
 		return dataVoices(train.EngineVoices{Engines: strings.Split(*engines, ","), Set: set, Dir: cli.VoicesDir()}, stdout, stderr)

@@ -185,19 +185,8 @@ func trainPhones(args []string, stdout, stderr io.Writer) error {
 	if *out, err = cli.TrainOut(*out, cli.PhoneModelPath(), *force); err != nil {
 		return err
 	}
-	d, err := train.LoadPhones(o, stderr)
+	m, d, res, err := train.PhoneModel(o, stderr)
 	if err != nil {
-		return err
-	}
-	recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
-	if err != nil {
-		return err
-	}
-	m, res, err := train.TrainPhoneModel(o, d, train.PhoneModelSpec{Name: "model", Recipe: recipe, Classifier: o.Classifier}, stderr)
-	if err != nil {
-		return err
-	}
-	if err := train.SetPhoneDecoder(o, m, d, o.Bigram, &res, stderr); err != nil {
 		return err
 	}
 	if err := rfstream.SaveModel(*out, m); err != nil {

@@ -91,6 +91,10 @@ func SynthDigitsDir() string { return filepath.Join(DataDir(), "synth-digits") }
 // PhonesDir is where the espeak-ng phone corpus is built.
 func PhonesDir() string { return filepath.Join(DataDir(), "phones") }
 
+// PhoneVoicesDir is where the flite and festival phone corpora are built
+// (rfstream data phones).
+func PhoneVoicesDir() string { return filepath.Join(DataDir(), "phone-voices") }
+
 // VoicesDir is where the synthesisers' digit corpora are built (rfstream
 // data voices).
 func VoicesDir() string { return filepath.Join(DataDir(), "voices") }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/rfstream/rfstream/train"
 )
@@ -119,10 +120,40 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 	fs.IntVar(&e.DevPerVoice, "dev-per-voice", e.DevPerVoice, "espeak corpus: sentences per development voice")
 	fs.IntVar(&e.TestPerVoice, "test-per-voice", e.TestPerVoice, "espeak corpus: sentences per test voice")
 	fs.Uint64Var(&e.Seed, "corpus-seed", e.Seed, "espeak corpus: seed of sentences, speeds and pitches")
+	phoneVoiceFlags(fs, &o.Voices)
 	dec := &o.Decoder
 	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability (0.5: 2 frames a state on average)")
 	fs.Float64Var(&dec.WordPenalty, "phone-penalty", dec.WordPenalty, "decoder: log-domain cost of each phone (replaced by tuning)")
 	fs.Float64Var(&dec.Beam, "beam", dec.Beam, "decoder: beam (0: exact search)")
+}
+
+// phoneVoiceFlags registers the flags of train.PhoneVoices.
+func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
+	if v.Dir == "" {
+		v.Dir = PhoneVoicesDir()
+	}
+	if v.FSDD == "" {
+		v.FSDD = FSDDDir()
+	}
+	list := func(name string, to *[]string, usage string) {
+		fs.Func(name, usage+fmt.Sprintf(" (default %q)", strings.Join(*to, ",")), func(s string) error {
+			*to = nil
+			for _, e := range strings.Split(s, ",") {
+				if e = strings.TrimSpace(e); e != "" {
+					*to = append(*to, e)
+				}
+			}
+			return nil
+		})
+	}
+	list("engines", &v.Engines, "synthesisers whose voices train the phone model (espeak-ng,flite,festival; empty: the espeak-ng corpus alone)")
+	list("score-engines", &v.Score, "synthesisers whose test speakers are scored (empty: those of --engines)")
+	c := &v.Corpus
+	fs.IntVar(&c.Speakers, "engine-speakers", c.Speakers, "flite/festival phone corpora: speakers per engine (its voices in turn; the last one per voice are test speakers, the one before a development speaker)")
+	fs.IntVar(&c.PerSpeaker, "engine-sentences", c.PerSpeaker, "flite/festival phone corpora: sentences per speaker")
+	fs.IntVar(&v.EspeakPerVoice, "espeak-per-voice", v.EspeakPerVoice, "with --engines: espeak-ng sentences per training voice (0: all)")
+	fs.IntVar(&v.FSDDPerDigit, "fsdd-per-digit", v.FSDDPerDigit, "with --engines: FSDD recordings per digit and speaker, labelled with the digit word's phones (0: none)")
+	fs.Float64Var(&v.Augment, "augment", v.Augment, "with --engines: fraction of training utterances given one augmented copy (pitch, tempo, vocal tract, noise, room, telephone, level)")
 }
 
 // PhoneModelPath is where train phones writes its model by default.

@@ -81,8 +81,15 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	modelPath := fs.String("model", "", "score this phone model instead of training (no baseline)")
 	baseline := fs.Bool("baseline", true, "also train the baseline: the same phone loop with RLS on raw spliced frames (no random map)")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	loso := fs.String("loso", "", "leave one synthesiser out over these engines (e.g. espeak-ng,flite,festival): train the espeak-ng-only model and one model per engine on the others (with --engines' widening: --fsdd-per-digit, --augment, ...), score every model on every engine's test speakers")
+	losoAll := fs.Bool("loso-all", true, "with --loso: also train on every engine")
+	losoBase := fs.Bool("loso-baseline", true, "with --loso: also train the espeak-ng-only model (the previous default recipe)")
+	saveAll := fs.String("save-all", "", "with --loso: write the all-voices model here")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if *loso != "" {
+		return evalPhonesLOSO(o, strings.Split(*loso, ","), *losoBase, *losoAll, *saveAll, *asJSON, stdout, stderr)
 	}
 	d, err := train.LoadPhones(o, stderr)
 	if err != nil {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/rfstream/rfstream/train"
+)
+
+// The round's plan: the espeak-ng-only model keeps today's recipe (no
+// FSDD, no augmentation, every espeak-ng sentence) whatever the widening
+// flags say; each other model leaves exactly its engine out of training;
+// every model is scored on every engine.
+func TestLOSOPlan(t *testing.T) {
+	o := train.DefaultPhoneOptions()
+	o.Voices.FSDDPerDigit, o.Voices.Augment, o.Voices.EspeakPerVoice = 2, 0.5, 10
+	engines := []string{"espeak-ng", "flite", "festival"}
+	plan := losoPlan(o, engines, true, true)
+	if len(plan) != 5 {
+		t.Fatalf("%d models, want 5", len(plan))
+	}
+	base := losoOptions(o, plan[0], engines)
+	if !slices.Equal(base.Voices.Engines, []string{"espeak-ng"}) || base.Voices.FSDDPerDigit != 0 || base.Voices.Augment != 0 || base.Voices.EspeakPerVoice != 0 {
+		t.Errorf("espeak-ng-only options %+v", base.Voices)
+	}
+	for i, e := range engines {
+		m := plan[1+i]
+		mo := losoOptions(o, m, engines)
+		if m.HeldOut != e || slices.Contains(mo.Voices.Engines, e) || len(mo.Voices.Engines) != 2 || mo.Voices.FSDDPerDigit != 2 || mo.Voices.Augment != 0.5 {
+			t.Errorf("model %q holds out %q, trains %v, options %+v", m.Name, m.HeldOut, mo.Voices.Engines, mo.Voices)
+		}
+	}
+	for _, m := range plan {
+		if mo := losoOptions(o, m, engines); !slices.Equal(mo.Voices.Score, engines) {
+			t.Errorf("model %q scored on %v", m.Name, mo.Voices.Score)
+		}
+	}
+	if all := plan[4]; all.HeldOut != "" || !slices.Equal(all.Trained, engines) {
+		t.Errorf("last model %+v, want all voices", all)
+	}
+	if p := losoPlan(o, engines, false, false); len(p) != 3 || p[0].HeldOut != "espeak-ng" {
+		t.Errorf("without the baseline and the all-voices model: %+v", p)
+	}
+}
