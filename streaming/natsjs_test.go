@@ -16,8 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
-
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/nodeclients"
 )
 
 // natsJSClient is a client written against nats.js's documented API, not
@@ -44,24 +43,11 @@ const fs = require("node:fs");
 })().catch((e) => { console.error(String(e)); process.exit(1); });
 `
 
-// nodeClients returns where nats.js is installed: $RFSTREAM_NODE_CLIENTS,
-// else node-clients in the data cache (mk/nodeclients.sh puts it there). The
-// test skips only when node itself is missing.
+// nodeClients returns node and where nats.js is installed, or skips
+// without node.
 func nodeClients(t *testing.T) (node, modules string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the nats.js test needs Node.js (apt-get install nodejs npm)")
-	}
-	dir := os.Getenv("RFSTREAM_NODE_CLIENTS")
-	if dir == "" {
-		dir = filepath.Join(cli.DataDir(), "node-clients")
-	}
-	modules = filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "@nats-io", "transport-node", "package.json")); err != nil {
-		t.Fatalf("nats.js is not installed in %s: run mk/nodeclients.sh %s (make test does), or set RFSTREAM_NODE_CLIENTS", dir, dir)
-	}
-	return node, modules
+	return nodeclients.NatsJS(t, "the nats.js test needs Node.js")
 }
 
 // A third-party client, nats.js from npm, finds every stage by $SRV.PING,

@@ -217,10 +217,16 @@ func (o DigitStringOptions) joinedStrings(trainRecs []datasets.Recording, held f
 	if err != nil {
 		return nil, err
 	}
-	strs := make([]Utterance, len(plans))
+	return renderPlans(plans, rate, func(i int) uint64 { return o.Map.Seed + uint64(i)<<20 })
+}
+
+// renderPlans renders string plans in parallel, each with the noise seed
+// seedOf gives it, keeping each word's span from the string's construction.
+func renderPlans(plans []datasets.StringPlan, rate int, seedOf func(i int) uint64) ([]Utterance, error) {
+	out := make([]Utterance, len(plans))
 	errs := make([]error, len(plans))
 	parallel.For(len(plans), func(i int) {
-		a, spans, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, o.Map.Seed+uint64(i)<<20)
+		a, spans, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, seedOf(i))
 		if err != nil {
 			errs[i] = err
 			return
@@ -229,9 +235,9 @@ func (o DigitStringOptions) joinedStrings(trainRecs []datasets.Recording, held f
 		for _, sp := range spans {
 			u.Spans = append(u.Spans, [2]float64{sp.Start, sp.End})
 		}
-		strs[i] = u
+		out[i] = u
 	})
-	return strs, errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 // TuneDigitStrings chooses the decoder settings on strings of the held-out

@@ -105,19 +105,5 @@ func (o OhOptions) strings(f FillerOptions, ohs []datasets.Recording, held map[s
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Utterance, len(plans))
-	errs := make([]error, len(plans))
-	parallel.For(len(plans), func(i int) {
-		a, spans, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, f.Seed+0x6f68<<20+uint64(i))
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		u := Utterance{Samples: a.Samples, Words: plans[i].Words()}
-		for _, sp := range spans {
-			u.Spans = append(u.Spans, [2]float64{sp.Start, sp.End})
-		}
-		out[i] = u
-	})
-	return out, errors.Join(errs...)
+	return renderPlans(plans, rate, func(i int) uint64 { return f.Seed + 0x6f68<<20 + uint64(i) })
 }

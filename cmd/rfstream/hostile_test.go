@@ -25,7 +25,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/nodeclients"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/streaming/web"
@@ -344,24 +344,11 @@ func (h *hostileServe) natsJS(attack, arg string, env ...string) (run func() hos
 	}
 }
 
-// nodeClients returns node and where nats.js is installed
-// ($RFSTREAM_NODE_CLIENTS, else node-clients in the data cache, where
-// mk/nodeclients.sh puts it); it skips only when node is missing.
+// nodeClients returns node and where nats.js is installed, or skips
+// without node.
 func nodeClients(t *testing.T) (node, modules string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the hostile-client suite's attacker is nats.js (apt-get install nodejs npm)")
-	}
-	dir := os.Getenv("RFSTREAM_NODE_CLIENTS")
-	if dir == "" {
-		dir = filepath.Join(cli.DataDir(), "node-clients")
-	}
-	modules = filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "@nats-io", "transport-node", "package.json")); err != nil {
-		t.Fatalf("nats.js is not installed in %s: run mk/nodeclients.sh %s (make test does), or set RFSTREAM_NODE_CLIENTS", dir, dir)
-	}
-	return node, modules
+	return nodeclients.NatsJS(t, "the hostile-client suite's attacker is nats.js")
 }
 
 // hugePNGFile writes a 6400 × 6400 grey PNG (about 67 KB: it compresses to
