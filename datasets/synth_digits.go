@@ -109,15 +109,7 @@ func BuildSynthDigitsProgress(dir string, o SynthDigitOptions, progress func(fil
 	for si, s := range speakers {
 		for d := range DigitWords {
 			for t := 0; t < o.Takes; t++ {
-				v := s.Voice
-				// Takes after the first vary speed by up to ±10 % and
-				// pitch by up to ±6 (of 99); the draws happen in a fixed
-				// order so the set does not depend on scheduling.
-				ds, dp := rng.IntN(21)-10, rng.IntN(13)-6
-				if t > 0 {
-					v.Speed = max(80, v.Speed+v.Speed*ds/100)
-					v.Pitch = min(99, max(0, v.Pitch+dp))
-				}
+				v := varyTake(s.Voice, t, rng)
 				path := filepath.Join(out, fmt.Sprintf("%d_s%03d_%d.wav", d, si, t))
 				jobs = append(jobs, job{Recording{Path: path, Label: strconv.Itoa(d), Speaker: s.Name(), Take: t}, v, rng.Uint64()})
 			}
@@ -188,4 +180,17 @@ func roomEdges(x []float32, rate int, seed uint64) []float32 {
 		out = append(out, v*gain+float32(level*rng.NormFloat64()))
 	}
 	return append(out, Silence(trail, level, rng)...)
+}
+
+// varyTake is the voice of take t of a synthetic speaker: takes after the
+// first vary speed by up to ±10 % and pitch by up to ±6 (of 99). Every take
+// draws from rng, the first too, so the draws happen in a fixed order and a
+// set does not depend on scheduling.
+func varyTake(v Voice, t int, rng *rand.Rand) Voice {
+	ds, dp := rng.IntN(21)-10, rng.IntN(13)-6
+	if t > 0 {
+		v.Speed = max(80, v.Speed+v.Speed*ds/100)
+		v.Pitch = min(99, max(0, v.Pitch+dp))
+	}
+	return v
 }

@@ -51,12 +51,7 @@ func BuildSynthWord(dir, text, label string, o SynthDigitOptions) ([]Recording, 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x776f7264))
 	for si, s := range speakers {
 		for t := 0; t < o.Takes; t++ {
-			v := s.Voice
-			ds, dp := rng.IntN(21)-10, rng.IntN(13)-6
-			if t > 0 {
-				v.Speed = max(80, v.Speed+v.Speed*ds/100)
-				v.Pitch = min(99, max(0, v.Pitch+dp))
-			}
+			v := varyTake(s.Voice, t, rng)
 			path := filepath.Join(out, fmt.Sprintf("%s_s%03d_%d.wav", label, si, t))
 			jobs = append(jobs, job{Recording{Path: path, Label: label, Speaker: s.Name(), Take: -1}, v, rng.Uint64()})
 		}
