@@ -105,7 +105,11 @@ func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
 	if v.Engines.Dir == "" {
 		v.Engines.Dir = VoicesDir()
 	}
-	fs.Func("engine-voices", "comma-separated synthesisers (espeak-ng, flite, festival; rfstream data voices builds them) whose speakers' digits are trained on as FSDD's recordings are (default \""+strings.Join(v.Engines.Engines, ",")+"\"; empty: none)", func(s string) error {
+	def := "none by default"
+	if len(v.Engines.Engines) > 0 {
+		def = "default " + strings.Join(v.Engines.Engines, ",") + "; empty: none"
+	}
+	fs.Func("engine-voices", "comma-separated synthesisers (espeak-ng, flite, festival; rfstream data voices builds them) whose speakers' digits are trained on as FSDD's recordings are ("+def+")", func(s string) error {
 		v.Engines.Engines = nil
 		for _, name := range strings.Split(s, ",") {
 			if name = strings.TrimSpace(name); name != "" {
