@@ -52,7 +52,10 @@ type DigitStringOptions struct {
 	// (Takes 0, or no filler: none). Off in the defaults: the model of
 	// round 1 (DefaultOhOptions) tuned its decoder to a prior scale that
 	// loses FSDD's tight clips (experiments/journal/oh.md).
-	Oh      OhOptions
+	Oh OhOptions
+	// Voices add synthesisers' speakers and fluent strings (none in the
+	// defaults; experiments/journal/anyvoice.md round K).
+	Voices  ConnectedVoices
 	Decoder rfstream.ConnectedDecoder
 	Log     io.Writer
 }
@@ -118,10 +121,15 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 	var rep ConnectedReport
 	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
 	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	trainRecs, voiceUtts, voices, err := o.withVoices(trainRecs, held, rate)
+	if err != nil {
+		return nil, rep, err
+	}
 	utts, err := o.paddedRecordings(trainRecs, held, rate)
 	if err != nil {
 		return nil, rep, err
 	}
+	utts = append(utts, voiceUtts...)
 	if o.TrainStrings > 0 {
 		strs, err := o.joinedStrings(trainRecs, held, rate)
 		if err != nil {
@@ -157,6 +165,7 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 		// is not one that predates it.
 		m.Meta[OhMeta] = o.Oh.describe(o.Filler)
 		m.Meta[FillerMeta] = "none"
+		m.Meta[EngineVoicesMeta] = voices
 		if o.Filler.Voices > 0 {
 			m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
 		}

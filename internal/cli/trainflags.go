@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -95,6 +96,34 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.IntVar(&o.Oh.Takes, "oh-takes", o.Oh.Takes, "train an \"oh\" unit (0 said \"oh\", printed 0) on this many takes of \"oh\" by each filler voice; 0: no \"oh\"")
 	fs.IntVar(&o.Oh.Strings, "oh-strings", o.Oh.Strings, "strings joined from the filler voices' digits and \"oh\"s, trained on with the \"oh\" unit")
 	fs.Float64Var(&dec.FillerBias, "filler-bias", dec.FillerBias, "decoder: added to the filler's log-likelihoods at every frame (larger rejects more)")
+	connectedVoiceFlags(fs, &o.Voices)
+}
+
+// connectedVoiceFlags registers the flags of train.ConnectedVoices: the
+// synthesisers' voices and fluent strings a connected model trains on.
+func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
+	if v.Engines.Dir == "" {
+		v.Engines.Dir = VoicesDir()
+	}
+	def := "none by default"
+	if len(v.Engines.Engines) > 0 {
+		def = "default " + strings.Join(v.Engines.Engines, ",") + "; empty: none"
+	}
+	fs.Func("engine-voices", "comma-separated synthesisers (espeak-ng, flite, festival; rfstream data voices builds them) whose speakers' digits are trained on as FSDD's recordings are ("+def+")", func(s string) error {
+		v.Engines.Engines = nil
+		for _, name := range strings.Split(s, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				if _, err := datasets.EngineByName(name); err != nil {
+					return err
+				}
+				v.Engines.Engines = append(v.Engines.Engines, name)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&v.EngineStrings, "engine-strings", v.EngineStrings, "--engine-voices: also train on their whole spoken digit strings (words run together; placed by alignment)")
+	fs.IntVar(&v.FluentStrings, "fluent-strings", v.FluentStrings, "also train on this many strings joined from the training recordings with 0 to --fluent-max-gap s between words")
+	fs.Float64Var(&v.FluentMaxGap, "fluent-max-gap", v.FluentMaxGap, "--fluent-strings: longest pause between words, s (0: 0.05)")
 }
 
 // PhoneFlags registers the flags shared by train phones and eval phones,

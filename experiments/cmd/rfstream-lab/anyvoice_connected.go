@@ -84,7 +84,10 @@ type connFold struct {
 	heldOut, kind string // kind: "real" (an FSDD speaker) or "synthetic" (an engine)
 	trainRecs     []datasets.Recording
 	filler        bool
-	describe      string
+	// engines are the recipe's synthesisers (train.ConnectedVoices) this
+	// fold trains on: every one but a held-out engine.
+	engines  []string
+	describe string
 	// babble is what babble is made from: FSDD recordings of speakers other
 	// than the held-out one.
 	babble []datasets.Recording
@@ -101,7 +104,7 @@ func (f connFold) modelKey() string {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(b.String()))
-	return fmt.Sprintf("%x filler=%v", h.Sum64(), f.filler)
+	return fmt.Sprintf("%x filler=%v engines=%v", h.Sum64(), f.filler, f.engines)
 }
 
 func evalAnyVoiceConnected(args []string, stdout, stderr io.Writer) error {
@@ -207,7 +210,7 @@ func planConnectedFolds(o anyVoiceConnectedOptions, all []datasets.Recording, lo
 	for _, spk := range o.speakers {
 		others, own := datasets.SpeakerSplit(all, spk)
 		f := connFold{heldOut: spk, kind: "real", trainRecs: append(slices.Clone(others), engineDigits("")...), filler: o.recipe.Filler.Voices > 0,
-			describe: "the other FSDD speakers" + engineNote, babble: others}
+			engines: o.recipe.Voices.Engines.Engines, describe: "the other FSDD speakers" + engineNote + recipeVoicesNote(o.recipe.Voices, ""), babble: others}
 		f.test = func(rate int) ([]heldString, error) { return joinedTestStrings(own, o.strings, o.seed, rate) }
 		folds = append(folds, f)
 	}
@@ -220,7 +223,8 @@ func planConnectedFolds(o anyVoiceConnectedOptions, all []datasets.Recording, lo
 		// The filler's voices are espeak-ng's: holding espeak-ng out trains
 		// no filler.
 		f := connFold{heldOut: name, kind: "synthetic", trainRecs: append(slices.Clone(all), engineDigits(name)...),
-			filler: o.recipe.Filler.Voices > 0 && name != (datasets.EspeakEngine{}).Name(), describe: "all FSDD speakers" + engineNote, babble: all}
+			filler: o.recipe.Filler.Voices > 0 && name != (datasets.EspeakEngine{}).Name(), describe: "all FSDD speakers" + engineNote + recipeVoicesNote(o.recipe.Voices, name), babble: all}
+		f.engines = slices.DeleteFunc(slices.Clone(o.recipe.Voices.Engines.Engines), func(e string) bool { return e == name })
 		if !f.filler && o.recipe.Filler.Voices > 0 {
 			f.describe += " (no filler: its voices are espeak-ng's)"
 		}
@@ -231,6 +235,28 @@ func planConnectedFolds(o anyVoiceConnectedOptions, all []datasets.Recording, lo
 		return nil, fmt.Errorf("eval any-voice connected: no speaker and no engine to hold out")
 	}
 	return folds, nil
+}
+
+// recipeVoicesNote says what a fold's recipe adds besides FSDD
+// (train.ConnectedVoices) when the held-out engine is left out.
+func recipeVoicesNote(v train.ConnectedVoices, heldOut string) string {
+	var note []string
+	for _, e := range v.Engines.Engines {
+		if e != heldOut {
+			note = append(note, e)
+		}
+	}
+	s := ""
+	if len(note) > 0 {
+		s = " + " + strings.Join(note, ",") + "'s digits"
+		if v.EngineStrings {
+			s += " and strings"
+		}
+	}
+	if v.FluentStrings > 0 {
+		s += fmt.Sprintf(" + %d fluent strings", v.FluentStrings)
+	}
+	return s
 }
 
 // joinedTestStrings are count strings joined from one voice's recordings
@@ -285,6 +311,7 @@ func trainConnectedFold(o train.DigitStringOptions, f connFold) (*rfstream.Model
 	if !f.filler {
 		o.Filler.Voices = 0
 	}
+	o.Voices.Engines.Engines = f.engines
 	m, rep, err := train.DigitStringsOn(o, f.trainRecs, train.HeldOutTake)
 	if err != nil || !o.Tune {
 		return m, rep, err

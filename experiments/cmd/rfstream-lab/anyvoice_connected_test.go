@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/train"
 )
 
 // The WER arithmetic: a recogniser that hears every string right scores 0
@@ -166,4 +169,44 @@ func sameConditions(a, b connConditions) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// The recipe's engine voices reach every fold but the one holding that
+// engine out: a held-out engine is never trained on, and folds that train
+// on different engines never share a model.
+func TestConnectedFoldsLeaveTheHeldOutEngineOut(t *testing.T) {
+	if err := (datasets.FliteEngine{}).Available(); err != nil {
+		t.Skip(err)
+	}
+	all, err := datasets.FSDD(toyFSDD3(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	o := anyVoiceConnectedOptions{recipe: train.DefaultDigitStringOptions(), speakers: []string{"ann"}, engines: []string{"flite"},
+		voices: datasets.VoiceSetOptions{Speakers: 1, Cents: 100, MaxTempo: 1.1, Takes: 1, Strings: 1, Seed: 1, Rate: 8000}}
+	o.recipe.Voices.Engines.Engines = []string{"flite", "festival"}
+	o.recipe.Voices.EngineStrings = true
+	folds, err := planConnectedFolds(o, all, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(folds) != 2 {
+		t.Fatalf("%d folds, want 2", len(folds))
+	}
+	real, synth := folds[0], folds[1]
+	if !slices.Equal(real.engines, []string{"flite", "festival"}) || !strings.Contains(real.describe, "flite,festival's digits and strings") {
+		t.Errorf("real fold trains on %v (%s)", real.engines, real.describe)
+	}
+	if synth.heldOut != "flite" || !slices.Equal(synth.engines, []string{"festival"}) || !strings.Contains(synth.describe, "festival's digits and strings") {
+		t.Errorf("held-out flite fold trains on %v (%s)", synth.engines, synth.describe)
+	}
+	if !slices.Equal(o.recipe.Voices.Engines.Engines, []string{"flite", "festival"}) {
+		t.Errorf("planning changed the recipe's engines to %v", o.recipe.Voices.Engines.Engines)
+	}
+	same := synth
+	same.trainRecs = real.trainRecs
+	if same.modelKey() == real.modelKey() {
+		t.Error("folds training on other engines share a model key")
+	}
 }
