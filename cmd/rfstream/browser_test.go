@@ -72,6 +72,9 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	log := testLog{t}
 	wo := train.DefaultDigitOptions()
 	wo.FSDD, wo.Map.M, wo.Log = fsdd, 1000, log
+	// The synthetic voices come from the data cache, as rfstream models
+	// builds them (unset, they were built again in the working directory).
+	wo.Voices.SynthDir, wo.Voices.Engines.Dir = cli.SynthDigitsDir(), cli.VoicesDir()
 	wm, err := train.Words(wo)
 	if err != nil {
 		return nil, err
