@@ -63,15 +63,18 @@ func BuildConnectedSet(dir string, s ConnectedSet, test []Recording, o BuildOpti
 	// v2: pauses in the recordings' own background (EstimateBackground)
 	// instead of white noise; a set built before is rebuilt.
 	stamp := fmt.Sprintf("v2 %+v %+v rate=%d recordings=%d\n", s, o.Strings, o.Rate, len(test))
-	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
-		return manifest, nil
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := buildOnce(out, stamp, nil, func() error { return writeConnectedSet(out, manifest, s, test, o) }); err != nil {
 		return "", err
 	}
+	return manifest, nil
+}
+
+// writeConnectedSet renders BuildConnectedSet's strings into out and lists
+// them in manifest.
+func writeConnectedSet(out, manifest string, s ConnectedSet, test []Recording, o BuildOptions) error {
 	plans, err := PlanStrings(test, o.Strings)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var us []Utterance
 	for i, p := range plans {
@@ -82,10 +85,10 @@ func BuildConnectedSet(dir string, s ConnectedSet, test []Recording, o BuildOpti
 			speaker = v.String()
 			text, err := DigitText(p.Words())
 			if err != nil {
-				return "", err
+				return err
 			}
 			if a, err = Espeak(text, v, o.Rate); err != nil {
-				return "", err
+				return err
 			}
 			// Synthetic audio is digitally silent around the words: give it
 			// the same kind of background and edges the FSDD strings have.
@@ -98,19 +101,16 @@ func BuildConnectedSet(dir string, s ConnectedSet, test []Recording, o BuildOpti
 			}
 		} else {
 			if a, _, err = RenderString(p, o.Rate, s.Noise, o.Strings.Seed^uint64(i)*0x9e3779b97f4a7c15); err != nil {
-				return "", err
+				return err
 			}
 		}
 		path := filepath.Join(out, fmt.Sprintf("%04d.wav", i))
 		if err := writeWAV(path, a); err != nil {
-			return "", err
+			return err
 		}
 		us = append(us, Utterance{Path: path, Words: p.Words(), Speaker: speaker})
 	}
-	if err := WriteTranscripts(manifest, us); err != nil {
-		return "", err
-	}
-	return manifest, os.WriteFile(filepath.Join(out, ".complete"), []byte(stamp), 0o644)
+	return WriteTranscripts(manifest, us)
 }
 
 func writeWAV(path string, a *frontend.Audio) error {

@@ -175,10 +175,11 @@ func BuildPhoneCorpus(dir string, o PhoneCorpusOptions) (PhoneCorpus, error) {
 	if o.MaxSpeed < o.MinSpeed || o.MinSpeed <= 0 || o.MaxPitch < o.MinPitch || o.MinPitch < 0 || o.MaxPitch > 99 {
 		return c, fmt.Errorf("datasets: speeds %d–%d, pitches %d–%d", o.MinSpeed, o.MaxSpeed, o.MinPitch, o.MaxPitch)
 	}
-	stamp := fmt.Sprintf("v1 %+v\n", o)
-	if b, err := os.ReadFile(filepath.Join(dir, ".complete")); err == nil && string(b) == stamp {
-		return c, nil
-	}
+	return c, buildOnce(dir, fmt.Sprintf("v1 %+v\n", o), nil, func() error { return writePhoneCorpus(dir, c, o) })
+}
+
+// writePhoneCorpus writes BuildPhoneCorpus's three splits into dir.
+func writePhoneCorpus(dir string, c PhoneCorpus, o PhoneCorpusOptions) error {
 	type split struct {
 		name     string
 		voices   []string
@@ -190,7 +191,7 @@ func BuildPhoneCorpus(dir string, o PhoneCorpusOptions) (PhoneCorpus, error) {
 	total := 0
 	for _, s := range splits {
 		if len(s.voices) == 0 || s.perVoice <= 0 {
-			return c, fmt.Errorf("datasets: phone corpus split %s has %d voices × %d utterances", s.name, len(s.voices), s.perVoice)
+			return fmt.Errorf("datasets: phone corpus split %s has %d voices × %d utterances", s.name, len(s.voices), s.perVoice)
 		}
 		total += len(s.voices) * s.perVoice
 	}
@@ -200,7 +201,7 @@ func BuildPhoneCorpus(dir string, o PhoneCorpusOptions) (PhoneCorpus, error) {
 	for _, s := range splits {
 		out := filepath.Join(dir, s.name)
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return c, err
+			return err
 		}
 		var us []Utterance
 		for vi, name := range s.voices {
@@ -210,14 +211,14 @@ func BuildPhoneCorpus(dir string, o PhoneCorpusOptions) (PhoneCorpus, error) {
 				next++
 				a, sym, err := EspeakPhonemes(text, v, o.Rate)
 				if err != nil {
-					return c, err
+					return err
 				}
 				phones, err := EspeakToPhones(sym)
 				if err != nil {
-					return c, fmt.Errorf("%s (%q in voice %s): %w", s.name, text, v, err)
+					return fmt.Errorf("%s (%q in voice %s): %w", s.name, text, v, err)
 				}
 				if len(phones) == 0 {
-					return c, fmt.Errorf("datasets: espeak-ng gave no phonemes for %q", text)
+					return fmt.Errorf("datasets: espeak-ng gave no phonemes for %q", text)
 				}
 				noise := rand.New(rand.NewPCG(o.Seed, uint64(next)))
 				level := 3e-4
@@ -230,14 +231,14 @@ func BuildPhoneCorpus(dir string, o PhoneCorpusOptions) (PhoneCorpus, error) {
 				normalisePeak(a.Samples)
 				path := filepath.Join(out, fmt.Sprintf("v%02d-%03d.wav", vi, k))
 				if err := writeWAV(path, a); err != nil {
-					return c, err
+					return err
 				}
 				us = append(us, Utterance{Path: path, Words: phones, Speaker: v.String()})
 			}
 		}
 		if err := WriteTranscripts(s.manifest, us); err != nil {
-			return c, err
+			return err
 		}
 	}
-	return c, os.WriteFile(filepath.Join(dir, ".complete"), []byte(stamp), 0o644)
+	return nil
 }

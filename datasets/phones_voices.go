@@ -79,16 +79,17 @@ func BuildEnginePhoneCorpus(dir string, e PhoneEngine, o EnginePhoneOptions, pro
 	}
 	out := filepath.Join(dir, fmt.Sprintf("%s-n%d-p%d-c%g-x%g-s%d-r%d", e.Name(), o.Speakers, o.PerSpeaker, o.Cents, o.MaxTempo, o.Seed, o.Rate))
 	c := EnginePhoneCorpus{Engine: e.Name(), Speakers: speakers, Manifest: filepath.Join(out, "manifest.tsv")}
-	stamp := fmt.Sprintf("v1 %s %+v\n", e.Name(), o)
-	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
-		return c, nil
-	}
-	if err := e.Available(); err != nil {
-		return c, err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return c, err
-	}
+	return c, buildOnce(out, fmt.Sprintf("v1 %s %+v\n", e.Name(), o), nil, func() error {
+		if err := e.Available(); err != nil {
+			return err
+		}
+		return writeEnginePhoneCorpus(out, c.Manifest, e, speakers, o, progress)
+	})
+}
+
+// writeEnginePhoneCorpus speaks BuildEnginePhoneCorpus's sentences into out
+// and writes their phone transcripts to manifest.
+func writeEnginePhoneCorpus(out, manifest string, e PhoneEngine, speakers []Speaker, o EnginePhoneOptions, progress func(files int)) error {
 	sentences := Sentences(len(speakers)*o.PerSpeaker, engineSentenceSeed(e.Name(), o.Seed))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x70686a62))
 	jobs := make([]SayJob, 0, len(sentences))
@@ -110,21 +111,18 @@ func BuildEnginePhoneCorpus(dir string, e PhoneEngine, o EnginePhoneOptions, pro
 		part := jobs[at:min(at+batch, len(jobs))]
 		timed, err := e.SayPhones(part)
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", e.Name(), err)
+			return fmt.Errorf("%s: %w", e.Name(), err)
 		}
 		for i, j := range part {
 			if us[at+i].Words, err = finishPhoneTake(j, timed[i], o.Rate, edges[at+i]); err != nil {
-				return c, err
+				return err
 			}
 		}
 		if progress != nil {
 			progress(len(part))
 		}
 	}
-	if err := WriteTranscripts(c.Manifest, us); err != nil {
-		return c, err
-	}
-	return c, os.WriteFile(filepath.Join(out, ".complete"), []byte(stamp), 0o644)
+	return WriteTranscripts(manifest, us)
 }
 
 // finishPhoneTake gives a written take its background edges (as

@@ -89,16 +89,24 @@ func BuildSynthDigitsProgress(dir string, o SynthDigitOptions, progress func(fil
 	}
 	out := filepath.Join(dir, fmt.Sprintf("v%d-t%d-s%d-r%d", o.Voices, o.Takes, o.Seed, o.Rate))
 	manifest := filepath.Join(out, "manifest.tsv")
-	stamp := fmt.Sprintf("v1 %+v\n", o)
-	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
-		recs, err := ReadManifest(manifest)
-		if err == nil && len(recs) == o.Voices*o.Takes*10 {
-			return recs, nil
-		}
+	var recs []Recording
+	reuse := func() bool {
+		recs, err = ReadManifest(manifest)
+		return err == nil && len(recs) == o.Voices*o.Takes*10
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	err = buildOnce(out, fmt.Sprintf("v1 %+v\n", o), reuse, func() error {
+		recs, err = writeSynthDigits(out, manifest, speakers, o, progress)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
+	return recs, nil
+}
+
+// writeSynthDigits speaks every take of BuildSynthDigits's set into out and
+// lists them in manifest.
+func writeSynthDigits(out, manifest string, speakers []SynthSpeaker, o SynthDigitOptions, progress func(files int)) ([]Recording, error) {
 	type job struct {
 		rec   Recording
 		voice Voice
@@ -153,7 +161,7 @@ func BuildSynthDigitsProgress(dir string, o SynthDigitOptions, progress func(fil
 	for i := range recs {
 		recs[i].Take = -1
 	}
-	return recs, os.WriteFile(filepath.Join(out, ".complete"), []byte(stamp), 0o644)
+	return recs, nil
 }
 
 // roomEdges gives a synthetic word what a microphone recording has and

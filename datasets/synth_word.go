@@ -3,7 +3,6 @@ package datasets
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 
 	"github.com/rfstream/rfstream/internal/parallel"
@@ -34,14 +33,26 @@ func BuildSynthWord(dir, text, label string, o SynthDigitOptions) ([]Recording, 
 	out := filepath.Join(dir, fmt.Sprintf("%s-v%d-t%d-s%d-r%d", label, o.Voices, o.Takes, o.Seed, o.Rate))
 	manifest := filepath.Join(out, "manifest.tsv")
 	stamp := fmt.Sprintf("v1 %q %+v\n", text, o)
-	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
-		if recs, err := ReadManifest(manifest); err == nil && len(recs) == o.Voices*o.Takes {
-			return recs, nil
-		}
+	var recs []Recording
+	reuse := func() bool {
+		recs, err = ReadManifest(manifest)
+		return err == nil && len(recs) == o.Voices*o.Takes
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	err = buildOnce(out, stamp, reuse, func() error {
+		recs, err = writeSynthWord(out, text, label, speakers, o)
+		if err != nil {
+			return err
+		}
+		return writeManifest(manifest, recs)
+	})
+	if err != nil {
 		return nil, err
 	}
+	return recs, nil
+}
+
+// writeSynthWord speaks every take of BuildSynthWord's set into out.
+func writeSynthWord(out, text, label string, speakers []SynthSpeaker, o SynthDigitOptions) ([]Recording, error) {
 	type job struct {
 		rec   Recording
 		voice Voice
@@ -71,10 +82,7 @@ func BuildSynthWord(dir, text, label string, o SynthDigitOptions) ([]Recording, 
 		}
 		recs[i] = j.rec
 	}
-	if err := writeManifest(manifest, recs); err != nil {
-		return nil, err
-	}
-	return recs, os.WriteFile(filepath.Join(out, ".complete"), []byte(stamp), 0o644)
+	return recs, nil
 }
 
 // lowerWord says whether s is one or more of the letters a–z (a label that

@@ -216,35 +216,30 @@ func BuildVoiceSet(dir string, e Engine, o VoiceSetOptions, progress func(files 
 	out := filepath.Join(dir, name)
 	stamp := fmt.Sprintf("v1 %s %+v\n", e.Name(), o)
 	digits, strs := filepath.Join(out, "digits.tsv"), filepath.Join(out, "strings.tsv")
-	if b, err := os.ReadFile(filepath.Join(out, ".complete")); err == nil && string(b) == stamp {
-		if set.Digits, set.Strings, err = readVoiceSet(digits, strs, o); err == nil {
-			return set, nil
+	read := func() error {
+		set.Digits, set.Strings, err = readVoiceSet(digits, strs, o)
+		return err
+	}
+	err = buildOnce(out, stamp, func() bool { return read() == nil }, func() error {
+		jobs, recs, utts, err := planVoiceSet(speakers, o, out)
+		if err != nil {
+			return err
 		}
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return set, err
-	}
-	jobs, recs, utts, err := planVoiceSet(speakers, o, out)
-	if err != nil {
-		return set, err
-	}
-	if err := sayInBatches(e, jobs, o, progress); err != nil {
-		return set, err
-	}
-	if err := writeManifest(digits, recs); err != nil {
-		return set, err
-	}
-	if err := WriteTranscripts(strs, utts); err != nil {
-		return set, err
-	}
-	if err := writeSpeakerTable(filepath.Join(out, "speakers.tsv"), speakers); err != nil {
-		return set, err
-	}
-	set.Digits, set.Strings, err = readVoiceSet(digits, strs, o)
-	if err != nil {
-		return set, err
-	}
-	return set, os.WriteFile(filepath.Join(out, ".complete"), []byte(stamp), 0o644)
+		if err := sayInBatches(e, jobs, o, progress); err != nil {
+			return err
+		}
+		if err := writeManifest(digits, recs); err != nil {
+			return err
+		}
+		if err := WriteTranscripts(strs, utts); err != nil {
+			return err
+		}
+		if err := writeSpeakerTable(filepath.Join(out, "speakers.tsv"), speakers); err != nil {
+			return err
+		}
+		return read()
+	})
+	return set, err
 }
 
 // planVoiceSet lists every file to speak (with its seeded jitter), the

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/rfstream/rfstream/internal/nodeclients"
+	"github.com/rfstream/rfstream/internal/testproc"
 )
 
 // natsJSClient is a client written against nats.js's documented API, not
@@ -69,7 +70,7 @@ func TestNatsJSDiscoversStagesAndTagsAnImage(t *testing.T) {
 	os.WriteFile(image, file, 0o600)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, strconv.Itoa(srv.Addr().(*net.TCPAddr).Port), "toy", image)
+	cmd := testproc.CommandContext(ctx, node, script, strconv.Itoa(srv.Addr().(*net.TCPAddr).Port), "toy", image)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	out, err := cmd.Output()
 	if err != nil {
@@ -181,7 +182,7 @@ func TestNatsJSClientIsConfinedToItsNamespace(t *testing.T) {
 	os.WriteFile(script, []byte(natsJSConfined), 0o600)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, strconv.Itoa(srv.Addr().(*net.TCPAddr).Port), image)
+	cmd := testproc.CommandContext(ctx, node, script, strconv.Itoa(srv.Addr().(*net.TCPAddr).Port), image)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "RFS_USER=alice", "RFS_PASS=al")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

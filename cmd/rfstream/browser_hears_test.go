@@ -211,9 +211,11 @@ func TestBrowserShowsWhatItHears(t *testing.T) {
 		return listening, firstFrame
 	}
 	// The first Start after the browser launched waits for it to open its
-	// capture device (in headless Chromium with a fake microphone, 1-1.6 s
-	// for getUserMedia alone, the same call then takes 15 ms): that one is
-	// reported, and the page is held to the limit from the next Start on.
+	// capture device (in headless Chromium with a fake microphone, 0.4-1.6 s
+	// for getUserMedia alone, the same call then takes 15-60 ms; a blank
+	// page pays the same, whatever the fake file's length: see
+	// TestBrowserFakeMicrophoneColdOpen): that one is reported, and the page
+	// is held to the limit from the next Start on.
 	coldListening, coldFrame := firstFeedback("")
 	t.Logf("first Start after the browser launched: listening at %.1f ms, first frames drawn at %.1f ms", coldListening, coldFrame)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("stop"))); err != nil {

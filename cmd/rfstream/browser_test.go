@@ -72,6 +72,9 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	log := testLog{t}
 	wo := train.DefaultDigitOptions()
 	wo.FSDD, wo.Map.M, wo.Log = fsdd, 1000, log
+	// The synthetic voices come from the data cache, as rfstream models
+	// builds them (unset, they were built again in the working directory).
+	wo.Voices.SynthDir, wo.Voices.Engines.Dir = cli.SynthDigitsDir(), cli.VoicesDir()
 	wm, err := train.Words(wo)
 	if err != nil {
 		return nil, err
@@ -250,7 +253,8 @@ func fakeMicrophone(t *testing.T, dir string, speech []float32) string {
 }
 
 // headlessChromium starts Chromium with its profile in dir and the fake
-// microphone playing wav, logging the page's console, for at most 90 s.
+// microphone playing wav (Chromium's own beep for ""), logging the page's
+// console, for at most 90 s.
 func headlessChromium(t *testing.T, dir, wav string) context.Context {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath()),
@@ -265,9 +269,11 @@ func headlessChromium(t *testing.T, dir, wav string) context.Context {
 		chromedp.UserDataDir(filepath.Join(dir, "chromium")),
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
-		chromedp.Flag("use-file-for-fake-audio-capture", wav),
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
 		chromedp.WindowSize(1100, 700),
+	}
+	if wav != "" {
+		opts = append(opts, chromedp.Flag("use-file-for-fake-audio-capture", wav))
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)

@@ -10,7 +10,6 @@ import (
 	"image/png"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/nodeclients"
+	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/streaming/web"
@@ -99,7 +99,7 @@ func startHostileServe(t *testing.T, models [2]string, extra []string, env []str
 		audio: &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}}
 	args := append([]string{"serve", "--port", strconv.Itoa(h.port), "--http", h.httpAddr, "--model", models[0], "--image-model", models[1],
 		"--idle-timeout", "2s", "--socket-idle", "2s"}, extra...)
-	h.p = &proc{cmd: exec.Command(cliBinary(t), args...), out: &syncBuffer{}}
+	h.p = &proc{cmd: testproc.Command(cliBinary(t), args...), out: &syncBuffer{}}
 	h.p.cmd.Stdout, h.p.cmd.Stderr = h.p.out, h.p.out
 	h.p.cmd.Env = append(cleanNATSEnv(), env...)
 	if err := h.p.cmd.Start(); err != nil {
@@ -305,7 +305,7 @@ func (h *hostileServe) natsJS(attack, arg string, env ...string) (run func() hos
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	h.t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, node, script, strconv.Itoa(h.port), attack, arg)
+	cmd := testproc.CommandContext(ctx, node, script, strconv.Itoa(h.port), attack, arg)
 	cmd.Env = append(os.Environ(), append(env, "NODE_PATH="+modules)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

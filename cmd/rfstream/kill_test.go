@@ -19,6 +19,7 @@ import (
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -96,7 +97,7 @@ func (s *syncBuffer) String() string {
 
 func startProc(t *testing.T, ready string, path string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(path, args...), out: &syncBuffer{}}
+	p := &proc{cmd: testproc.Command(path, args...), out: &syncBuffer{}}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

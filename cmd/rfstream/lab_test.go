@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	for _, v := range natsEnv {
 		os.Unsetenv(v)
 	}
-	os.Exit(withLab(m.Run))
+	os.Exit(withLab(func() int { return holdNATSEvents(m.Run) }))
 }
 
 func withLab(run func() int) int {

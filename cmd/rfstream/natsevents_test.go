@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +13,28 @@ import (
 
 	"github.com/rfstream/rfstream/streaming"
 )
+
+// holdNATSEvents runs the tests with the NATS events of in-process
+// commands kept aside instead of on the test binary's stderr: the servers
+// those commands lose are the tests' own, closed at each test's end or
+// restarted on purpose, so the lines are expected and would bury the test
+// output. They are printed after the run only when a test failed. Commands
+// the tests start as processes log into the buffers the tests keep.
+func holdNATSEvents(run func() int) int {
+	var held syncBuffer
+	natsEventsMu.Lock()
+	natsEvents = &held
+	natsEventsMu.Unlock()
+	code := run()
+	if code != 0 {
+		natsEventsMu.Lock()
+		defer natsEventsMu.Unlock()
+		if s := held.String(); s != "" {
+			fmt.Fprintf(os.Stderr, "NATS events of the in-process commands (kept aside while the tests ran):\n%s", s)
+		}
+	}
+	return code
+}
 
 // A connection made from --nats logs losing its server and getting it back:
 // serve said nothing while its server restarted.

@@ -19,6 +19,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -215,7 +216,7 @@ func checkVoskClients(t *testing.T, wav string) {
 		defer cancel()
 		var out, errb bytes.Buffer
 		args := append(append([]string{filepath.Join(dir, "client.mjs")}, mode...), sv.page.VoskURL, wav)
-		cmd := exec.CommandContext(ctx, node, args...)
+		cmd := testproc.CommandContext(ctx, node, args...)
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("node client %v: %v: %s", mode, err, errb.String())
