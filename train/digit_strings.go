@@ -58,7 +58,9 @@ type DigitStringOptions struct {
 	// Oh trains an "oh" unit (a 0 said "oh") from the filler's voices
 	// (Takes 0, or no filler: none). Off in the defaults: the model of
 	// round 1 (DefaultOhOptions) tuned its decoder to a prior scale that
-	// loses FSDD's tight clips (experiments/journal/oh.md).
+	// loses FSDD's tight clips, and with the prior scale held at 1
+	// (TunePriorScale) it still gets fewer FSDD words right than the model
+	// without "oh" (experiments/journal/oh.md, round 3).
 	Oh      OhOptions
 	Decoder rfstream.ConnectedDecoder
 	Log     io.Writer

@@ -4,6 +4,8 @@
 // never reads the tuned settings, so a model trained with --tune=false and
 // tuned here is the file the recipe writes with the same tuning options;
 // one training serves several tunings (experiments/journal/oh.md, round 3).
+// (`rfstream eval connected --model M --retune` tunes in memory and scores
+// test sets; this writes the tuned file for the probes that read one.)
 //
 // --prior-scale holds the prior scale (DigitStringOptions.TunePriorScale).
 // --tight adds FSDD's takes 5-9 as recorded (one word each, no padding) to
