@@ -204,20 +204,7 @@ func TestBootstrapSpans(t *testing.T) {
 // setting with the lowest WER and writes it into the model.
 func TestTuneConnected(t *testing.T) {
 	m := trainToneModel(t, "rls")
-	rng := rand.New(rand.NewPCG(7, 7))
-	var dev []DevUtterance
-	for k := 0; k < 4; k++ {
-		var s []float32
-		var words []string
-		for i := 0; i < 2+k%2; i++ {
-			w := []string{"lo", "hi"}[(i+k)%2]
-			s = append(s, datasets.Silence(2000, fixtures.ToneFloor, rng)...)
-			s = append(s, fixtures.ToneWord(w, 0.3, 0.2, 8000)...)
-			words = append(words, w)
-		}
-		s = append(s, datasets.Silence(2000, fixtures.ToneFloor, rng)...)
-		dev = append(dev, DevUtterance{Audio: &frontend.Audio{Rate: 8000, Samples: s}, Words: words})
-	}
+	dev := toneDev()
 	grid := TuneGrid{WordPenalties: []float64{0, -5}, AcousticScales: []float64{1, 0.5}, PriorScales: []float64{1, 0.3}}
 	trials, err := TuneConnected(m, dev, grid)
 	if err != nil {
@@ -244,5 +231,64 @@ func TestTuneConnected(t *testing.T) {
 	}
 	if _, err := TuneConnected(m, nil, grid); err == nil {
 		t.Error("tuning without dev strings accepted")
+	}
+}
+
+// toneDev is four dev strings of 2-3 tone words with pauses.
+func toneDev() []DevUtterance {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var dev []DevUtterance
+	for k := 0; k < 4; k++ {
+		var s []float32
+		var words []string
+		for i := 0; i < 2+k%2; i++ {
+			w := []string{"lo", "hi"}[(i+k)%2]
+			s = append(s, datasets.Silence(2000, fixtures.ToneFloor, rng)...)
+			s = append(s, fixtures.ToneWord(w, 0.3, 0.2, 8000)...)
+			words = append(words, w)
+		}
+		s = append(s, datasets.Silence(2000, fixtures.ToneFloor, rng)...)
+		dev = append(dev, DevUtterance{Audio: &frontend.Audio{Rate: 8000, Samples: s}, Words: words})
+	}
+	return dev
+}
+
+// A recipe that holds the prior scale (TunePriorScale) tunes over the
+// default grid's word penalties and acoustic scales at that prior scale
+// only: its trials are the full grid's trials at that prior scale, score for
+// score, and the model gets its best of them with the held prior scale.
+func TestTunePriorScaleHoldsThePriorScale(t *testing.T) {
+	m := trainToneModel(t, "rls")
+	dev := toneDev()
+	full, err := TuneConnected(m, dev, DigitStringOptions{}.TuneGrid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const held = 0.3
+	o := DigitStringOptions{TunePriorScale: held}
+	trials, err := TuneConnected(m, dev, o.TuneGrid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := DefaultTuneGrid()
+	if len(full) != len(g.WordPenalties)*len(g.AcousticScales)*len(g.PriorScales) || len(trials) != len(g.WordPenalties)*len(g.AcousticScales) {
+		t.Fatalf("%d and %d trials for the full and the held grid", len(full), len(trials))
+	}
+	var atHeld []TuneTrial
+	for _, tr := range full {
+		if tr.PriorScale == held {
+			atHeld = append(atHeld, tr)
+		}
+	}
+	if !reflect.DeepEqual(trials, atHeld) {
+		t.Fatalf("held-prior trials %v\nare not the full grid's at prior %g: %v", trials, held, atHeld)
+	}
+	c, err := rfstream.NewConnected(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := BestTrial(trials)
+	if c.Decoder.PriorScale != held || c.Decoder.WordPenalty != best.WordPenalty || c.Decoder.AcousticScale != best.AcousticScale {
+		t.Errorf("model decoder %+v, want the best held-prior trial %+v", c.Decoder, best)
 	}
 }

@@ -81,8 +81,9 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.Float64Var(&o.PadMin, "pad-min", o.PadMin, "training: least background-level silence added before and after each recording, s")
 	fs.Float64Var(&o.PadMax, "pad-max", o.PadMax, "training: most silence added, s")
 	fs.IntVar(&o.TrainStrings, "train-strings", o.TrainStrings, "also train on this many strings joined from training recordings (word times known from their construction)")
-	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the word penalty and acoustic scale on strings of held-out training recordings (takes 5-9)")
+	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the word penalty, acoustic and prior scales on strings of held-out training recordings (takes 5-9)")
 	fs.IntVar(&o.DevStrings, "dev-strings", o.DevStrings, "strings built for tuning")
+	fs.Float64Var(&o.TunePriorScale, "tune-prior-scale", o.TunePriorScale, "tuning: hold the prior scale at this value and choose only the word penalty and acoustic scale (0: choose the prior scale too)")
 	dec := &o.Decoder
 	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability")
 	fs.Float64Var(&dec.WordPenalty, "word-penalty", dec.WordPenalty, "decoder: log-domain cost of each word")
