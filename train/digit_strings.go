@@ -64,7 +64,7 @@ type DigitStringOptions struct {
 	Oh OhOptions
 	// Voices add synthesisers' speakers and fluent strings (none in the
 	// defaults; experiments/journal/anyvoice.md round K).
-	Voices ConnectedVoices
+	Voices  ConnectedVoices
 	Decoder rfstream.ConnectedDecoder
 	Log     io.Writer
 }
