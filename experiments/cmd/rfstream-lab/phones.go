@@ -62,6 +62,18 @@ func scorePhones(m *rfstream.Model, d *train.PhoneData) (train.PhoneScore, map[s
 	return s, perSpk, bad, nil
 }
 
+// losoHeldOut reads --loso-held-out: nil (every engine) when empty, an
+// empty list for "none".
+func losoHeldOut(s string) []string {
+	switch s {
+	case "":
+		return nil
+	case "none":
+		return []string{}
+	}
+	return strings.Split(s, ",")
+}
+
 // phonesEval is eval phones' JSON report.
 type phonesEval struct {
 	Task        string              `json:"task"`
@@ -85,11 +97,12 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	losoAll := fs.Bool("loso-all", true, "with --loso: also train on every engine")
 	losoBase := fs.Bool("loso-baseline", true, "with --loso: also train the espeak-ng-only model (the previous default recipe)")
 	saveAll := fs.String("save-all", "", "with --loso: write the all-voices model here")
+	heldOut := fs.String("loso-held-out", "", "with --loso: train the all-but-one models only for these engines (comma-separated; \"none\": none; empty: every engine)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *loso != "" {
-		return evalPhonesLOSO(o, strings.Split(*loso, ","), *losoBase, *losoAll, *saveAll, *asJSON, stdout, stderr)
+		return evalPhonesLOSO(o, strings.Split(*loso, ","), losoHeldOut(*heldOut), *losoBase, *losoAll, *saveAll, *asJSON, stdout, stderr)
 	}
 	d, err := train.LoadPhones(o, stderr)
 	if err != nil {

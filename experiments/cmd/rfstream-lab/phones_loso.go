@@ -40,14 +40,20 @@ type phonesLOSO struct {
 }
 
 // losoPlan lists the models of a leave-one-synthesiser-out round: today's
-// espeak-ng-only recipe (with baseline), one model per engine trained on all the others
-// (with o.Voices' widening), and, with all, one on every engine.
-func losoPlan(o train.PhoneOptions, engines []string, baseline, all bool) []losoModel {
+// espeak-ng-only recipe (with baseline), one model per engine of heldOut
+// (nil: every engine) trained on all the others (with o.Voices'
+// widening), and, with all, one on every engine. A round cut short for
+// time trains the models its decision needs first and the rest in another
+// process.
+func losoPlan(o train.PhoneOptions, engines, heldOut []string, baseline, all bool) []losoModel {
 	var plan []losoModel
 	if baseline {
 		plan = append(plan, losoModel{Name: "espeak-ng only (the previous default)", Trained: []string{"espeak-ng"}})
 	}
 	for _, e := range engines {
+		if heldOut != nil && !slices.Contains(heldOut, e) {
+			continue
+		}
 		var rest []string
 		for _, x := range engines {
 			if x != e {
@@ -75,9 +81,14 @@ func losoOptions(o train.PhoneOptions, m losoModel, engines []string) train.Phon
 // evalPhonesLOSO trains the models of losoPlan in turn and scores each on
 // every engine's test speakers; save, when set, receives the all-voices
 // model.
-func evalPhonesLOSO(o train.PhoneOptions, engines []string, baseline, all bool, save string, asJSON bool, stdout, stderr io.Writer) error {
+func evalPhonesLOSO(o train.PhoneOptions, engines, heldOut []string, baseline, all bool, save string, asJSON bool, stdout, stderr io.Writer) error {
+	for _, e := range heldOut {
+		if !slices.Contains(engines, e) {
+			return fmt.Errorf("phones --loso-held-out: %q is not one of --loso's engines %v", e, engines)
+		}
+	}
 	res := phonesLOSO{Task: "phones-loso", Engines: engines, HeldOutPER: map[string]map[string]float64{}}
-	for _, m := range losoPlan(o, engines, baseline, all) {
+	for _, m := range losoPlan(o, engines, heldOut, baseline, all) {
 		mo := losoOptions(o, m, engines)
 		m.Recipe = mo.Voices.Describe()
 		fmt.Fprintf(stderr, "phones --loso: %s (%s)\n", m.Name, m.Recipe)

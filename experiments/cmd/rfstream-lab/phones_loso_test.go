@@ -15,7 +15,7 @@ func TestLOSOPlan(t *testing.T) {
 	o := train.DefaultPhoneOptions()
 	o.Voices.FSDDPerDigit, o.Voices.Augment, o.Voices.EspeakPerVoice = 2, 0.5, 10
 	engines := []string{"espeak-ng", "flite", "festival"}
-	plan := losoPlan(o, engines, true, true)
+	plan := losoPlan(o, engines, nil, true, true)
 	if len(plan) != 5 {
 		t.Fatalf("%d models, want 5", len(plan))
 	}
@@ -38,7 +38,14 @@ func TestLOSOPlan(t *testing.T) {
 	if all := plan[4]; all.HeldOut != "" || !slices.Equal(all.Trained, engines) {
 		t.Errorf("last model %+v, want all voices", all)
 	}
-	if p := losoPlan(o, engines, false, false); len(p) != 3 || p[0].HeldOut != "espeak-ng" {
+	if p := losoPlan(o, engines, nil, false, false); len(p) != 3 || p[0].HeldOut != "espeak-ng" {
 		t.Errorf("without the baseline and the all-voices model: %+v", p)
+	}
+	// A round cut short: only the named all-but models, in --loso's order.
+	if p := losoPlan(o, engines, losoHeldOut("festival,flite"), false, false); len(p) != 2 || p[0].HeldOut != "flite" || p[1].HeldOut != "festival" {
+		t.Errorf("--loso-held-out festival,flite: %+v", p)
+	}
+	if p := losoPlan(o, engines, losoHeldOut("none"), false, true); len(p) != 1 || p[0].HeldOut != "" || !slices.Equal(p[0].Trained, engines) {
+		t.Errorf("--loso-held-out none --loso-all: %+v", p)
 	}
 }
