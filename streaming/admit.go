@@ -45,11 +45,11 @@ const assumedRate = 48000
 // seconds of audio, refilled at MaxAudioRate up to MaxAudioBurst) and
 // whether the stream has been refused at admission.
 type audioBuckets struct {
-	mu           sync.Mutex
-	rate, burst  float64
-	max          int // streams remembered at most
-	streams      map[string]*audioBucket
-	now          func() time.Time // tests replace it
+	mu          sync.Mutex
+	rate, burst float64
+	max         int // streams remembered at most
+	streams     map[string]*audioBucket
+	now         func() time.Time // tests replace it
 }
 
 type audioBucket struct {
