@@ -123,9 +123,10 @@ func (s *Stages) storedInput(svc micro.Service, name, subject string, h nats.Msg
 	return nil
 }
 
-// consumeDurable feeds ch from the durable consumer name (shared by every
-// worker of the stage) over kind's subjects; each work item carries its ack.
-func (s *Stages) consumeDurable(name, kind string, ch chan work) error {
+// consumeDurable hands deliver the messages of the durable consumer name
+// (shared by every worker of the stage) over kind's subjects; each work
+// item carries its ack.
+func (s *Stages) consumeDurable(name, kind string, deliver func(work)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, stream, err := EnsureStore(ctx, s.nc, s.p.Name)
@@ -149,7 +150,7 @@ func (s *Stages) consumeDurable(name, kind string, ch chan work) error {
 		if msg.Header == nil {
 			msg.Header = nats.Header{}
 		}
-		ch <- work{m: msg, ack: func() { m.Ack() }}
+		deliver(work{m: msg, ack: func() { m.Ack() }})
 	}, jetstream.PullMaxMessages(2*s.p.Batch))
 	if err != nil {
 		return fmt.Errorf("streaming: consume %s: %w", name, err)

@@ -87,10 +87,19 @@ func (s *Stages) endpoint(svc micro.Service, name, subject, queue string, h nats
 	return s.requestEndpoint(svc, name, subject, queue, micro.HandlerFunc(func(r micro.Request) { h(requestMsg(r)) }))
 }
 
+// pendingMessages bounds the messages waiting in the NATS client for one
+// subscription, as MaxStageQueue bounds their bytes: a million small
+// messages (end-of-stream markers, refused headers) take about 300 MB.
+const pendingMessages = 1 << 20
+
 // requestEndpoint is endpoint for a handler that answers micro requests.
 func (s *Stages) requestEndpoint(svc micro.Service, name, subject, queue string, h micro.Handler) error {
-	// The default pending limits would drop messages of a burst of streams.
-	opts := []micro.EndpointOpt{micro.WithEndpointSubject(subject), micro.WithEndpointPendingLimits(-1, -1)}
+	// The callbacks only queue each message for the stage's worker
+	// (admit.go), so what waits in the NATS client is what comes while
+	// the stage's queue is full (MaxStageQueue): past as much again, the
+	// client drops messages and reports a slow consumer (serve logs it).
+	// nats.go's default limits (64 MB) would drop a burst of streams.
+	opts := []micro.EndpointOpt{micro.WithEndpointSubject(subject), micro.WithEndpointPendingLimits(pendingMessages, s.p.MaxStageQueue)}
 	if queue == "" {
 		opts = append(opts, micro.WithEndpointQueueGroupDisabled())
 	} else {

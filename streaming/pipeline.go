@@ -84,6 +84,26 @@ type Pipeline struct {
 	// message is then taken as a new stream's (an error result, or a new
 	// stream under the old name).
 	MaxEnded int
+	// MaxAudioRate and MaxAudioBurst bound the audio one stream may send
+	// the frontend: a token bucket of MaxAudioBurst seconds of audio
+	// (default DefaultMaxAudioBurst), refilled at MaxAudioRate seconds of
+	// audio per second of wall-clock time (default DefaultMaxAudioRate).
+	// It is checked as each message arrives, before it is queued
+	// (admit.go): the message that would pass it ends the stream with an
+	// error result that says so, after the messages queued before it, and
+	// the stream's later messages are dropped.
+	MaxAudioRate, MaxAudioBurst float64
+	// MaxStreamQueue bounds the payload bytes one stream may have waiting
+	// at a stage for the stage's worker (default DefaultMaxStreamQueue),
+	// checked before a message is queued: at the frontend and the decoder
+	// the message that would pass it ends the stream with an error result,
+	// at the features stage the segment is answered with an error.
+	// MaxStageQueue bounds what all streams have waiting at a stage
+	// (default DefaultMaxStageQueue): beyond it the subscription waits,
+	// and the NATS client's pending limit for the subscription, also
+	// MaxStageQueue, drops what comes on (a slow-consumer error, which
+	// serve logs; docs/streaming.md says what a drop costs a stream).
+	MaxStreamQueue, MaxStageQueue int
 	// Batch is the most messages the features stage scores in one GEMM
 	// (default 64); with ShedPartials it takes up to 8× as many and scores
 	// those not shed. The tagger takes up to 8× as many.
@@ -192,6 +212,18 @@ func (p *Pipeline) defaults() {
 	if p.Batch <= 0 {
 		p.Batch = 64
 	}
+	if p.MaxAudioRate <= 0 {
+		p.MaxAudioRate = DefaultMaxAudioRate
+	}
+	if p.MaxAudioBurst <= 0 {
+		p.MaxAudioBurst = DefaultMaxAudioBurst
+	}
+	if p.MaxStreamQueue <= 0 {
+		p.MaxStreamQueue = DefaultMaxStreamQueue
+	}
+	if p.MaxStageQueue <= 0 {
+		p.MaxStageQueue = DefaultMaxStageQueue
+	}
 	if p.MaxVoices <= 0 {
 		p.MaxVoices = 64
 	}
@@ -235,13 +267,17 @@ type Stats struct {
 	Batches int64
 	// Shed counts partial words skipped by ShedPartials.
 	Shed int64
+	// Dropped counts messages refused at admission (admit.go): those over
+	// a stream's audio rate or queue bound, and the later messages of a
+	// stream refused for it.
+	Dropped int64
 	// Voices is how many named voices' sessions (HdrVoice) the frontend
 	// stage holds now: a count at the moment, not a total.
 	Voices int
 }
 
 type counters struct {
-	messages, duplicates, errors, lost, vectors, batches, shed atomic.Int64
+	messages, duplicates, errors, lost, vectors, batches, shed, dropped atomic.Int64
 }
 
 // Stages is a running set of stage workers on one connection.
@@ -262,7 +298,10 @@ type Stages struct {
 	dec       map[string]*decStream
 	ended     *endedStreams // the frontend's (ended.go)
 	decEnded  *endedStreams // the decoder's
-	vectorCh  chan work
+	frontQ    *fairQueue    // the frontend's streams' messages (fair.go)
+	decQ      *fairQueue    // the decoder's
+	featQ     *fairQueue    // the features stage's
+	buckets   *audioBuckets // the frontend's audio rate bound (admit.go)
 	imageCh   chan work
 	consumers []jetstream.ConsumeContext
 }
@@ -272,6 +311,11 @@ type Stages struct {
 type work struct {
 	m   *nats.Msg
 	ack func()
+	// size is the payload's size as it arrived (a PCM payload over
+	// MaxChunkBytes is not kept: admitPCM); refuse, when set, makes the
+	// item the one that ends its stream for going over an admission bound.
+	size   int
+	refuse string
 }
 
 // Start subscribes the named stages (all when none are named).
@@ -287,7 +331,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
-		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded)}
+		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded),
+		frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), decQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
+		featQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -327,10 +373,11 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
 				// stream's name can never be a voice's stream's.
-				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.onPCM)
+				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.admitPCM)
 				if err == nil {
-					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.onPCM)
+					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.admitPCM)
 				}
+				s.serveTurns(s.frontQ, s.frontItem)
 				if err == nil {
 					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
 				}
@@ -340,8 +387,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					go p.Words.PrepareAdaptation()
 				}
 			case StageFeatures:
-				s.vectorCh = make(chan work, 4096)
-				err = s.stateless(svc, toFeatures, QueueFeatures, s.vectorCh)
+				err = s.statelessFair(svc, toFeatures, QueueFeatures)
 				// Shedding looks at the whole backlog (up to 8 batches) at
 				// once, so each stream keeps at most its newest partial.
 				limit := p.Batch
@@ -349,12 +395,13 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					limit = 8 * p.Batch
 				}
 				if p.Connected != nil {
-					s.loop(s.vectorCh, limit, s.scoreFrames)
+					s.loop(s.featQ, limit, s.scoreFrames)
 				} else {
-					s.loop(s.vectorCh, limit, s.scoreVectors)
+					s.loop(s.featQ, limit, s.scoreVectors)
 				}
 			case StageDecoder:
-				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.onScores)
+				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.admitScores)
+				s.serveTurns(s.decQ, s.decItem)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -391,28 +438,56 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 // stateless feeds a stateless stage's channel: from a core queue group,
 // or from the durable consumer of the same name in a durable pipeline.
 func (s *Stages) stateless(svc micro.Service, kind, group string, ch chan work) error {
+	deliver := func(w work) { ch <- w }
 	if s.p.Durable {
-		return s.consumeDurable(group, kind, ch)
+		return s.consumeDurable(group, kind, deliver)
 	}
-	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { ch <- work{m: m} })
+	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
 }
 
-// loop runs a batching worker: it takes one message, then whatever else
-// is already waiting up to limit messages, and handles them together.
-func (s *Stages) loop(ch chan work, limit int, handle func([]work)) {
+// statelessFair feeds the features stage's fair queue (admitSegment):
+// from a core queue group, or from the durable consumer of the same name
+// in a durable pipeline.
+func (s *Stages) statelessFair(svc micro.Service, kind, group string) error {
+	if s.p.Durable {
+		return s.consumeDurable(group, kind, s.admitSegment)
+	}
+	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { s.admitSegment(work{m: m}) })
+}
+
+// loop runs a batching worker over a fair queue: it waits for a message,
+// takes up to limit messages from the streams in turn (fairQueue.batch),
+// and handles them together.
+func (s *Stages) loop(q *fairQueue, limit int, handle func([]work)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		batch := make([]work, 0, limit)
 		for {
-			select {
-			case <-s.stop:
+			batch, ok := q.batch(limit)
+			if !ok {
 				return
-			case m := <-ch:
-				batch = fill(append(batch[:0], m), ch, limit)
-				s.stats.batches.Add(1)
-				handle(batch)
 			}
+			s.stats.batches.Add(1)
+			handle(batch)
+		}
+	}()
+}
+
+// serveTurns runs a stateful stage's worker: stream after stream in turn
+// (fairQueue.turn), it handles the messages each turn allows, in order.
+func (s *Stages) serveTurns(q *fairQueue, handle func(stream string, w work)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			stream, items, ok := q.turn()
+			if !ok {
+				return
+			}
+			for _, w := range items {
+				handle(stream, w)
+			}
+			q.done(stream)
 		}
 	}()
 }
@@ -448,7 +523,8 @@ func (s *Stages) Stats() Stats {
 	voices := len(s.voices)
 	s.mu.Unlock()
 	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
-		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load()}
+		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
+		Dropped: s.stats.dropped.Load()}
 }
 
 // Close drains the subscriptions (messages already received are handled)
@@ -468,10 +544,18 @@ func (s *Stages) Close() error {
 		case <-time.After(time.Until(deadline)):
 		}
 	}
-	// Segments set aside for a self-training are published once it ends.
+	// What the subscriptions queued is handled (the frontend's first: it
+	// may set segments aside for a self-training, which are published
+	// once it ends).
+	for !s.frontQ.empty() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	s.releases.Wait()
-	for _, ch := range []chan work{s.vectorCh, s.imageCh} {
-		for len(ch) > 0 && time.Now().Before(deadline) {
+	for len(s.imageCh) > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, q := range []*fairQueue{s.decQ, s.featQ} {
+		for !q.empty() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
@@ -479,6 +563,9 @@ func (s *Stages) Close() error {
 	case <-s.stop:
 	default:
 		close(s.stop)
+	}
+	for _, q := range []*fairQueue{s.frontQ, s.decQ, s.featQ} {
+		q.close()
 	}
 	s.wg.Wait()
 	var errMu sync.Mutex
@@ -522,6 +609,7 @@ func (s *Stages) sweep() {
 				continue
 			}
 			s.expireFront(now)
+			s.buckets.expire(now.Add(-s.p.IdleTimeout), s.frontQ.busy)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
 			s.expireDecoder(now)
@@ -573,7 +661,7 @@ func (s *Stages) expireFront(now time.Time) {
 	for i, name := range idle {
 		s.mu.Lock()
 		// Still idle: a message may have come since the list was made.
-		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout {
+		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout && !s.frontQ.busy(name) {
 			s.endIdle(name, st)
 			delete(s.front, name)
 			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
@@ -599,7 +687,7 @@ func (s *Stages) expireDecoder(now time.Time) {
 	s.decMu.Unlock()
 	for i, name := range idle {
 		s.decMu.Lock()
-		if st := s.dec[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout {
+		if st := s.dec[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout && !s.decQ.busy(name) {
 			s.endDecoderIdle(name, st)
 		}
 		s.decMu.Unlock()

@@ -47,10 +47,36 @@ type decStream struct {
 // (decoderHeld); then it is skipped, its time span reported, and the words
 // around it kept.
 func (s *Stages) onScores(m *nats.Msg) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
+	if stream := StreamOf(m.Subject); s.owns(stream) {
+		s.handleScores(stream, m)
+	}
+}
+
+// decItem is the decoder worker's handler for one queued item
+// (pipeline.go, serveTurns): a message from the features stage, or the
+// item that ends a stream whose queue went over its bound (admitScores).
+func (s *Stages) decItem(stream string, w work) {
+	if w.refuse == "" {
+		s.handleScores(stream, w.m)
 		return
 	}
+	s.decMu.Lock()
+	defer s.decMu.Unlock()
+	if _, done := s.decEnded.get(stream); done {
+		return
+	}
+	s.errorResult(stream, "%s; the stream is ended with the words decoded so far", w.refuse)
+	st := s.dec[stream]
+	if st == nil {
+		s.publishResult(stream, rfstream.Result{EOS: true, Final: true, Error: "stream ended at the decoder: " + w.refuse})
+		s.decEnded.add(stream, endedStream{at: time.Now()})
+		return
+	}
+	s.giveUp(stream, st, "the decoder ended the stream over its queue bound", true)
+}
+
+// handleScores is onScores for one of this decoder's streams.
+func (s *Stages) handleScores(stream string, m *nats.Msg) {
 	s.decMu.Lock()
 	defer s.decMu.Unlock()
 	if _, done := s.decEnded.get(stream); done {

@@ -64,11 +64,36 @@ type frontStream struct {
 	tooBig map[int]int
 }
 
-func (s *Stages) onPCM(m *nats.Msg) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
-		return // another shard's stream: it answers, even to refuse
+// frontItem is the frontend worker's handler for one queued item
+// (pipeline.go, serveTurns): a PCM message, or the item that ends a stream
+// admission refused (admit.go).
+func (s *Stages) frontItem(stream string, w work) {
+	if w.refuse != "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, done := s.ended.get(stream); done {
+			return // it had ended before the message it was refused for
+		}
+		s.errorResult(stream, "%s; the stream is ended with the audio taken before, and its later messages are dropped", w.refuse)
+		s.endRefused(stream, "it went over a bound")
+		return
 	}
+	s.handlePCM(w.m, w.size)
+}
+
+// onPCM handles one PCM message at once (tests; the stage itself queues
+// them per stream first: admitPCM).
+func (s *Stages) onPCM(m *nats.Msg) {
+	if stream := StreamOf(m.Subject); s.owns(stream) {
+		s.handlePCM(m, len(m.Data))
+	}
+}
+
+// handlePCM handles one PCM message of one of this frontend's streams;
+// size is its payload's size as it arrived (admitPCM keeps no payload over
+// MaxChunkBytes).
+func (s *Stages) handlePCM(m *nats.Msg, size int) {
+	stream := StreamOf(m.Subject)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
@@ -85,7 +110,7 @@ func (s *Stages) onPCM(m *nats.Msg) {
 			// The client has said its last word: without this, a stream
 			// whose end-of-stream message had no usable number waited for
 			// the idle timeout, or never got its end-of-stream result.
-			s.endRefused(stream)
+			s.endRefused(stream, "its end-of-stream message was refused")
 		}
 		return
 	}
@@ -107,13 +132,13 @@ func (s *Stages) onPCM(m *nats.Msg) {
 		s.front[stream] = st
 	}
 	st.last = time.Now()
-	if len(m.Data) > MaxChunkBytes && seq >= st.next {
+	if size > MaxChunkBytes && seq >= st.next {
 		// Refused in its turn (frontMessage), but its payload is not held
 		// meanwhile: only its headers wait in the window.
 		if st.tooBig == nil {
 			st.tooBig = map[int]int{}
 		}
-		st.tooBig[seq] = len(m.Data)
+		st.tooBig[seq] = size
 		m = &nats.Msg{Subject: m.Subject, Header: m.Header}
 	}
 	if _, dup := st.pending[seq]; !dup && seq > st.next && st.bytes+len(m.Data) > s.p.MaxHeldBytes {
@@ -161,22 +186,23 @@ func (s *Stages) endFront(stream string, st *frontStream) {
 }
 
 // endRefused ends a stream whose end-of-stream message was refused for its
-// sequence number, with s.mu held: what it holds is handled, gaps skipped
-// and reported, and the stream gets its one end-of-stream result (an error
-// one if it never started). A stream already ended has had its result.
-func (s *Stages) endRefused(stream string) {
+// sequence number, or which went over an admission bound (what says which),
+// with s.mu held: what it holds is handled, gaps skipped and reported, and
+// the stream gets its one end-of-stream result (an error one if it never
+// started). A stream already ended has had its result.
+func (s *Stages) endRefused(stream, what string) {
 	if _, done := s.ended.get(stream); done {
 		return
 	}
 	st := s.front[stream]
 	switch {
 	case st == nil:
-		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one arrived")
+		s.endUnstarted(stream, what+", and no earlier message arrived")
 		s.ended.add(stream, endedStream{at: time.Now()})
 		return
 	case s.advance(stream, st, true):
 	case st.seg == nil:
-		s.endUnstarted(stream, "its end-of-stream message was refused, and no earlier one was accepted")
+		s.endUnstarted(stream, what+", and no earlier message was accepted")
 	default:
 		s.endSegments(stream, st)
 	}

@@ -1,0 +1,209 @@
+package streaming
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Admission: what a stateful or batched stage's subscription callback does
+// with a message before the stage's worker sees it (fair.go). It must be
+// cheap, as every stream's messages pass through it one after the other:
+// it reads the stream's name, strips an oversized PCM payload (refused in
+// its turn without it), checks the stream's audio rate (PCM) and what the
+// stream has queued, and files the message in its stream's queue. A stream
+// over a bound gets one closing item in its queue instead, after what it
+// had queued, which ends it with an error result that says why; its later
+// messages are dropped here. Everything else about a message is checked by
+// the worker, in the stream's order.
+
+// Defaults of the admission bounds (Pipeline.MaxAudioRate, MaxAudioBurst,
+// MaxStreamQueue, MaxStageQueue). The product's own clients send at most
+// 600 s of audio a stream (stream and recognize --max-seconds, the page's
+// and /vosk's --socket-max-seconds), and `rfstream stream --fast` sends
+// all of it at once: the burst takes that whole, and the rate ten streams'
+// worth of live audio. A stream queue of 64 MiB takes 600 s of 48 kHz
+// 16-bit audio sent at once, or a connected model's log-likelihoods for it;
+// a stage's queue, four such streams.
+const (
+	DefaultMaxAudioRate   = 10    // seconds of audio per second, per stream
+	DefaultMaxAudioBurst  = 600.0 // seconds of audio
+	DefaultMaxStreamQueue = 64 << 20
+	DefaultMaxStageQueue  = 256 << 20
+)
+
+// assumedRate is the sample rate the rate bound assumes for a message whose
+// stream has not said its rate (its first message withheld, or lost): the
+// highest common one, so that an unknown rate never counts against a
+// well-behaved stream.
+const assumedRate = 48000
+
+// audioBuckets holds each stream's allowance of audio (a token bucket in
+// seconds of audio, refilled at MaxAudioRate up to MaxAudioBurst) and
+// whether the stream has been refused at admission.
+type audioBuckets struct {
+	mu          sync.Mutex
+	rate, burst float64
+	max         int // streams remembered at most
+	streams     map[string]*audioBucket
+	now         func() time.Time // tests replace it
+}
+
+type audioBucket struct {
+	seconds float64   // audio the stream may still send at once
+	at      time.Time // when seconds was last refilled
+	last    time.Time // its last message
+	rate    int       // the sample rate its first message to name one gave
+	refused bool      // its later messages are dropped
+}
+
+func newAudioBuckets(rate, burst float64, max int) *audioBuckets {
+	return &audioBuckets{rate: rate, burst: burst, max: max, streams: map[string]*audioBucket{}, now: time.Now}
+}
+
+// take charges m's audio to stream's bucket. It reports drop for a stream
+// already refused, and otherwise why m is over a bound ("" when it is
+// not).
+func (a *audioBuckets) take(stream string, m *nats.Msg, payload int) (drop bool, why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	b := a.streams[stream]
+	if b == nil {
+		if len(a.streams) >= a.max {
+			a.prune(now)
+		}
+		if len(a.streams) >= a.max {
+			return false, fmt.Sprintf("this stage is tracking the audio rate of %d streams heard from within the idle timeout, the most it may", a.max)
+		}
+		b = &audioBucket{seconds: a.burst, at: now}
+		a.streams[stream] = b
+	}
+	b.last = now
+	if b.refused {
+		return true, ""
+	}
+	if r, err := strconv.Atoi(m.Header.Get(HdrRate)); err == nil && r > 0 && b.rate == 0 {
+		b.rate = r
+	}
+	rate := b.rate
+	if rate == 0 {
+		rate = assumedRate
+	}
+	width := 2
+	if m.Header.Get(HdrEncoding) == EncF32 {
+		width = 4
+	}
+	b.seconds = min(a.burst, b.seconds+a.rate*now.Sub(b.at).Seconds())
+	b.at = now
+	audio := float64(payload/width) / float64(rate)
+	if audio > b.seconds {
+		return false, fmt.Sprintf("audio sent faster than this pipeline takes from a stream: %.0f s at once, then %g s of audio a second (serve --max-audio-burst, --max-audio-rate)", a.burst, a.rate)
+	}
+	b.seconds -= audio
+	return false, ""
+}
+
+// refuse marks stream refused: its later messages are dropped.
+func (a *audioBuckets) refuse(stream string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if b := a.streams[stream]; b != nil {
+		b.refused = true
+	}
+}
+
+// expire forgets the streams not heard from since cutoff for which busy
+// (their queue at the stage) says nothing is waiting.
+func (a *audioBuckets) expire(cutoff time.Time, busy func(string) bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for name, b := range a.streams {
+		if b.last.Before(cutoff) && !busy(name) {
+			delete(a.streams, name)
+		}
+	}
+}
+
+// prune makes room, with a.mu held, by forgetting every stream that was
+// not refused and whose bucket is full again (it has sent nothing for
+// long enough that forgetting it changes nothing).
+func (a *audioBuckets) prune(now time.Time) {
+	for name, b := range a.streams {
+		if !b.refused && b.seconds+a.rate*now.Sub(b.at).Seconds() >= a.burst {
+			delete(a.streams, name)
+		}
+	}
+}
+
+// admitPCM is the frontend's subscription callback (PCM and voice
+// subjects).
+func (s *Stages) admitPCM(m *nats.Msg) {
+	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return // another shard's stream: it answers, even to refuse
+	}
+	w := work{m: m, size: len(m.Data)}
+	if len(m.Data) > MaxChunkBytes {
+		// Refused in its turn (frontMessage), but its payload is not
+		// kept meanwhile.
+		w.m = &nats.Msg{Subject: m.Subject, Header: m.Header}
+	}
+	drop, why := s.buckets.take(stream, m, len(w.m.Data))
+	if drop {
+		s.stats.dropped.Add(1)
+		return
+	}
+	if why == "" && !s.frontQ.push(stream, w, false) {
+		why = fmt.Sprintf("the stream has more audio queued at the frontend than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)
+	}
+	if why != "" {
+		s.buckets.refuse(stream)
+		s.stats.dropped.Add(1)
+		s.frontQ.push(stream, closing(m.Subject, why), true)
+	}
+}
+
+// closing is the item that ends a stream over an admission bound.
+func closing(subject, why string) work {
+	return work{m: &nats.Msg{Subject: subject, Header: nats.Header{}}, refuse: why}
+}
+
+// admitScores is the decoder's subscription callback. A stream whose
+// scores queue past MaxStreamQueue is ended by its closing item with the
+// words decoded until then; its later messages find it ended and are
+// dropped.
+func (s *Stages) admitScores(m *nats.Msg) {
+	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return
+	}
+	if !s.decQ.push(stream, work{m: m, size: len(m.Data)}, false) {
+		s.stats.dropped.Add(1)
+		s.decQ.push(stream, closing(m.Subject, fmt.Sprintf("the stream has more segments queued at the decoder than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)), true)
+	}
+}
+
+// admitSegment is the features stage's callback (core NATS; a durable
+// consumer's messages are bounded by its MaxAckPending instead). A
+// segment over its stream's bound is answered at once with an error, so
+// the decoder still counts it; an end-of-stream marker is always queued.
+func (s *Stages) admitSegment(w work) {
+	stream := StreamOf(w.m.Subject)
+	force := w.ack != nil || headerBool(w.m, HdrEOS)
+	if s.featQ.push(stream, w, force) {
+		return
+	}
+	s.stats.dropped.Add(1)
+	_, kind := s.p.audioKinds()
+	out := nats.NewMsg(Subject(s.p.Name, kind, stream))
+	for k, v := range w.m.Header {
+		out.Header[k] = v
+	}
+	out.Header.Del(HdrReadOut)
+	out.Header.Set(HdrError, fmt.Sprintf("the stream has more segments queued at the features stage than the %d bytes a stream may (serve --max-stream-queue-mib); segment dropped", s.p.MaxStreamQueue))
+	s.nc.PublishMsg(out)
+}
