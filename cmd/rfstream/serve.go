@@ -73,6 +73,8 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	httpHosts := fs.String("http-host", "", "with --http: more host names (comma-separated) the page may be reached by, e.g. behind a proxy; requests naming any other host get 403, which stops DNS rebinding (the listen host, and for loopback 127.0.0.1, localhost and [::1], are always taken)")
 	var sockets socketFlags
 	sockets.register(fs)
+	var admission admissionFlags
+	admission.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -112,6 +114,9 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	}
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject, Version: version,
 		MaxStreams: *maxStreams, MaxEnded: *maxEnded, IdleTimeout: *idle, AckWait: *ackWait}
+	if err := admission.apply(&p); err != nil {
+		return nil, err
+	}
 	switch {
 	case *idle <= 0 || *ackWait <= 0:
 		return nil, fmt.Errorf("--idle-timeout %v, --ack-wait %v: want positive durations", *idle, *ackWait)

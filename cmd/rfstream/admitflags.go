@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/rfstream/rfstream/streaming"
+)
+
+// admissionFlags are serve's bounds on what one stream (and all of them)
+// may queue and send; the stream that crosses one is ended with an error
+// result naming the flag, and the others are served as before
+// (docs/streaming.md, "Bounds").
+type admissionFlags struct {
+	audioRate, audioBurst     float64
+	streamQueueMiB, stageQMiB int
+}
+
+func (a *admissionFlags) register(fs *flag.FlagSet) {
+	fs.Float64Var(&a.audioRate, "max-audio-rate", streaming.DefaultMaxAudioRate, "seconds of audio one stream may send per second of wall-clock time, once its --max-audio-burst is spent (stream --fast, the page and /vosk stay far below it)")
+	fs.Float64Var(&a.audioBurst, "max-audio-burst", streaming.DefaultMaxAudioBurst, "seconds of audio one stream may send at once before --max-audio-rate applies")
+	fs.IntVar(&a.streamQueueMiB, "max-stream-queue-mib", streaming.DefaultMaxStreamQueue>>20, "MiB of messages one stream may have waiting at a stage; a stream over it is ended with an error result")
+	fs.IntVar(&a.stageQMiB, "max-stage-queue-mib", streaming.DefaultMaxStageQueue>>20, "MiB of messages all streams together may have waiting at a stage; beyond it the stage stops reading from NATS, whose slow-consumer limit then drops messages (logged; the streams that lose one report a gap)")
+}
+
+// apply checks the flags and sets them on p.
+func (a *admissionFlags) apply(p *streaming.Pipeline) error {
+	switch {
+	case !(a.audioRate > 0) || !(a.audioBurst > 0):
+		return fmt.Errorf("--max-audio-rate %g, --max-audio-burst %g: want positive numbers of seconds", a.audioRate, a.audioBurst)
+	case a.streamQueueMiB < 1 || a.stageQMiB < 1:
+		return fmt.Errorf("--max-stream-queue-mib %d, --max-stage-queue-mib %d: want at least 1", a.streamQueueMiB, a.stageQMiB)
+	case a.streamQueueMiB > a.stageQMiB:
+		return fmt.Errorf("--max-stream-queue-mib %d is over --max-stage-queue-mib %d: one stream could fill the stage", a.streamQueueMiB, a.stageQMiB)
+	case a.stageQMiB > 1<<14:
+		return fmt.Errorf("--max-stage-queue-mib %d: at most %d (16 GiB)", a.stageQMiB, 1<<14)
+	}
+	p.MaxAudioRate, p.MaxAudioBurst = a.audioRate, a.audioBurst
+	p.MaxStreamQueue, p.MaxStageQueue = a.streamQueueMiB<<20, a.stageQMiB<<20
+	return nil
+}
