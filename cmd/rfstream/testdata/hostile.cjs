@@ -18,20 +18,25 @@ function hdr(fields) {
 // keeping the error texts heard.
 function endings(nc, prefix, n, timeoutMs) {
   const errors = {};
+  const byStream = {}; // each stream's error texts, so that a test can ask what every one of them heard
   let ended = 0;
   const sub = nc.subscribe(P + "result.*");
   const done = (async () => {
     for await (const m of sub) {
       if (!m.subject.startsWith(P + "result." + prefix)) continue;
       const r = m.json();
-      if (r.error) errors[r.error.replace(/[0-9]+/g, "N")] = r.error;
+      if (r.error) {
+        errors[r.error.replace(/[0-9]+/g, "N")] = r.error;
+        const stream = m.subject.slice((P + "result.").length);
+        (byStream[stream] = byStream[stream] || []).push(r.error);
+      }
       if (r.eos && ++ended === n) break;
     }
   })();
   const timer = new Promise((resolve) => setTimeout(resolve, timeoutMs));
   return Promise.race([done, timer]).then(() => {
     sub.unsubscribe();
-    return { ended, errors: Object.values(errors) };
+    return { ended, errors: Object.values(errors), streamErrors: byStream };
   });
 }
 
