@@ -324,6 +324,35 @@ func sumStats(all []*streaming.Stages) func() streaming.Stats {
 	}
 }
 
+// startMoreShards starts shards 1 … p.Shards-1 of whichever of the
+// frontend and decoder names lists, each on a connection of its own from
+// connect, and returns them with their connections (those that started,
+// when it fails).
+func startMoreShards(p streaming.Pipeline, names []string, connect func(name string) (*nats.Conn, error)) ([]*streaming.Stages, []*nats.Conn, error) {
+	var stateful []string
+	for _, n := range names {
+		if n == streaming.StageFrontend || n == streaming.StageDecoder {
+			stateful = append(stateful, n)
+		}
+	}
+	var all []*streaming.Stages
+	var conns []*nats.Conn
+	for k := 1; k < p.Shards && len(stateful) > 0; k++ {
+		nc, err := connect(fmt.Sprintf("rfstream shard %d", k))
+		if err != nil {
+			return all, conns, err
+		}
+		p.Shard = k
+		st, err := streaming.Start(nc, p, stateful...)
+		if err != nil {
+			nc.Close()
+			return all, conns, err
+		}
+		all, conns = append(all, st), append(conns, nc)
+	}
+	return all, conns, nil
+}
+
 // quantile of sorted values, by the nearest rank.
 func quantile(sorted []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1

@@ -402,8 +402,8 @@ func TestBrowserShowsDigitAndTag(t *testing.T) {
 	if err != nil {
 		fail("reading the voice name", err)
 	}
-	if !strings.HasPrefix(voice, "web-") || sv.stages.Stats().Voices != 1 {
-		t.Errorf("voice name %q in the browser, %d voices in the pipeline; want a web-… name and one voice", voice, sv.stages.Stats().Voices)
+	if !strings.HasPrefix(voice, "web-") || sv.stats().Voices != 1 {
+		t.Errorf("voice name %q in the browser, %d voices in the pipeline; want a web-… name and one voice", voice, sv.stats().Voices)
 	}
 }
 
@@ -484,14 +484,14 @@ func TestBrowserLearnsAVoice(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('status').textContent === 'voice forgotten'`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("forgetting the voice: %v", err)
 	}
-	if got := sv.stages.Stats().Voices; got != 0 {
+	if got := sv.stats().Voices; got != 0 {
 		t.Fatalf("after Forget this voice the pipeline holds %d voices, want none", got)
 	}
 	v3, n3 := record("after Forget this voice")
 	if v3 == v1 || n3 > n1+n2 {
 		t.Fatalf("after Forget this voice: voice %q (was %q) heard %d words", v3, v1, n3)
 	}
-	if got := sv.stages.Stats().Voices; got != 1 {
+	if got := sv.stats().Voices; got != 1 {
 		t.Fatalf("the pipeline holds %d voices, want the new one", got)
 	}
 }

@@ -49,14 +49,21 @@ import (
 // stall shows in every stream it holds up) over the undisturbed one,
 // measured just before in the same process. maxStall is the bound; the
 // attacks that move over 80 MB or end thousands of streams at once (the
-// "bulk" ones) are held to maxBulkStall only: on one connection, every
-// stream's messages queue behind theirs, and turns by stream do not help
-// thousands of streams (docs/streaming.md, "Limits"). Fair scheduling
-// did not bring any of them under maxStall in every run, even at load 3–5
-// (experiments/journal/streaming.md, Nov 27).
+// "bulk" ones) are held to looser bounds. Since each stage of serve has a
+// connection of its own, the 1 MB messages, spread over every stage's
+// subjects, no longer hold up the well-behaved streams' segments and
+// scores: 168 ms at most in ten runs at load 12-17, where one shared
+// connection gave up to 851 ms, so maxSpreadStall bounds them. The
+// withheld and flood attacks put their megabytes on the frontend's own
+// connection, which the well-behaved streams' audio shares, and cost CPU
+// the two cores' other work competes for; turns by stream do not help
+// thousands of streams ending together: they stay at maxBulkStall (up to
+// 1.6 s seen for the withheld case at load 14). None of them stayed under
+// maxStall in every run (experiments/journal/streaming.md, Nov 27).
 const (
-	maxStall     = 100 * time.Millisecond
-	maxBulkStall = 2 * time.Second
+	maxStall       = 100 * time.Millisecond
+	maxSpreadStall = 500 * time.Millisecond
+	maxBulkStall   = 2 * time.Second
 )
 
 // hostileServe is one serve process under attack and the well-behaved
@@ -430,9 +437,10 @@ func TestHostileClients(t *testing.T) {
 			// in transit (garbage once admitted or dropped, until the
 			// collector runs): the bound is twice what is sent, the 256 MiB
 			// a stage's queue may hold (+81 to +200 MB measured). The stall
-			// is a bulk one: the well-behaved streams' messages come on the
-			// same connection behind 128 MB (with --max-audio-burst 60 the
-			// stall stays, the memory drops to about +30 MB).
+			// is a bulk one: the well-behaved streams' audio comes on the
+			// frontend's connection behind 128 MB, and the admitted audio
+			// costs CPU (with --max-audio-burst 60 the stall stayed, on one
+			// connection, and the memory dropped to about +30 MB).
 			h := startHostileServe(t, models, nil, nil, "")
 			var r hostileReport
 			attack := h.natsJS("withhold", "250000:64")
@@ -469,7 +477,7 @@ func TestHostileClients(t *testing.T) {
 			h := startHostileServe(t, models, nil, nil, "")
 			var r hostileReport
 			attack := h.natsJS("big", "")
-			stallWithin := h.underAttack("80 messages of 1 MB on the pcm, image, vector, scores and tag subjects", 64*mb, maxBulkStall, func() { r = attack() })
+			stallWithin := h.underAttack("80 messages of 1 MB on the pcm, image, vector, scores and tag subjects", 64*mb, maxSpreadStall, func() { r = attack() })
 			if r.Ended != 16 || r.RefusedImages != 32 || !containsAll(r.Errors, "byte limit") {
 				t.Errorf("the 1 MB messages: %+v, want each audio stream refused and ended, each image refused", r)
 			}

@@ -36,16 +36,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	return sv.Close(stdout)
 }
 
-// serving is a running `rfstream serve`: its NATS session, its stages and,
-// with --http, the web page.
+// serving is a running `rfstream serve`: its NATS session, its stages
+// (each on a connection of its own: servestages.go) and, with --http, the
+// web page.
 type serving struct {
 	sess   *session
-	stages *streaming.Stages
-	// more are the frontend and decoder shards past the first
-	// (--frontends), each on a connection of its own.
-	more      []*streaming.Stages
-	moreConns []*nats.Conn
-	page      *webPage // nil without --http
+	stages []stageConn
+	shards int      // frontend and decoder shards in this process (--frontends)
+	page   *webPage // nil without --http
 }
 
 // startServe parses serve's flags and starts everything; runServe waits
@@ -165,22 +163,23 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		// would let it name another's.
 		p.VoicesBySubject = true
 	}
-	st, err := streaming.Start(sess.nc, p, names...)
-	if err != nil {
-		sess.Close()
-		return nil, err
-	}
-	sv := &serving{sess: sess, stages: st}
+	shards := []int{p.Shard}
 	if *frontends > 1 {
-		if err := sv.startShards(&nf, p, names); err != nil {
-			sv.Close(io.Discard)
-			return nil, err
+		shards = make([]int, *frontends)
+		for k := range shards {
+			shards[k] = k
 		}
+	}
+	sv := &serving{sess: sess, shards: len(shards)}
+	sv.stages, err = startStageConns(p, names, shards, func(name string) (*nats.Conn, error) { return nf.another(sess, name) })
+	if err != nil {
+		sv.Close(io.Discard)
+		return nil, err
 	}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
 	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d\n", linalg.Backend, linalg.Threads())
 	switch {
-	case len(sv.more) > 0:
+	case sv.shards > 1:
 		fmt.Fprintf(stdout, "frontend and decoder as %d shards in this process\n", p.Shards)
 	case p.Shards > 1:
 		fmt.Fprintf(stdout, "frontend and decoder: shard %d of %d (streams and voices by streaming.ShardOf)\n", p.Shard, p.Shards)
@@ -210,13 +209,8 @@ func (sv *serving) Close(stdout io.Writer) error {
 	if sv.page != nil {
 		sv.page.Close()
 	}
-	var err error
-	for i, st := range sv.more {
-		err = errors.Join(err, st.Close())
-		sv.moreConns[i].Close()
-	}
-	err = errors.Join(err, sv.stages.Close())
-	s := sumStats(append([]*streaming.Stages{sv.stages}, sv.more...))()
+	err := closeStageConns(sv.stages)
+	s := sv.stats()
 	fmt.Fprintf(stdout, "handled %d audio and image messages and %d word vectors (%d partials shed): %d errors, %d duplicates, %d lost\n",
 		s.Messages, s.Vectors, s.Shed, s.Errors, s.Duplicates, s.Lost)
 	sv.sess.Close()
@@ -247,43 +241,6 @@ func parseShard(v string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("--shard %q: want K/N with 0 ≤ K < N, e.g. 0/2", v)
 	}
 	return k, n, nil
-}
-
-// startShards starts shards 1 … Shards-1 of the frontend and decoder
-// (--frontends) beside the stages already running as shard 0.
-func (sv *serving) startShards(nf *natsFlags, p streaming.Pipeline, names []string) error {
-	var err error
-	sv.more, sv.moreConns, err = startMoreShards(p, names, func(name string) (*nats.Conn, error) { return nf.another(sv.sess, name) })
-	return err
-}
-
-// startMoreShards starts shards 1 … p.Shards-1 of whichever of the
-// frontend and decoder names lists, each on a connection of its own from
-// connect, and returns them with their connections (those that started,
-// when it fails).
-func startMoreShards(p streaming.Pipeline, names []string, connect func(name string) (*nats.Conn, error)) ([]*streaming.Stages, []*nats.Conn, error) {
-	var stateful []string
-	for _, n := range names {
-		if n == streaming.StageFrontend || n == streaming.StageDecoder {
-			stateful = append(stateful, n)
-		}
-	}
-	var all []*streaming.Stages
-	var conns []*nats.Conn
-	for k := 1; k < p.Shards && len(stateful) > 0; k++ {
-		nc, err := connect(fmt.Sprintf("rfstream shard %d", k))
-		if err != nil {
-			return all, conns, err
-		}
-		p.Shard = k
-		st, err := streaming.Start(nc, p, stateful...)
-		if err != nil {
-			nc.Close()
-			return all, conns, err
-		}
-		all, conns = append(all, st), append(conns, nc)
-	}
-	return all, conns, nil
 }
 
 const blasThreadsUsage = "threads per BLAS call, whatever OPENBLAS_NUM_THREADS says: the stages already run side by side and a live stream's products are small, so on the 2-core project machine a second thread per call mostly spun on a core the other stages needed (at 300 streams p50 latency halved with one); more help the tagger's throughput (docs/streaming.md)"

@@ -382,17 +382,17 @@ func TestServeShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close(io.Discard)
-	check("two serve --shard K/2", url, []*streaming.Stages{first.stages, second.stages})
+	check("two serve --shard K/2", url, append(first.stage(streaming.StageFrontend), second.stage(streaming.StageFrontend)...))
 
 	both, err := startServe([]string{"--port", "0", "--model", model, "--stages", "frontend,features,decoder", "--frontends", "2"}, &log, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer both.Close(io.Discard)
-	if len(both.more) != 1 {
-		t.Fatalf("serve --frontends 2 runs %d more shards, want 1", len(both.more))
+	if n, m := len(both.stage(streaming.StageFrontend)), len(both.stage(streaming.StageDecoder)); n != 2 || m != 2 {
+		t.Fatalf("serve --frontends 2 runs %d frontend and %d decoder shards, want 2 and 2", n, m)
 	}
-	check("serve --frontends 2", both.sess.embedded.ClientURL(), []*streaming.Stages{both.stages, both.more[0]})
+	check("serve --frontends 2", both.sess.embedded.ClientURL(), both.stage(streaming.StageFrontend))
 
 	for _, bad := range [][]string{
 		{"--shard", "2/2"}, {"--shard", "-1/2"}, {"--shard", "0/0"}, {"--shard", "1"}, {"--shard", "a/b"},
