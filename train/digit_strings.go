@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
@@ -49,6 +51,18 @@ type DigitStringOptions struct {
 	// model of experiments/journal/oh.md, rounds 1 and 3). 0: the prior
 	// scale is chosen from the grid too.
 	TunePriorScale float64
+	// DevVoiceSpeakers, with Tune and engine voices (Voices.Engines),
+	// adds to the dev strings the whole spoken strings of this many new
+	// speakers of each training engine (a voice set of the next seed,
+	// never trained on), so the decoder is tuned on fluent strings of
+	// unheard voices too (0: FSDD's dev strings alone).
+	DevVoiceSpeakers int
+	// WideTune searches WideTuneGrid instead of DefaultTuneGrid.
+	WideTune bool
+	// RecordingCopies trains on the given recordings (FSDD's) this many
+	// times, each copy padded afresh, weighing them against the engines'
+	// voices (0 or 1: once). Held-out takes are never copied.
+	RecordingCopies int
 	// TrainStrings strings joined from training recordings (word times
 	// known from their construction) are trained on too.
 	TrainStrings int
@@ -130,14 +144,19 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 	var rep ConnectedReport
 	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
 	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	copies, err := o.recordingCopies(trainRecs, held, rate)
+	if err != nil {
+		return nil, rep, err
+	}
 	trainRecs, voiceUtts, voices, err := o.withVoices(trainRecs, held, rate)
 	if err != nil {
 		return nil, rep, err
 	}
-	utts, err := o.paddedRecordings(trainRecs, held, rate)
+	utts, err := o.paddedRecordings(trainRecs, held, rate, 0)
 	if err != nil {
 		return nil, rep, err
 	}
+	utts = append(utts, copies...)
 	utts = append(utts, voiceUtts...)
 	if o.TrainStrings > 0 {
 		strs, err := o.joinedStrings(trainRecs, held, rate)
@@ -202,9 +221,33 @@ func DigitStringsFrom(o DigitStringOptions, utts []Utterance, words []string) (*
 	})
 }
 
+// recordingCopies are the RecordingCopies-1 extra copies of the training
+// recordings not held out, each copy padded with its own seeded silence.
+func (o DigitStringOptions) recordingCopies(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int) ([]Utterance, error) {
+	if o.RecordingCopies < 0 || o.RecordingCopies > 10 {
+		return nil, fmt.Errorf("train: %d copies of the recordings (0 to 10)", o.RecordingCopies)
+	}
+	var pool []datasets.Recording
+	for _, r := range trainRecs {
+		if !held(r) {
+			pool = append(pool, r)
+		}
+	}
+	var out []Utterance
+	for c := 1; c < o.RecordingCopies; c++ {
+		utts, err := o.paddedRecordings(pool, held, rate, uint64(c))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, utts...)
+	}
+	return out, nil
+}
+
 // paddedRecordings reads the training recordings at rate, each padded
-// with seeded background-level silence.
-func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int) ([]Utterance, error) {
+// with seeded background-level silence (copy 0 is the recipe's own
+// padding; another copy draws other silences).
+func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int, copyIndex uint64) ([]Utterance, error) {
 	utts := make([]Utterance, len(trainRecs))
 	errs := make([]error, len(trainRecs))
 	parallel.For(len(trainRecs), func(i int) {
@@ -213,7 +256,7 @@ func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, hel
 			errs[i] = err
 			return
 		}
-		rng := rand.New(rand.NewPCG(o.Map.Seed, uint64(i)))
+		rng := rand.New(rand.NewPCG(o.Map.Seed+copyIndex<<40, uint64(i)))
 		lead := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
 		trail := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
 		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{trainRecs[i].Label},
@@ -273,13 +316,20 @@ func TuneDigitStrings(o DigitStringOptions, m *rfstream.Model, trainRecs []datas
 	best := BestTrial(trials)
 	fmt.Fprintf(orDiscard(o.Log), "connected: tuned on %d strings of held-out training recordings: word penalty %g, acoustic scale %g, prior scale %g (dev WER %.2f%%; untuned %.2f%%)\n",
 		len(dev), best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*trials[0].WER)
+	for _, g := range slices.Sorted(maps.Keys(best.GroupWER)) {
+		fmt.Fprintf(orDiscard(o.Log), "connected: tuned setting's dev WER on %s: %.2f%%\n", g, 100*best.GroupWER[g])
+	}
 	return trials, nil
 }
 
-// TuneGrid is the grid TuneDigitStrings searches: DefaultTuneGrid, its
-// prior scales replaced by TunePriorScale when that is set.
+// TuneGrid is the grid TuneDigitStrings searches: DefaultTuneGrid
+// (WideTuneGrid when WideTune), its prior scales replaced by
+// TunePriorScale when that is set.
 func (o DigitStringOptions) TuneGrid() TuneGrid {
 	g := DefaultTuneGrid()
+	if o.WideTune {
+		g = WideTuneGrid()
+	}
 	if o.TunePriorScale > 0 {
 		g.PriorScales = []float64{o.TunePriorScale}
 	}
@@ -287,8 +337,21 @@ func (o DigitStringOptions) TuneGrid() TuneGrid {
 }
 
 // DigitStringDev renders the DevStrings strings the decoder is tuned on,
-// joined from the held-out training takes (HeldOutTake) of trainRecs.
+// joined from the held-out training takes (HeldOutTake) of trainRecs
+// (group FSDDDevGroup), and adds the unheard engine speakers' strings of
+// DevVoiceSpeakers.
 func DigitStringDev(o DigitStringOptions, trainRecs []datasets.Recording) ([]DevUtterance, error) {
+	dev, err := fsddDevStrings(o, trainRecs)
+	if err != nil {
+		return nil, err
+	}
+	voices, err := o.devVoiceStrings(rfstream.DefaultConnectedInput().Audio.SampleRate)
+	return append(dev, voices...), err
+}
+
+// fsddDevStrings are the DevStrings strings joined from the held-out
+// training takes.
+func fsddDevStrings(o DigitStringOptions, trainRecs []datasets.Recording) ([]DevUtterance, error) {
 	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
 	var held []datasets.Recording
 	for _, r := range trainRecs {
@@ -304,7 +367,7 @@ func DigitStringDev(o DigitStringOptions, trainRecs []datasets.Recording) ([]Dev
 	errs := make([]error, len(plans))
 	parallel.For(len(plans), func(i int) {
 		a, _, err := datasets.RenderString(plans[i], rate, datasets.Noise{}, uint64(i))
-		dev[i], errs[i] = DevUtterance{Audio: a, Words: plans[i].Words()}, err
+		dev[i], errs[i] = DevUtterance{Audio: a, Words: plans[i].Words(), Group: FSDDDevGroup}, err
 	})
 	return dev, errors.Join(errs...)
 }

@@ -16,6 +16,11 @@ import (
 type DevUtterance struct {
 	Audio *frontend.Audio
 	Words []string
+	// Group names the part of a mixed dev set the string belongs to
+	// (FSDD's strings, a synthesiser's speakers): when the dev set has
+	// more than one group, each trial's WER is reported per group too, so
+	// a setting chosen on the mix can be checked on each part.
+	Group string
 }
 
 // TuneTrial is one decoder setting tried on the development strings.
@@ -25,6 +30,9 @@ type TuneTrial struct {
 	PriorScale    float64 `json:"prior_scale"`
 	WER           float64 `json:"wer"`
 	SER           float64 `json:"ser"`
+	// GroupWER is the WER of each dev group (DevUtterance.Group) when
+	// there are two or more.
+	GroupWER map[string]float64 `json:"group_wer,omitempty"`
 }
 
 // BestTrial is the trial with the lowest WER, the first of equals: the
@@ -51,6 +59,18 @@ type TuneGrid struct {
 func DefaultTuneGrid() TuneGrid {
 	return TuneGrid{WordPenalties: []float64{0, -2, -5, -10, -20, -40, -60, -80}, AcousticScales: []float64{1, 0.5, 0.25, 0.1},
 		PriorScales: []float64{1, 0.5, 0.3, 0.2, 0.1}}
+}
+
+// WideTuneGrid is DefaultTuneGrid with word bonuses (positive word
+// penalties) and acoustic scales above 1 after its own values, so ties
+// keep the default grid's choice: fluent speech, whose words run
+// together, chose both ends of the default grid
+// (experiments/journal/anyvoice.md, round K).
+func WideTuneGrid() TuneGrid {
+	g := DefaultTuneGrid()
+	g.WordPenalties = append(g.WordPenalties, 5, 10, 20)
+	g.AcousticScales = append(g.AcousticScales, 1.5, 2)
+	return g
 }
 
 // TuneConnected chooses the word penalty, acoustic scale and prior scale
@@ -114,14 +134,27 @@ func tryGrid(c *rfstream.Connected, ps float64, grid TuneGrid, dev []DevUtteranc
 				return err
 			}
 			var counts decode.ErrorCounts
+			groups := map[string]*decode.ErrorCounts{}
 			for i, d := range dev {
 				r, err := decodeWith(ll[i])
 				if err != nil {
 					return err
 				}
-				counts.Add(grid.Fold.Fold(d.Words), grid.Fold.Fold(decode.Labels(r.Words)))
+				ref, hyp := grid.Fold.Fold(d.Words), grid.Fold.Fold(decode.Labels(r.Words))
+				counts.Add(ref, hyp)
+				if groups[d.Group] == nil {
+					groups[d.Group] = &decode.ErrorCounts{}
+				}
+				groups[d.Group].Add(ref, hyp)
 			}
-			*trials = append(*trials, TuneTrial{WordPenalty: wp, AcousticScale: as, PriorScale: ps, WER: counts.ErrorRate(), SER: counts.SER()})
+			t := TuneTrial{WordPenalty: wp, AcousticScale: as, PriorScale: ps, WER: counts.ErrorRate(), SER: counts.SER()}
+			if len(groups) > 1 {
+				t.GroupWER = make(map[string]float64, len(groups))
+				for g, c := range groups {
+					t.GroupWER[g] = c.ErrorRate()
+				}
+			}
+			*trials = append(*trials, t)
 			if *best < 0 || (*trials)[len(*trials)-1].WER < (*trials)[*best].WER {
 				*best = len(*trials) - 1
 			}

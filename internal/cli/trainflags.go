@@ -84,6 +84,9 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the word penalty, acoustic and prior scales on strings of held-out training recordings (takes 5-9)")
 	fs.IntVar(&o.DevStrings, "dev-strings", o.DevStrings, "strings built for tuning")
 	fs.Float64Var(&o.TunePriorScale, "tune-prior-scale", o.TunePriorScale, "tuning: hold the prior scale at this value and choose only the word penalty and acoustic scale (0: choose the prior scale too)")
+	fs.IntVar(&o.DevVoiceSpeakers, "dev-voice-speakers", o.DevVoiceSpeakers, "tuning, with --engine-voices: also tune on the whole spoken strings (10 each) of this many new speakers of each of those engines, never trained on (0: FSDD's dev strings alone)")
+	fs.BoolVar(&o.WideTune, "wide-tune-grid", o.WideTune, "tuning: also try word bonuses (+5, +10, +20) and acoustic scales 1.5 and 2")
+	fs.IntVar(&o.RecordingCopies, "recording-copies", o.RecordingCopies, "train on FSDD's recordings this many times, each copy padded afresh, to weigh them against --engine-voices (0 or 1: once)")
 	dec := &o.Decoder
 	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability")
 	fs.Float64Var(&dec.WordPenalty, "word-penalty", dec.WordPenalty, "decoder: log-domain cost of each word")

@@ -228,6 +228,9 @@ func planConnectedFolds(o anyVoiceConnectedOptions, all []datasets.Recording, lo
 		if !f.filler && o.recipe.Filler.Voices > 0 {
 			f.describe += " (no filler: its voices are espeak-ng's)"
 		}
+		tuned := o.recipe
+		tuned.Voices.Engines.Engines = f.engines
+		f.describe += tuningNote(tuned)
 		f.test = func(rate int) ([]heldString, error) { return spokenTestStrings(set.Strings, rate) }
 		folds = append(folds, f)
 	}
@@ -257,6 +260,25 @@ func recipeVoicesNote(v train.ConnectedVoices, heldOut string) string {
 		s += fmt.Sprintf(" + %d fluent strings", v.FluentStrings)
 	}
 	return s
+}
+
+// tuningNote says what a recipe tunes its decoder on besides FSDD's dev
+// strings, and how wide its grid is.
+func tuningNote(o train.DigitStringOptions) string {
+	var note []string
+	if o.RecordingCopies > 1 {
+		note = append(note, fmt.Sprintf("FSDD ×%d", o.RecordingCopies))
+	}
+	if o.DevVoiceSpeakers > 0 && len(o.Voices.Engines.Engines) > 0 {
+		note = append(note, fmt.Sprintf("tuned also on %d unheard speakers of each training engine", o.DevVoiceSpeakers))
+	}
+	if o.WideTune {
+		note = append(note, "wide tuning grid")
+	}
+	if len(note) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(note, "; ") + ")"
 }
 
 // joinedTestStrings are count strings joined from one voice's recordings
