@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -34,6 +35,11 @@ type Utterance struct {
 	// unit's states with no speech detection inside it, and the frames
 	// outside every span are silence.
 	ExactSpans bool
+	// Labels, when given, are the first labels frame by frame (one class
+	// per frame, the trained model's class layout), e.g. another model's
+	// forced alignment of Words; they take the place of Spans and of the
+	// flat start.
+	Labels []int
 	// HeldOut keeps the utterance out of the classifier's training (it
 	// serves λ, the temperature and the held-out frame accuracy). When no
 	// utterance is marked, a seeded fraction opt.HeldOut is held out.
@@ -166,7 +172,7 @@ func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, Connect
 	}
 
 	// Frames and bootstrap labels.
-	us, err := prepareUtterances(utts, in.Audio, opt.SpeechMarginDB, words, sil, wordIndex)
+	us, err := prepareUtterances(utts, in.Audio, opt.SpeechMarginDB, words, sil, wordIndex, classes)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -235,12 +241,12 @@ func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, Connect
 
 // prepareUtterances extracts every utterance's frames (on all cores) and
 // its bootstrap labels.
-func prepareUtterances(utts []Utterance, ac frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) ([]*utt, error) {
+func prepareUtterances(utts []Utterance, ac frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int, classes int) ([]*utt, error) {
 	base := ac
 	base.Splice = 0
 	out := make([]*utt, len(utts))
 	err := parallel.ForErr(len(utts), func(i int) (err error) {
-		out[i], err = prepareUtterance(utts[i], base, marginDB, words, sil, wordIndex)
+		out[i], err = prepareUtterance(utts[i], base, marginDB, words, sil, wordIndex, classes)
 		return err
 	})
 	if err != nil {
@@ -249,7 +255,7 @@ func prepareUtterances(utts []Utterance, ac frontend.AudioConfig, marginDB float
 	return out, nil
 }
 
-func prepareUtterance(u Utterance, base frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int) (*utt, error) {
+func prepareUtterance(u Utterance, base frontend.AudioConfig, marginDB float64, words []decode.Unit, sil decode.Unit, wordIndex map[string]int, classes int) (*utt, error) {
 	e, err := frontend.NewExtractor(base)
 	if err != nil {
 		return nil, err
@@ -266,6 +272,10 @@ func prepareUtterance(u Utterance, base frontend.AudioConfig, marginDB float64, 
 		}
 		r.seq = append(r.seq, words[i])
 	}
+	if u.Labels != nil {
+		r.labels, err = givenLabels(u.Labels, x.Rows, classes)
+		return r, err
+	}
 	if u.Spans != nil && u.ExactSpans {
 		r.labels, err = exactSpanLabels(x.Rows, u.Spans, r.seq, sil, base.HopMs/1000)
 		return r, err
@@ -280,6 +290,20 @@ func prepareUtterance(u Utterance, base frontend.AudioConfig, marginDB float64, 
 	}
 	r.labels, err = decode.BootstrapLabels(x.Rows, a, b, r.seq, sil)
 	return r, err
+}
+
+// givenLabels checks an utterance's own first labels: one class of the
+// model per frame.
+func givenLabels(labels []int, frames, classes int) ([]int, error) {
+	if len(labels) != frames {
+		return nil, fmt.Errorf("rfstream: %d first labels for an utterance of %d frames", len(labels), frames)
+	}
+	for f, c := range labels {
+		if c < 0 || c >= classes {
+			return nil, fmt.Errorf("rfstream: first label %d of frame %d is not one of the %d classes", c, f, classes)
+		}
+	}
+	return slices.Clone(labels), nil
 }
 
 // speechRegionFor finds the speech region by energy, widened to the middle

@@ -57,7 +57,7 @@ func DefaultPhoneOptions() PhoneOptions {
 	dec.SelfLoop = 0.5
 	return PhoneOptions{Map: DefaultMapOptions("maxout", 2000), Silence: "h#,pau,epi,sil", DevFrac: 0.1, Classifier: "rls",
 		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec,
-		Voices: PhoneVoices{Corpus: datasets.DefaultEnginePhones(), SkipMissing: true, AugmentRanges: SpeakerAugmentRanges()}}
+		Voices: PhoneVoices{Corpus: datasets.DefaultEnginePhones(), SkipMissing: true, AugmentRanges: SpeakerAugmentRanges(), FirstLabels: FirstLabelsEngine}}
 }
 
 // PhoneTest is one test utterance.
@@ -337,7 +337,7 @@ func phoneGrid(fold decode.PhoneMap) TuneGrid {
 func TrainPhoneModel(o PhoneOptions, d *PhoneData, spec PhoneModelSpec, log io.Writer) (*rfstream.Model, PhoneResult, error) {
 	res := PhoneResult{Name: spec.Name, Map: spec.Recipe.Kind, Classifier: spec.Classifier}
 	in := rfstream.DefaultConnectedInput()
-	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, spec.Classifier
+	in.StatesPerWord, in.SilenceStates, in.Classifier = phoneStates, phoneSilenceStates, spec.Classifier
 	spec.Recipe.In = in.Audio.Dim()
 	m, rep, err := Connected(d.Train, ConnectedOptions{
 		Task: rfstream.TaskPhones, Input: in, Decoder: o.Decoder, Map: spec.Recipe, Words: d.Phones, Passes: o.Passes,

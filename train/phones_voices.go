@@ -43,6 +43,12 @@ type PhoneVoices struct {
 	// changed by a seeded augment.Plan within AugmentRanges.
 	Augment       float64
 	AugmentRanges augment.Ranges
+	// FirstLabels says where the first labels of the flite, festival and
+	// FSDD utterances come from (FirstLabelsEngine, FirstLabelsFlat,
+	// FirstLabelsAligned; empty: the engine's). AlignModel is the phone
+	// model that aligns them (empty: the espeak-ng-only model, trained
+	// first).
+	FirstLabels, AlignModel string
 	// SkipMissing leaves out an engine that is not installed, or FSDD
 	// when it is not found, with a line on the log, instead of failing.
 	SkipMissing bool
@@ -54,8 +60,12 @@ func (v PhoneVoices) Used() bool { return len(v.Engines) > 0 || len(v.Score) > 0
 // Describe is the recipe in one line, for a model's meta and reports.
 func (v PhoneVoices) Describe() string {
 	c := v.Corpus
-	return fmt.Sprintf("engines %s (flite/festival: %d speakers × %d sentences, ±%g cents, tempo to %g×, seed %d; espeak-ng per voice %d); FSDD %d per digit and speaker; augmented copies %.2f",
+	s := fmt.Sprintf("engines %s (flite/festival: %d speakers × %d sentences, ±%g cents, tempo to %g×, seed %d; espeak-ng per voice %d); FSDD %d per digit and speaker; augmented copies %.2f",
 		strings.Join(v.Engines, ","), c.Speakers, c.PerSpeaker, c.Cents, c.MaxTempo, c.Seed, v.EspeakPerVoice, v.FSDDPerDigit, v.Augment)
+	if v.FirstLabels != "" && v.FirstLabels != FirstLabelsEngine {
+		s += "; first labels " + v.FirstLabels
+	}
+	return s
 }
 
 // phoneRole is what an engine speaker's sentences are for.
@@ -87,32 +97,61 @@ func engineSpeakerRole(i, speakers, nVoices int) phoneRole {
 // engineSpeakerRole, FSDD's digit words, and augmented copies.
 func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 	v := o.Voices
+	if err := checkFirstLabels(v.FirstLabels); err != nil {
+		return nil, err
+	}
 	score := v.Score
 	if len(score) == 0 {
 		score = v.Engines
 	}
 	d := &PhoneData{Source: "voices: trained on " + strings.Join(v.Engines, ",") + "; scored on " + strings.Join(score, ","), Phones: datasets.Phones}
+	// others are the training utterances not from espeak-ng (their first
+	// labels follow v.FirstLabels).
+	var others []int
+	addedSince := func(n0 int) {
+		for i := n0; i < len(d.Train); i++ {
+			others = append(others, i)
+		}
+	}
 	for _, name := range unionInOrder(v.Engines, score) {
 		trains, scores := slices.Contains(v.Engines, name), slices.Contains(score, name)
 		var err error
+		n0 := len(d.Train)
 		if name == "espeak-ng" {
 			err = addEspeakPhones(o, d, trains, scores, log)
 		} else {
 			err = addEnginePhones(v, name, d, trains, scores, log)
+			addedSince(n0)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if v.FSDDPerDigit > 0 {
+		n0 := len(d.Train)
 		if err := addFSDDPhones(v, d, log); err != nil {
 			return nil, err
 		}
+		addedSince(n0)
 	}
 	if v.Augment > 0 {
-		if err := augmentPhones(v, o.Map.Seed, d, log); err != nil {
+		n0 := len(d.Train)
+		picked, err := augmentPhones(v, o.Map.Seed, d, log)
+		if err != nil {
 			return nil, err
 		}
+		isOther := map[int]bool{}
+		for _, i := range others {
+			isOther[i] = true
+		}
+		for k, i := range picked {
+			if isOther[i] {
+				others = append(others, n0+k)
+			}
+		}
+	}
+	if err := setFirstLabels(o, d, others, log); err != nil {
+		return nil, err
 	}
 	if len(d.Dev) == 0 || len(d.Test) == 0 {
 		return nil, fmt.Errorf("phones: engines %q train and %q score: %d development and %d test utterances", v.Engines, score, len(d.Dev), len(d.Test))
@@ -376,9 +415,9 @@ func addFSDDPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
 // augmentPhones adds, for a seeded fraction v.Augment of the training
 // (not held-out) utterances, one copy changed by a plan drawn within
 // v.AugmentRanges; phone times move with the copy's length (tempo).
-func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) error {
+// picked are the copied utterances' indices, in the copies' order.
+func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) (picked []int, err error) {
 	rng := rand.New(rand.NewPCG(seed, 0x61756770))
-	var picked []int
 	for i, u := range d.Train {
 		if !u.HeldOut && rng.Float64() < v.Augment {
 			picked = append(picked, i)
@@ -406,9 +445,9 @@ func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) erro
 		copies[k] = c
 	})
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(log, "phones: %d augmented copies (%.0f%% of the training utterances)\n", len(copies), 100*v.Augment)
 	d.Train = append(d.Train, copies...)
-	return nil
+	return picked, nil
 }

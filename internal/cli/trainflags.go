@@ -187,6 +187,8 @@ func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
 	fs.IntVar(&v.EspeakPerVoice, "espeak-per-voice", v.EspeakPerVoice, "with --engines: espeak-ng sentences per training voice (0: all)")
 	fs.IntVar(&v.FSDDPerDigit, "fsdd-per-digit", v.FSDDPerDigit, "with --engines: FSDD recordings per digit and speaker, labelled with the digit word's phones (0: none)")
 	fs.Float64Var(&v.Augment, "augment", v.Augment, "with --engines: fraction of training utterances given one augmented copy (pitch, tempo, vocal tract, noise, room, telephone, level)")
+	fs.StringVar(&v.FirstLabels, "first-labels", v.FirstLabels, "with --engines: first labels of the flite, festival and FSDD utterances: engine (the engine's phone times; FSDD flat), flat (every one flat), aligned (forced alignment of each one's phones by --align-model)")
+	fs.StringVar(&v.AlignModel, "align-model", v.AlignModel, "with --first-labels aligned: the phone model that aligns (empty: train the espeak-ng-only model first)")
 }
 
 // PhoneModelPath is where train phones writes its model by default.

@@ -87,8 +87,12 @@ func evalPhonesLOSO(o train.PhoneOptions, engines, heldOut []string, baseline, a
 			return fmt.Errorf("phones --loso-held-out: %q is not one of --loso's engines %v", e, engines)
 		}
 	}
+	plan := losoPlan(o, engines, heldOut, baseline, all)
+	if err := checkLOSOAligner(o, plan); err != nil {
+		return err
+	}
 	res := phonesLOSO{Task: "phones-loso", Engines: engines, HeldOutPER: map[string]map[string]float64{}}
-	for _, m := range losoPlan(o, engines, heldOut, baseline, all) {
+	for _, m := range plan {
 		mo := losoOptions(o, m, engines)
 		m.Recipe = mo.Voices.Describe()
 		fmt.Fprintf(stderr, "phones --loso: %s (%s)\n", m.Name, m.Recipe)
@@ -128,6 +132,21 @@ func evalPhonesLOSO(o train.PhoneOptions, engines, heldOut []string, baseline, a
 	if asJSON {
 		b, _ := json.Marshal(res)
 		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}
+
+// checkLOSOAligner refuses a plan in which the model that holds espeak-ng
+// out would have its first labels aligned by the default aligner, the
+// espeak-ng-only model: the held-out engine would reach its training.
+func checkLOSOAligner(o train.PhoneOptions, plan []losoModel) error {
+	if o.Voices.FirstLabels != train.FirstLabelsAligned || o.Voices.AlignModel != "" {
+		return nil
+	}
+	for _, m := range plan {
+		if m.HeldOut == "espeak-ng" {
+			return fmt.Errorf("phones --loso: --first-labels aligned without --align-model aligns with the espeak-ng-only model, which %q must not hear (name an --align-model that never heard espeak-ng, or hold out other engines)", m.Name)
+		}
 	}
 	return nil
 }

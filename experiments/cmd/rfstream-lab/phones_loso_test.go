@@ -49,3 +49,21 @@ func TestLOSOPlan(t *testing.T) {
 		t.Errorf("--loso-held-out none --loso-all: %+v", p)
 	}
 }
+
+// The default aligner is the espeak-ng-only model, so a plan holding
+// espeak-ng out may not use it; other plans, or a named aligner, may.
+func TestLOSOAlignerNeverHearsTheHeldOutEngine(t *testing.T) {
+	o := train.DefaultPhoneOptions()
+	o.Voices.FirstLabels = train.FirstLabelsAligned
+	engines := []string{"espeak-ng", "flite", "festival"}
+	if err := checkLOSOAligner(o, losoPlan(o, engines, nil, false, false)); err == nil {
+		t.Fatal("holding espeak-ng out with the espeak-ng aligner was accepted")
+	}
+	if err := checkLOSOAligner(o, losoPlan(o, engines, losoHeldOut("flite,festival"), true, true)); err != nil {
+		t.Fatalf("holding flite and festival out: %v", err)
+	}
+	o.Voices.AlignModel = "aligner.rfm"
+	if err := checkLOSOAligner(o, losoPlan(o, engines, nil, false, false)); err != nil {
+		t.Fatalf("a named aligner: %v", err)
+	}
+}
