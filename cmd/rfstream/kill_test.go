@@ -291,7 +291,9 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 		{"features", false, streaming.StageFeatures, false},
 		{"features-durable", true, streaming.StageFeatures, true},
 		{"decoder", false, streaming.StageDecoder, false},
+		{"decoder-durable", true, streaming.StageDecoder, false},
 		{"frontend", false, streaming.StageFrontend, false},
+		{"frontend-durable", true, streaming.StageFrontend, false},
 		{"nats-server", false, "", false},
 		{"nats-server-durable", true, "", true},
 	} {
