@@ -728,6 +728,11 @@ func (s *Stages) pace(i int) bool {
 
 // publishResult sends a result on a stream's result subject.
 func (s *Stages) publishResult(stream string, r rfstream.Result) {
+	s.nc.PublishMsg(s.resultMsg(stream, r))
+}
+
+// resultMsg is the message that carries r on stream's result subject.
+func (s *Stages) resultMsg(stream string, r rfstream.Result) *nats.Msg {
 	b, _ := json.Marshal(r)
 	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
 	m.Data = b
@@ -737,6 +742,14 @@ func (s *Stages) publishResult(stream string, r rfstream.Result) {
 	if r.Error != "" {
 		s.stats.errors.Add(1)
 	}
+	return m
+}
+
+// endedResult answers a message that came after its stream's end, marked
+// as such (HdrEnded) for a restarted stage reading the store (resume.go).
+func (s *Stages) endedResult(stream string) {
+	m := s.resultMsg(stream, rfstream.Result{Error: fmt.Sprintf("stream %q has already ended; start a new stream name", stream)})
+	m.Header.Set(HdrEnded, "1")
 	s.nc.PublishMsg(m)
 }
 

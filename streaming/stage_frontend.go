@@ -119,7 +119,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 			s.stats.duplicates.Add(1) // a late copy of a message already handled
 			return
 		}
-		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+		s.endedResult(stream)
 		return
 	}
 	st := s.front[stream]
@@ -148,7 +148,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 			st.bytes, st.next, seq, s.p.MaxHeldBytes)
 		if s.advance(stream, st, true) {
 			s.endFront(stream, st)
-			s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+			s.endedResult(stream)
 			return
 		}
 		if seq < st.next {

@@ -1,0 +1,94 @@
+package streaming
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// A store holding five streams' input and results: the ones with an
+// end-of-stream result, or whose last result answers a message after the
+// end, are ended; the rest are taken up from their first stored message,
+// and of the messages stored before the stage started only theirs are
+// handed over.
+func TestResumeTakesUpOnlyTheOpenStreams(t *testing.T) {
+	srv, err := StartEmbedded(EmbeddedOptions{JetStream: true, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	nc, err := srv.Connect("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	ctx := context.Background()
+	js, store, err := EnsureStore(ctx, nc, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqOf := map[string]uint64{} // the first stored sequence per subject
+	put := func(kind, stream string, header ...string) uint64 {
+		t.Helper()
+		m := nats.NewMsg(Subject("p", kind, stream))
+		for i := 0; i+1 < len(header); i += 2 {
+			m.Header.Set(header[i], header[i+1])
+		}
+		ack, err := js.PublishMsg(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, seen := seqOf[m.Subject]; !seen {
+			seqOf[m.Subject] = ack.Sequence
+		}
+		return ack.Sequence
+	}
+	put(KindPCM, "ended")                  // 1
+	put(KindResult, "ended", HdrEOS, "1")  // 2
+	put(KindPCM, "open")                   // 3: the earliest open stream's first message
+	put(KindResult, "open")                // a partial result
+	put(KindPCM, "late")                   // 5
+	put(KindResult, "late", HdrEOS, "1")   //
+	put(KindResult, "late", HdrEnded, "1") // an answer to a message after the end
+	lateAfterEnd := put(KindPCM, "ended")  // a copy after the end, stored among open streams' messages
+	put(KindPCM, "quiet")                  // no result yet
+	put(KindPCM, "other")
+	put(KindPCM, "open")
+
+	all := func(string) bool { return true }
+	r, err := resumeFrom(ctx, store, "p", Subject("p", KindPCM, "*"), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(maps.Keys(r.open)), []string{"open", "other", "quiet"}; !slices.Equal(got, want) {
+		t.Errorf("open streams %v, want %v", got, want)
+	}
+	if want := seqOf[Subject("p", KindPCM, "open")]; r.from != want {
+		t.Errorf("starts at %d, want %d (the open stream's first message)", r.from, want)
+	}
+	if r.takes(lateAfterEnd, "ended") || !r.takes(r.last+1, "ended") || !r.takes(r.from, "open") {
+		t.Errorf("takes: an ended stream's stored message %d %v, its next one %v, the open stream's first %v",
+			lateAfterEnd, r.takes(lateAfterEnd, "ended"), r.takes(r.last+1, "ended"), r.takes(r.from, "open"))
+	}
+
+	// A shard takes up only its own streams.
+	r, err = resumeFrom(ctx, store, "p", Subject("p", KindPCM, "*"), func(s string) bool { return s == "quiet" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(r.open)); !slices.Equal(got, []string{"quiet"}) || r.from != seqOf[Subject("p", KindPCM, "quiet")] {
+		t.Errorf("shard: open %v from %d, want [quiet] from %d", got, r.from, seqOf[Subject("p", KindPCM, "quiet")])
+	}
+
+	// An empty store: from the next message.
+	r, err = resumeFrom(ctx, store, "p", Subject("p", KindVoice, "*"), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.open) != 0 || r.from != r.last+1 {
+		t.Errorf("nothing stored on the filter: %+v", r)
+	}
+}
