@@ -77,7 +77,10 @@ func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream
 // (resume.go): at the first stored message of the streams it takes up
 // again, handing over only theirs among the messages stored before it
 // started.
-func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, inactive time.Duration, resume func(jetstream.Stream) (resumePoint, error), handle func(*nats.Msg)) (jetstream.ConsumeContext, error) {
+//
+// handle's replayed is true for a message stored before the reader
+// started (a stream taken up again).
+func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, inactive time.Duration, resume func(jetstream.Stream) (resumePoint, error), handle func(m *nats.Msg, replayed bool)) (jetstream.ConsumeContext, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -105,16 +108,19 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 	// Short pulls with heartbeats: a pull the server lost without the
 	// connection noticing is renewed within seconds, not half a minute.
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		replayed := false
 		if start.from <= start.last {
-			if md, err := m.Metadata(); err == nil && !start.takes(md.Sequence.Stream, StreamOf(m.Subject())) {
+			md, err := m.Metadata()
+			if err == nil && !start.takes(md.Sequence.Stream, StreamOf(m.Subject())) {
 				return // an ended stream's, stored before the stage started
 			}
+			replayed = err == nil && md.Sequence.Stream <= start.last
 		}
 		msg := &nats.Msg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
 		if msg.Header == nil {
 			msg.Header = nats.Header{}
 		}
-		handle(msg)
+		handle(msg, replayed)
 	}, jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("streaming: reading %s from the store: %w", filter, err)
@@ -127,9 +133,9 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 // pipeline an ordered consumer of the store (readStored), so that what is
 // stored while the stage's connection is away reaches it once it is back,
 // starting with the stored messages of the streams still open (resume.go).
-func (s *Stages) storedInput(svc micro.Service, name, subject string, h nats.MsgHandler) error {
+func (s *Stages) storedInput(svc micro.Service, name, subject string, h func(m *nats.Msg, replayed bool)) error {
 	if !s.p.Durable {
-		return s.endpoint(svc, name, subject, "", h)
+		return s.endpoint(svc, name, subject, "", func(m *nats.Msg) { h(m, false) })
 	}
 	// Finding the open streams takes up to two requests a stored stream,
 	// up to maxResumedSubjects of them: more time than the subscription.

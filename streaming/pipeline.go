@@ -316,6 +316,11 @@ type work struct {
 	// item the one that ends its stream for going over an admission bound.
 	size   int
 	refuse string
+	// replayed marks a message stored before its stage started, which
+	// the stage takes up from the store (resume.go): it was admitted once
+	// already, so it skips the audio rate bound and waits for room in its
+	// stream's queue instead of ending the stream.
+	replayed bool
 }
 
 // Start subscribes the named stages (all when none are named).

@@ -4,7 +4,9 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -90,5 +92,63 @@ func TestResumeTakesUpOnlyTheOpenStreams(t *testing.T) {
 	}
 	if len(r.open) != 0 || r.from != r.last+1 {
 		t.Errorf("nothing stored on the filter: %+v", r)
+	}
+}
+
+// A message taken up from the store waits for room in its stream's queue
+// where a new one is refused: the stream was admitted once already.
+func TestReplayedMessageWaitsForItsStreamsQueue(t *testing.T) {
+	q := newFairQueue(4<<10, 1<<20)
+	for i := range 4 {
+		if !q.push("s", item("s", 1<<10), false) {
+			t.Fatalf("message %d refused within the bound", i)
+		}
+	}
+	if q.push("s", item("s", 1<<10), false) {
+		t.Fatal("a fifth KiB queued over the stream's 4 KiB bound")
+	}
+	replayed := item("s", 1<<10)
+	replayed.replayed = true
+	pushed := make(chan bool)
+	go func() { pushed <- q.push("s", replayed, false) }()
+	select {
+	case <-pushed:
+		t.Fatal("a replayed push over the stream's bound did not wait")
+	case <-time.After(50 * time.Millisecond):
+	}
+	stream, items, _ := q.turn()
+	q.done(stream)
+	if !<-pushed {
+		t.Fatal("the replayed push was refused once its stream had room")
+	}
+	if _, rest, _ := q.turn(); len(items) != 4 || len(rest) != 1 {
+		t.Fatalf("turns of %d and %d messages, want the four and the replayed one", len(items), len(rest))
+	}
+}
+
+// Audio taken up from the store is not held to the stream's rate bound a
+// second time: 400 s of it at once reach the end-of-stream result without
+// an error where the same audio from a client is refused after its 30 s
+// burst (TestStreamOverItsAudioRateIsEndedAlone).
+func TestReplayedAudioSkipsTheRateBound(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{MaxAudioRate: 1, MaxAudioBurst: 30})
+	ch := resultsOf(t, nc, "replayed")
+	msg := func(seq int, data []byte, hdr ...string) *nats.Msg {
+		m := nats.NewMsg(Subject("toy", KindPCM, "replayed"))
+		m.Data = data
+		m.Header.Set(HdrSeq, strconv.Itoa(seq))
+		for i := 0; i+1 < len(hdr); i += 2 {
+			m.Header.Set(hdr[i], hdr[i+1])
+		}
+		return m
+	}
+	st.admitPCM(msg(0, make([]byte, 16000), HdrRate, "8000"), true) // 1 s
+	for i := 1; i < 40; i++ {
+		st.admitPCM(msg(i, make([]byte, 160000)), true) // 10 s each
+	}
+	st.admitPCM(msg(40, nil, HdrEOS, "1"), true)
+	expectResults(t, collect(t, ch, 20*time.Second), "")
+	if d := st.Stats().Dropped; d != 0 {
+		t.Errorf("%d replayed messages dropped at admission", d)
 	}
 }
