@@ -750,10 +750,15 @@ func (s *Stages) resultMsg(stream string, r rfstream.Result) *nats.Msg {
 	return m
 }
 
-// endedResult answers a message that came after its stream's end, marked
-// as such (HdrEnded) for a restarted stage reading the store (resume.go).
+// endedResult answers a message that came after its stream's end.
 func (s *Stages) endedResult(stream string) {
-	m := s.resultMsg(stream, rfstream.Result{Error: fmt.Sprintf("stream %q has already ended; start a new stream name", stream)})
+	s.endedError(stream, "stream %q has already ended; start a new stream name", stream)
+}
+
+// endedError is errorResult for a stream that has ended, marked as such
+// (HdrEnded) for a restarted stage reading the store (resume.go).
+func (s *Stages) endedError(stream, format string, args ...any) {
+	m := s.resultMsg(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
 	m.Header.Set(HdrEnded, "1")
 	s.nc.PublishMsg(m)
 }

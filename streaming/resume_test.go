@@ -152,3 +152,47 @@ func TestReplayedAudioSkipsTheRateBound(t *testing.T) {
 		t.Errorf("%d replayed messages dropped at admission", d)
 	}
 }
+
+// The frontend's error results about a stream that has ended carry
+// Rfs-Ended (so that the stream's last stored result says it has ended),
+// whatever was wrong with the message; an error about an open stream does
+// not.
+func TestErrorsAfterTheEndAreMarkedEnded(t *testing.T) {
+	nc, _ := pipelineWith(t, Pipeline{})
+	ch := resultsOf(t, nc, "s")
+	next := func() *nats.Msg {
+		t.Helper()
+		select {
+		case m := <-ch:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("no result")
+			return nil
+		}
+	}
+	publish(t, nc, "s", -1, make([]byte, 160), map[string]string{HdrRate: "8000"}) // no Rfs-Seq
+	if m := next(); m.Header.Get(HdrEnded) != "" || m.Header.Get(HdrEOS) != "" {
+		t.Fatalf("an open stream's error result %v %s says it has ended", m.Header, m.Data)
+	}
+	publish(t, nc, "s", 0, make([]byte, 160), map[string]string{HdrRate: "8000", HdrEOS: "1"})
+	for m := next(); m.Header.Get(HdrEOS) != "1"; m = next() {
+	}
+	for _, c := range []struct {
+		seq int
+		hdr map[string]string
+	}{
+		{5, nil},                            // audio after the end
+		{-1, nil},                           // no Rfs-Seq
+		{6, map[string]string{HdrEOS: "x"}}, // a malformed Rfs-Eos
+	} {
+		publish(t, nc, "s", c.seq, make([]byte, 160), c.hdr)
+		if m := next(); m.Header.Get(HdrEnded) != "1" {
+			t.Errorf("message %d %v after the end: result %v %s without %s", c.seq, c.hdr, m.Header, m.Data, HdrEnded)
+		}
+		if c.hdr != nil { // its own complaint, then the stream's
+			if m := next(); m.Header.Get(HdrEnded) != "1" {
+				t.Errorf("message %d %v after the end: second result %v %s without %s", c.seq, c.hdr, m.Header, m.Data, HdrEnded)
+			}
+		}
+	}
+}
