@@ -141,18 +141,21 @@ func (a *audioBuckets) prune(now time.Time) {
 
 // admitPCM is the frontend's subscription callback (PCM and voice
 // subjects).
-func (s *Stages) admitPCM(m *nats.Msg) {
+func (s *Stages) admitPCM(m *nats.Msg, replayed bool) {
 	stream := StreamOf(m.Subject)
 	if !s.owns(stream) {
 		return // another shard's stream: it answers, even to refuse
 	}
-	w := work{m: m, size: len(m.Data)}
+	w := work{m: m, size: len(m.Data), replayed: replayed}
 	if len(m.Data) > MaxChunkBytes {
 		// Refused in its turn (frontMessage), but its payload is not
 		// kept meanwhile.
 		w.m = &nats.Msg{Subject: m.Subject, Header: m.Header}
 	}
-	drop, why := s.buckets.take(stream, m, len(w.m.Data))
+	drop, why := false, ""
+	if !replayed { // its bucket was charged when it first came
+		drop, why = s.buckets.take(stream, m, len(w.m.Data))
+	}
 	if drop {
 		s.stats.dropped.Add(1)
 		return
@@ -176,12 +179,12 @@ func closing(subject, why string) work {
 // scores queue past MaxStreamQueue is ended by its closing item with the
 // words decoded until then; its later messages find it ended and are
 // dropped.
-func (s *Stages) admitScores(m *nats.Msg) {
+func (s *Stages) admitScores(m *nats.Msg, replayed bool) {
 	stream := StreamOf(m.Subject)
 	if !s.owns(stream) {
 		return
 	}
-	if !s.decQ.push(stream, work{m: m, size: len(m.Data)}, false) {
+	if !s.decQ.push(stream, work{m: m, size: len(m.Data), replayed: replayed}, false) {
 		s.stats.dropped.Add(1)
 		s.decQ.push(stream, closing(m.Subject, fmt.Sprintf("the stream has more segments queued at the decoder than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)), true)
 	}

@@ -171,7 +171,7 @@ func streamResults(ctx context.Context, nc *nats.Conn, pipeline, subject string,
 	if durable {
 		stopped := make(chan struct{})
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		cc, err := readStored(sctx, nc, pipeline, subject, time.Minute, func(m *nats.Msg) {
+		cc, err := readStored(sctx, nc, pipeline, subject, time.Minute, nil, func(m *nats.Msg, _ bool) {
 			select {
 			case results <- m:
 			case <-stopped:

@@ -72,7 +72,15 @@ func EnsureStore(ctx context.Context, nc *nats.Conn, pipeline string) (jetstream
 // consumer re-created before it handed over anything still starts where
 // it began. inactive is how long the server keeps the consumer once its
 // reader has gone.
-func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, inactive time.Duration, handle func(*nats.Msg)) (jetstream.ConsumeContext, error) {
+//
+// resume, if not nil, picks where a stateful stage starts instead
+// (resume.go): at the first stored message of the streams it takes up
+// again, handing over only theirs among the messages stored before it
+// started.
+//
+// handle's replayed is true for a message stored before the reader
+// started (a stream taken up again).
+func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, inactive time.Duration, resume func(jetstream.Stream) (resumePoint, error), handle func(m *nats.Msg, replayed bool)) (jetstream.ConsumeContext, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -81,10 +89,17 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 	if err != nil {
 		return nil, fmt.Errorf("streaming: the store of durable pipeline %q: %w", pipeline, err)
 	}
+	last := stream.CachedInfo().State.LastSeq
+	start := resumePoint{from: last + 1, last: last}
+	if resume != nil {
+		if start, err = resume(stream); err != nil {
+			return nil, err
+		}
+	}
 	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects:    []string{filter}, // one: nats-server 2.9 takes no more
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:       stream.CachedInfo().State.LastSeq + 1,
+		OptStartSeq:       start.from,
 		InactiveThreshold: inactive,
 	})
 	if err != nil {
@@ -93,11 +108,19 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 	// Short pulls with heartbeats: a pull the server lost without the
 	// connection noticing is renewed within seconds, not half a minute.
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		replayed := false
+		if start.from <= start.last {
+			md, err := m.Metadata()
+			if err == nil && !start.takes(md.Sequence.Stream, StreamOf(m.Subject())) {
+				return // an ended stream's, stored before the stage started
+			}
+			replayed = err == nil && md.Sequence.Stream <= start.last
+		}
 		msg := &nats.Msg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
 		if msg.Header == nil {
 			msg.Header = nats.Header{}
 		}
-		handle(msg)
+		handle(msg, replayed)
 	}, jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("streaming: reading %s from the store: %w", filter, err)
@@ -108,14 +131,20 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 // storedInput subscribes a stateful stage's handler to subject: a core
 // subscription (an endpoint of the stage's micro service), or in a durable
 // pipeline an ordered consumer of the store (readStored), so that what is
-// stored while the stage's connection is away reaches it once it is back.
-func (s *Stages) storedInput(svc micro.Service, name, subject string, h nats.MsgHandler) error {
+// stored while the stage's connection is away reaches it once it is back,
+// starting with the stored messages of the streams still open (resume.go).
+func (s *Stages) storedInput(svc micro.Service, name, subject string, h func(m *nats.Msg, replayed bool)) error {
 	if !s.p.Durable {
-		return s.endpoint(svc, name, subject, "", h)
+		return s.endpoint(svc, name, subject, "", func(m *nats.Msg) { h(m, false) })
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Finding the open streams takes up to two requests a stored stream,
+	// up to maxResumedSubjects of them: more time than the subscription.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cc, err := readStored(ctx, s.nc, s.p.Name, subject, 5*time.Minute, h)
+	resume := func(store jetstream.Stream) (resumePoint, error) {
+		return resumeFrom(ctx, store, s.p.Name, subject, s.owns)
+	}
+	cc, err := readStored(ctx, s.nc, s.p.Name, subject, 5*time.Minute, resume, h)
 	if err != nil {
 		return err
 	}

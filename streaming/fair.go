@@ -58,7 +58,8 @@ func itemCost(w work) int { return max(len(w.m.Data), minItemCost) }
 
 // push files w under stream. It reports false, leaving w out, when the
 // stream's queue would pass maxStream, unless force is set (a stream's
-// closing message, which must reach the stage). While the queue as a whole
+// closing message, which must reach the stage); a replayed message waits
+// for room instead. While the queue as a whole
 // is over maxTotal it waits for room, so the backlog stays in the NATS
 // client, whose pending limits then apply; it reports false once the
 // queue is closed.
@@ -66,7 +67,7 @@ func (q *fairQueue) push(stream string, w work, force bool) bool {
 	cost := itemCost(w)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for !force && !q.closed && q.bytes > 0 && q.bytes+cost > q.maxTotal {
+	for !force && !q.closed && (q.bytes > 0 && q.bytes+cost > q.maxTotal || w.replayed && q.overStream(stream, cost)) {
 		q.cond.Wait()
 	}
 	if q.closed {
@@ -94,6 +95,13 @@ func (q *fairQueue) push(stream string, w work, force bool) bool {
 		q.cond.Broadcast()
 	}
 	return true
+}
+
+// overStream reports, with q.mu held, whether cost more would take
+// stream's queue, which holds something, over maxStream.
+func (q *fairQueue) overStream(stream string, cost int) bool {
+	st := q.streams[stream]
+	return st != nil && st.bytes > 0 && st.bytes+cost > q.maxStream
 }
 
 // busy reports whether stream has messages queued or a turn running: a

@@ -316,6 +316,11 @@ type work struct {
 	// item the one that ends its stream for going over an admission bound.
 	size   int
 	refuse string
+	// replayed marks a message stored before its stage started, which
+	// the stage takes up from the store (resume.go): it was admitted once
+	// already, so it skips the audio rate bound and waits for room in its
+	// stream's queue instead of ending the stream.
+	replayed bool
 }
 
 // Start subscribes the named stages (all when none are named).
@@ -728,6 +733,11 @@ func (s *Stages) pace(i int) bool {
 
 // publishResult sends a result on a stream's result subject.
 func (s *Stages) publishResult(stream string, r rfstream.Result) {
+	s.nc.PublishMsg(s.resultMsg(stream, r))
+}
+
+// resultMsg is the message that carries r on stream's result subject.
+func (s *Stages) resultMsg(stream string, r rfstream.Result) *nats.Msg {
 	b, _ := json.Marshal(r)
 	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
 	m.Data = b
@@ -737,6 +747,19 @@ func (s *Stages) publishResult(stream string, r rfstream.Result) {
 	if r.Error != "" {
 		s.stats.errors.Add(1)
 	}
+	return m
+}
+
+// endedResult answers a message that came after its stream's end.
+func (s *Stages) endedResult(stream string) {
+	s.endedError(stream, "stream %q has already ended; start a new stream name", stream)
+}
+
+// endedError is errorResult for a stream that has ended, marked as such
+// (HdrEnded) for a restarted stage reading the store (resume.go).
+func (s *Stages) endedError(stream, format string, args ...any) {
+	m := s.resultMsg(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+	m.Header.Set(HdrEnded, "1")
 	s.nc.PublishMsg(m)
 }
 

@@ -97,15 +97,23 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.messages.Add(1)
+	// Errors about a stream that has ended are marked as such, since the
+	// stream's last stored result tells a restarted stage whether it is
+	// open (resume.go).
+	_, ended := s.ended.get(stream)
+	complain := s.errorResult
+	if ended {
+		complain = s.endedError
+	}
 	if v := m.Header.Get(HdrEOS); v != "" && v != "0" && v != "1" {
 		// The client meant to end the stream; taking it at its word keeps
 		// it from waiting a minute for its end-of-stream result.
-		s.errorResult(stream, "%s header %q is not 1 (or 0); taken as the end of the stream", HdrEOS, v)
+		complain(stream, "%s header %q is not 1 (or 0); taken as the end of the stream", HdrEOS, v)
 		m.Header.Set(HdrEOS, "1")
 	}
 	seq, err := headerSeq(m)
 	if err != nil {
-		s.errorResult(stream, "%v", err)
+		complain(stream, "%v", err)
 		if headerBool(m, HdrEOS) {
 			// The client has said its last word: without this, a stream
 			// whose end-of-stream message had no usable number waited for
@@ -119,7 +127,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 			s.stats.duplicates.Add(1) // a late copy of a message already handled
 			return
 		}
-		s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+		s.endedResult(stream)
 		return
 	}
 	st := s.front[stream]
@@ -148,7 +156,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 			st.bytes, st.next, seq, s.p.MaxHeldBytes)
 		if s.advance(stream, st, true) {
 			s.endFront(stream, st)
-			s.errorResult(stream, "stream %q has already ended; start a new stream name", stream)
+			s.endedResult(stream)
 			return
 		}
 		if seq < st.next {

@@ -83,6 +83,11 @@ const (
 	// decoder then gives up on what the earlier part did not deliver
 	// (reported as a gap) and drops that part's late messages.
 	HdrPart = "Rfs-Part"
+	// HdrEnded is "1" on an error result that answers a message that came
+	// after its stream's end: with the end-of-stream result, it tells a
+	// restarted stage of a durable pipeline that the stream has ended
+	// (resume.go).
+	HdrEnded = "Rfs-Ended"
 	// On an end-of-stream marker between stages: the stream's voice
 	// session's progress (rfstream.VoiceProgress), for the final result.
 	HdrVoiceRecordings = "Rfs-Voice-Recordings"

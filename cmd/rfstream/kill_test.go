@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
@@ -212,6 +214,57 @@ func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration,
 	return o.r, append([]rfstream.Result(nil), all...), o.err
 }
 
+// finish sends a through the rig at full speed as stream name and returns
+// its end-of-stream result.
+func (r *faultRig) finish(name string, a *frontend.Audio) rfstream.Result {
+	nc, err := nats.Connect(r.url)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := streaming.StreamAudio(ctx, nc, "rfs", name, a, streaming.StreamOptions{Durable: r.durable, Timeout: 10 * time.Second}, nil)
+	if err != nil {
+		r.t.Fatalf("stream %s: %v", name, err)
+	}
+	return res
+}
+
+// storedEOS counts the end-of-stream results stored for stream name in a
+// durable rig.
+func (r *faultRig) storedEOS(name string) int {
+	nc, err := nats.Connect(r.url)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	store, err := js.Stream(ctx, streaming.StreamName("rfs"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	n := 0
+	for seq := uint64(1); ; {
+		m, err := store.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(streaming.ResultSubject("rfs", "", name)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return n
+		}
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if m.Header.Get(streaming.HdrEOS) == "1" {
+			n++
+		}
+		seq = m.Sequence + 1
+	}
+}
+
 // restartServer kills the NATS server with SIGKILL and starts it again,
 // with the same store, downFor later.
 func (r *faultRig) restartServer(downFor time.Duration) {
@@ -265,8 +318,9 @@ func undisturbed(t *testing.T, a *frontend.Audio) rfstream.Result {
 // a 4.7 s real-time stream of four words and started again downFor later,
 // with and without --durable: the stream gets exactly one end-of-stream
 // result, whose words are undisturbed ones (label and times) and whose
-// gaps hold every word it lacks; with --durable a killed features worker
-// or a restarted server loses no word. The words kept per fault are
+// gaps hold every word it lacks; with --durable no fault loses a word
+// (a restarted frontend or decoder takes the stream up from the store)
+// and a stream that ended before the fault is not taken up again. The words kept per fault are
 // logged (docs/streaming.md, "What a fault costs").
 func TestFaultsWithRealProcesses(t *testing.T) {
 	const downFor = 700 * time.Millisecond // the second word's end falls in it
@@ -291,12 +345,19 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 		{"features", false, streaming.StageFeatures, false},
 		{"features-durable", true, streaming.StageFeatures, true},
 		{"decoder", false, streaming.StageDecoder, false},
+		{"decoder-durable", true, streaming.StageDecoder, true},
 		{"frontend", false, streaming.StageFrontend, false},
+		{"frontend-durable", true, streaming.StageFrontend, true},
 		{"nats-server", false, "", false},
 		{"nats-server-durable", true, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newFaultRig(t, c.durable)
+			if c.durable {
+				// A stream that ended before the fault: a stage started
+				// again must not take it up from the store.
+				r.finish("ended", &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()})
+			}
 			start := time.Now()
 			got, all, err := r.stream("f", a, 1300*time.Millisecond, func() {
 				if c.kill == "" {
@@ -323,6 +384,11 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 			}
 			if eos != 1 {
 				t.Errorf("%d end-of-stream results, want exactly one: %+v", eos, all)
+			}
+			if c.durable {
+				if n := r.storedEOS("ended"); n != 1 {
+					t.Errorf("the stream that ended before the fault has %d end-of-stream results stored, want 1", n)
+				}
 			}
 			kept := checkKept(t, got, want)
 			if t.Failed() {
