@@ -135,7 +135,7 @@ func TestStreamAudioWaitsForAPipelineThatIsBehind(t *testing.T) {
 	stuck := &slowStage{answerAt: 1000}
 	stuck.start(t, srv, "stuck")
 	_, err = StreamAudio(context.Background(), nc, "stuck", "stuck", a, o, nil)
-	if err == nil || !strings.Contains(err.Error(), "did nothing meanwhile") {
+	if err == nil || !strings.Contains(err.Error(), "did nothing in the last") {
 		t.Fatalf("a pipeline whose stages do nothing: %v after %d looks, want the stream given up", err, stuck.looks.Load())
 	}
 
