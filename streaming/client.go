@@ -24,6 +24,13 @@ type StreamOptions struct {
 	// without hearing anything from the pipeline (default 30 s): each
 	// result that arrives starts it again, so a long stream that a loaded
 	// pipeline works through slowly is not given up while it progresses.
+	// When it runs out the pipeline's stages are asked for their counters
+	// (progress.go) and the wait starts again; when it runs out again they
+	// are asked again, and while their counters move the pipeline is
+	// behind, working on what came before, and the wait goes on. The
+	// stream fails only when no stage answers, or none did anything
+	// between two looks a Timeout apart (then after 2 × Timeout of
+	// silence).
 	Timeout time.Duration
 	// Durable publishes through JetStream and waits for each message to be
 	// stored (a durable pipeline must be serving); the message id
@@ -142,6 +149,10 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		}
 		off = end
 	}
+	// What the stages had done at the last silence (none yet): looked at
+	// only once the pipeline has been silent, so a stream that hears its
+	// results costs the stages nothing more.
+	var before pipelineActivity
 	timer := time.NewTimer(o.Timeout)
 	defer timer.Stop()
 	for !done {
@@ -149,7 +160,18 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 		case <-ctx.Done():
 			return last, ctx.Err()
 		case <-timer.C:
-			return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard from the pipeline for %v (is a pipeline %q serving?)", stream, o.Timeout, pipeline)
+			now := lookAtPipeline(ctx, nc, pipeline)
+			if len(now) == 0 {
+				return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard for %v, and no stage of pipeline %q answers (is it serving?)", stream, o.Timeout, pipeline)
+			}
+			if before != nil && !now.movedSince(before) {
+				return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard for %v, and pipeline %q's stages did nothing in the last %v (the stream's messages lost on the way?)", stream, 2*o.Timeout, pipeline, o.Timeout)
+			}
+			// Behind, not gone (or not known yet, at the first
+			// silence): the stages are working through what came
+			// before this stream's messages.
+			before = now
+			timer.Reset(o.Timeout)
 		case m := <-results:
 			if err := handle(m); err != nil {
 				return last, err

@@ -1,11 +1,14 @@
 package streaming
 
 import (
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/frontend"
@@ -112,5 +115,56 @@ func TestConnectedStageFaults(t *testing.T) {
 	if st, err := Start(w, Pipeline{Name: "both", Words: words, Connected: c}); err == nil {
 		st.Close()
 		t.Fatal("a pipeline with a word model and a connected model was accepted")
+	}
+}
+
+// TestScoredUtteranceIsPublishedBeforeTheBatchEnds: the features stage
+// publishes each utterance's log-likelihoods as soon as it has scored
+// them, so a stream hears its result while the batch's later utterances
+// are still being scored. Holding them all until the batch ended kept
+// every stream of a 64-utterance batch silent for 40 s on a loaded
+// machine, and clients gave up (experiments/journal/streaming.md). The
+// second utterance is scored only after the first stream's result reached
+// a client, so the test waits on the pipeline, not on a clock; the bound
+// is only reached when the result is held back.
+func TestScoredUtteranceIsPublishedBeforeTheBatchEnds(t *testing.T) {
+	c := toyConnected(t)
+	frames, err := c.BaseFrames(upDownUp())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard []rfstream.Result
+	var firstResults chan *nats.Msg
+	p := Pipeline{Connected: c, scored: func(stream string) {
+		if stream != "first" {
+			return
+		}
+		select {
+		case m := <-firstResults:
+			var r rfstream.Result
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Error(err)
+			}
+			heard = append(heard, r)
+		case <-time.After(20 * time.Second):
+		}
+	}}
+	nc, st := pipelineWith(t, p)
+	firstResults = resultsOf(t, nc, "first")
+	segment := func(stream string) work {
+		m := nats.NewMsg(Subject("toy", KindFrames, stream))
+		m.Header.Set(HdrSeq, "0")
+		m.Header.Set(HdrFinal, "1")
+		m.Header.Set(HdrStart, "0")
+		m.Header.Set(HdrEnd, strconv.FormatFloat(float64(frames.Rows)/100, 'f', 2, 64))
+		m.Data = EncodeF32(frames.Data[:frames.Rows*frames.Cols])
+		return work{m: m}
+	}
+	st.scoreFrames([]work{segment("first"), segment("second")})
+	if len(heard) != 1 {
+		t.Fatalf("stream first heard nothing within 20 s of its utterance being scored, while the batch waited")
+	}
+	if heard[0].Error != "" || heard[0].Text != "up down up" {
+		t.Fatalf("stream first heard %+v, want \"up down up\"", heard[0])
 	}
 }

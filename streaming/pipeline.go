@@ -175,8 +175,13 @@ type Pipeline struct {
 	Version string
 
 	// hold, when set (by tests), runs in a stateless stage after a batch
-	// is computed and before anything is published or acknowledged.
+	// is computed (the connected features stage: its first segment) and
+	// before anything is published or acknowledged.
 	hold func()
+	// scored, when set (by tests), runs in the connected features stage
+	// after each segment's log-likelihoods are published, with the
+	// segment's stream.
+	scored func(stream string)
 }
 
 // DefaultMaxHeldBytes is Pipeline.MaxHeldBytes's default: a window of 64

@@ -68,6 +68,11 @@ func demoConnected(stdout, stderr io.Writer) error {
 	for i, u := range us {
 		if errs[i] != nil || lasts[i].Error != "" {
 			failed++
+			why := lasts[i].Error
+			if errs[i] != nil {
+				why = errs[i].Error()
+			}
+			fmt.Fprintf(stderr, "stream str-%d (%s) failed: %s\n", i, filepath.Base(u.Path), why)
 			continue
 		}
 		counts.Add(u.Words, strings.Fields(lasts[i].Text))
