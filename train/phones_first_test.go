@@ -25,11 +25,10 @@ func fixturePhoneOptions(t *testing.T, phones []string) ConnectedOptions {
 	return ConnectedOptions{Task: rfstream.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(), Words: phones, Passes: 1, Seed: 1, HeldOut: 0.2}
 }
 
-// First labels given frame by frame train exactly as the same labels
-// derived from phone times: the two paths give the same pass reports.
-func TestGivenFirstLabelsEqualTheirSpans(t *testing.T) {
-	utts, _, phones := fixtureCorpus(t, 8000, true)
-	opt := fixturePhoneOptions(t, phones)
+// timedLabels returns each fixture utterance's first labels as its phone
+// times give them (no alignment), and the number of classes.
+func timedLabels(t *testing.T, utts []Utterance, opt ConnectedOptions, phones []string) ([]*utt, int) {
+	t.Helper()
 	words, sil, err := opt.Input.Units(phones, opt.Decoder.SelfLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +42,15 @@ func TestGivenFirstLabelsEqualTheirSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return prepared, classes
+}
+
+// First labels given frame by frame train exactly as the same labels
+// derived from phone times: the two paths give the same pass reports.
+func TestGivenFirstLabelsEqualTheirSpans(t *testing.T) {
+	utts, _, phones := fixtureCorpus(t, 8000, true)
+	opt := fixturePhoneOptions(t, phones)
+	prepared, classes := timedLabels(t, utts, opt, phones)
 	given := make([]Utterance, len(utts))
 	for i, u := range utts {
 		given[i] = Utterance{Samples: u.Samples, Words: u.Words, Labels: prepared[i].labels}
@@ -83,20 +91,8 @@ func TestAlignFirstLabelsFollowsThePhoneTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	words, sil, err := opt.Input.Units(phones, opt.Decoder.SelfLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index := map[string]int{}
-	for i, p := range phones {
-		index[p] = i
-	}
-	classes := opt.Input.Classes(len(phones))
 	// The phone times' own labels, before alignment.
-	timed, err := prepareUtterances(utts, opt.Input.Audio, 35, words, sil, index, classes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	timed, _ := timedLabels(t, utts, opt, phones)
 	ptrs := make([]*Utterance, len(utts))
 	for i := range utts {
 		ptrs[i] = &utts[i]
