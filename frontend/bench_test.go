@@ -92,6 +92,22 @@ func BenchmarkFrontendRTF(b *testing.B) {
 		}
 		reportRTF(b, start)
 	})
+	// The speech detector's energies, the input pushed 10 s at a time:
+	// what the streaming frontend does with a client's big messages.
+	b.Run("energymeter-whole-pushes", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuSeconds()
+		for i := 0; i < b.N; i++ {
+			e, err := NewEnergyMeter(DefaultAudioConfig())
+			if err != nil {
+				b.Fatal(err)
+			}
+			e.Push(x)
+			e.PopEnergy()
+			e.Flush()
+		}
+		reportRTF(b, start)
+	})
 	// The isolated-word representation of a whole recording.
 	b.Run("wordvector", func(b *testing.B) {
 		wc := DefaultWordConfig()

@@ -102,19 +102,33 @@ func (e *Extractor) Push(samples []float32) {
 	if e.flushed {
 		panic("frontend: Push after Flush on an Extractor")
 	}
+	// A piece of the input at a time, so that the buffer holds at most a
+	// frame and a piece whatever one Push brings (seconds of audio at
+	// once used to grow it, copying, to the whole input's size).
+	piece := 8 * e.flen
+	for len(samples) > 0 {
+		n := min(len(samples), piece)
+		e.pushPiece(samples[:n])
+		samples = samples[n:]
+	}
+}
+
+func (e *Extractor) pushPiece(samples []float32) {
+	if e.pending == nil {
+		e.pending = make([]float32, 0, 10*e.flen)
+	}
 	a := float32(e.cfg.PreEmph)
 	for _, s := range samples {
 		e.pending = append(e.pending, s-a*e.prev)
 		e.prev = s
 	}
-	for len(e.pending) >= e.flen {
-		e.analyse(e.pending[:e.flen])
-		e.pending = e.pending[e.hop:]
+	start := 0
+	for len(e.pending)-start >= e.flen {
+		e.analyse(e.pending[start : start+e.flen])
+		start += e.hop
 	}
-	// Keep the buffer from creeping through memory.
-	if cap(e.pending) > 4*e.flen && len(e.pending) < e.flen {
-		e.pending = append(make([]float32, 0, 2*e.flen), e.pending...)
-	}
+	// What is left moves to the front, so the buffer is reused in place.
+	e.pending = e.pending[:copy(e.pending, e.pending[start:])]
 }
 
 // Flush ends the input: a signal too short for one frame yields one
