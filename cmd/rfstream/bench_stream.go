@@ -59,6 +59,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	shed := fs.Bool("shed-partials", true, "run the pipeline as serve does by default, shedding stale partial words under a backlog")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	blasThreads := fs.Int("blas-threads", 1, "as serve's: "+blasThreadsUsage)
+	procs := fs.Int("procs", 0, "as serve's: "+procsUsage)
 	shards := fs.Int("shards", 1, "split the frontend and decoder stages into this many shards (serve --shard), each on its own connection")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -100,6 +101,10 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	if err := setLiveBLASThreads(*blasThreads); err != nil {
 		return err
 	}
+	procsLine, err := setLiveProcs(*procs)
+	if err != nil {
+		return err
+	}
 	pl := streaming.Pipeline{Name: pipe, Words: words, Images: tagger, ShedPartials: *shed, Shards: *shards}
 	srv, err := startLocalPipeline(pl)
 	if err != nil {
@@ -126,7 +131,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "rfstream bench-stream: embedded NATS server on %s, stages and clients in this process, TCP loopback\n", srv.ClientURL())
-	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d\n", linalg.Backend, linalg.Threads())
+	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d; %s\n", linalg.Backend, linalg.Threads(), procsLine)
 	fmt.Fprintf(stdout, "load average before: %s (the machine is shared: other work lowers these numbers)\n\n", load0)
 	fmt.Fprintf(stdout, "audio: %s\n", audioSource)
 	fmt.Fprintf(stdout, "each stream publishes 100 ms s16le chunks at real time, recording after recording, for %.0f s per level;\n", *seconds)

@@ -67,6 +67,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 	shard := fs.String("shard", "", "K/N: this process's frontend and decoder take the K-th (from 0) of N shares of the streams, by stream name or a voice's name (docs/streaming.md); run one such process for every K, all with the same N")
 	frontends := fs.Int("frontends", 1, "run the frontend and decoder as this many shards in this process, each on its own connection, so streams are cut and decoded on that many cores at once (the Rfs-Voice header is then refused: voices are named by subject)")
 	blasThreads := fs.Int("blas-threads", 0, blasThreadsUsage+"; 0: one when this process runs an audio stage, else the BLAS's own count (OPENBLAS_NUM_THREADS, or one a core)")
+	procs := fs.Int("procs", 0, procsUsage)
 	httpAddr := fs.String("http", "", "serve the web page (microphone and image tagging) at this address, e.g. 127.0.0.1:8080; a bare :PORT binds loopback")
 	httpHosts := fs.String("http-host", "", "with --http: more host names (comma-separated) the page may be reached by, e.g. behind a proxy; requests naming any other host get 403, which stops DNS rebinding (the listen host, and for loopback 127.0.0.1, localhost and [::1], are always taken)")
 	var sockets socketFlags
@@ -108,6 +109,10 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		threads = 1
 	}
 	if err := setLiveBLASThreads(threads); err != nil {
+		return nil, err
+	}
+	procsLine, err := setLiveProcs(*procs)
+	if err != nil {
 		return nil, err
 	}
 	p := streaming.Pipeline{Name: nf.pipeline, Durable: nf.durable, ShedPartials: *shed, NoSelfTrain: !*selfTrain, VoiceDir: *voices, VoicesBySubject: *bySubject, Version: version,
@@ -177,7 +182,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
-	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d\n", linalg.Backend, linalg.Threads())
+	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d; %s\n", linalg.Backend, linalg.Threads(), procsLine)
 	switch {
 	case sv.shards > 1:
 		fmt.Fprintf(stdout, "frontend and decoder as %d shards in this process\n", p.Shards)

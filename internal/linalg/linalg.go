@@ -3,13 +3,14 @@ package linalg
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 // NewGeneral32 returns a zeroed r×c row-major float32 matrix.
@@ -92,7 +93,7 @@ func CholeskySolve(a, b blas64.General) error {
 // small batches are not split into goroutines that cost more than they
 // save. It returns when every call has.
 func ParallelRows(n, minRows int, f func(r0, r1 int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/max(1, minRows)))
+	workers := min(parallel.Cores(), max(1, n/max(1, minRows)))
 	if workers <= 1 {
 		f(0, n)
 		return

@@ -6,10 +6,20 @@ import (
 	"sync"
 )
 
-// For calls fn(0), …, fn(n−1) from GOMAXPROCS workers and returns when
-// every call has returned.
+// cores is the CPUs this process may use, as the runtime counted them at
+// start (its default GOMAXPROCS, which heeds CPU affinity and cgroup
+// limits, or the GOMAXPROCS environment variable). The live stages raise
+// GOMAXPROCS above it (rfstream serve --procs); work split for speed
+// still wants one worker a core.
+var cores = runtime.GOMAXPROCS(0)
+
+// Cores returns how many CPUs work split for speed should use.
+func Cores() int { return cores }
+
+// For calls fn(0), …, fn(n−1) from Cores workers and returns when every
+// call has returned.
 func For(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+	workers := min(cores, n)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
