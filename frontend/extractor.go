@@ -114,9 +114,6 @@ func (e *Extractor) Push(samples []float32) {
 }
 
 func (e *Extractor) pushPiece(samples []float32) {
-	if e.pending == nil {
-		e.pending = make([]float32, 0, 10*e.flen)
-	}
 	a := float32(e.cfg.PreEmph)
 	for _, s := range samples {
 		e.pending = append(e.pending, s-a*e.prev)
