@@ -111,6 +111,12 @@ func (e *Extractor) Push(samples []float32) {
 		e.pushPiece(samples[:n])
 		samples = samples[n:]
 	}
+	// A buffer grown by a big input (past what a piece needs, and past
+	// what a live stream's 100 ms chunks need) is let go, so that a stream
+	// gone idle keeps little.
+	if cap(e.pending) > 10*e.flen {
+		e.pending = append(make([]float32, 0, 2*e.flen), e.pending...)
+	}
 }
 
 func (e *Extractor) pushPiece(samples []float32) {
