@@ -100,7 +100,15 @@ func demoVoice(stdout, stderr io.Writer) error {
 	}
 	defer stop()
 	start := time.Now()
-	last, err := streaming.StreamAudio(context.Background(), client, "voice", "voice-"+demoVoiceSpeaker, audio, streaming.StreamOptions{}, nil)
+	// The session's error results (a self-training round that failed, a
+	// gap) are printed after its line: its figure is not the session's
+	// without them.
+	var sessionErrors []string
+	last, err := streaming.StreamAudio(context.Background(), client, "voice", "voice-"+demoVoiceSpeaker, audio, streaming.StreamOptions{}, func(r rfstream.Result) {
+		if r.Error != "" {
+			sessionErrors = append(sessionErrors, r.Error)
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -120,6 +128,9 @@ func demoVoice(stdout, stderr io.Writer) error {
 	e := decode.EditDistance(plan.Words(), strings.Fields(last.Text))
 	fmt.Fprintf(stdout, "  as one live session through NATS:       %6.2f%% of %d words (%d substituted, %d missed, %d extra; %.0f s of audio in %.1f s)\n",
 		100*float64(e.RefLen-e.Errors())/float64(e.RefLen), e.RefLen, e.Sub, e.Del, e.Ins, audio.Duration(), time.Since(start).Seconds())
+	for _, why := range sessionErrors {
+		fmt.Fprintf(stdout, "    the session said: %s\n", why)
+	}
 
 	paths := make([]string, len(recs))
 	for i, r := range recs {
