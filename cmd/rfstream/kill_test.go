@@ -214,13 +214,19 @@ func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration,
 	return o.r, append([]rfstream.Result(nil), all...), o.err
 }
 
-// finish sends a through the rig at full speed as stream name and returns
-// its end-of-stream result.
-func (r *faultRig) finish(name string, a *frontend.Audio) rfstream.Result {
+// connect opens a client connection to the rig's server.
+func (r *faultRig) connect() *nats.Conn {
 	nc, err := nats.Connect(r.url)
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	return nc
+}
+
+// finish sends a through the rig at full speed as stream name and returns
+// its end-of-stream result.
+func (r *faultRig) finish(name string, a *frontend.Audio) rfstream.Result {
+	nc := r.connect()
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -234,10 +240,7 @@ func (r *faultRig) finish(name string, a *frontend.Audio) rfstream.Result {
 // storedEOS counts the end-of-stream results stored for stream name in a
 // durable rig.
 func (r *faultRig) storedEOS(name string) int {
-	nc, err := nats.Connect(r.url)
-	if err != nil {
-		r.t.Fatal(err)
-	}
+	nc := r.connect()
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
