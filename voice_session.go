@@ -3,6 +3,7 @@ package rfstream
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -41,6 +42,13 @@ type VoiceSession struct {
 	readOut   *classifier.RLS // the read-out in use; nil: the model's
 	adaptedOn int             // recordings readOut was self-trained on
 	pending   *sessionRefit
+	// Open is the caller's count, by stream, of the recordings that each
+	// stream still open has committed; the session keeps it, in its voice
+	// file too, and never reads it. A streaming frontend restarted in a
+	// durable pipeline takes its open streams up again from their first
+	// stored message, and learns from it how many of a stream's words the
+	// voice it reads back already holds, so that they join it once.
+	Open map[string]int
 }
 
 // sessionRefit is a checkpoint's self-training, running or done.
@@ -90,6 +98,7 @@ func (s *VoiceSession) Clone() *VoiceSession {
 	c := *s
 	c.sum = slices.Clone(s.sum)
 	c.raw = s.raw[:len(s.raw):len(s.raw)]
+	c.Open = maps.Clone(s.Open)
 	return &c
 }
 

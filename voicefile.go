@@ -53,6 +53,9 @@ type voiceHeader struct {
 	// up when the file was written (0: none); it runs again on loading,
 	// on the same recordings with the same estimate.
 	PendingOn int `json:"pending_on"`
+	// Open is VoiceSession.Open. Left out when empty, so that a file
+	// written with no stream open reads in builds from before it.
+	Open map[string]int `json:"open,omitempty"`
 }
 
 // modelPrint is a WordClassifier's model fingerprint (Fingerprint).
@@ -86,7 +89,7 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	h := voiceHeader{Model: model, Prior: s.Prior, SelfTrain: s.SelfTrain, N: s.n, AdaptedOn: s.adaptedOn,
-		Mels: len(s.sum), Dim: s.c.Config.Dim(), Rows: len(s.raw), ReadOut: s.readOut != nil}
+		Mels: len(s.sum), Dim: s.c.Config.Dim(), Rows: len(s.raw), ReadOut: s.readOut != nil, Open: s.Open}
 	if p := s.pending; p != nil {
 		h.PendingOn = p.on
 	}
@@ -149,7 +152,7 @@ func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 		return nil, fmt.Errorf("%w: %d bytes of values, the header needs %d", ErrCorruptVoice, len(data), want)
 	}
 	s := c.NewVoiceSession()
-	s.Prior, s.SelfTrain, s.n, s.adaptedOn = h.Prior, h.SelfTrain, h.N, h.AdaptedOn
+	s.Prior, s.SelfTrain, s.n, s.adaptedOn, s.Open = h.Prior, h.SelfTrain, h.N, h.AdaptedOn, h.Open
 	r := bytes.NewReader(data)
 	binary.Read(r, binary.LittleEndian, s.sum)
 	f32 := func(n int) ([]float32, error) {
@@ -213,8 +216,21 @@ func (c *WordClassifier) checkVoiceHeader(h voiceHeader) error {
 		h.PendingOn <= h.AdaptedOn || h.N >= h.PendingOn+h.PendingOn/2 || !c.CanAdapt())):
 		return fmt.Errorf("a self-training on %d recordings pending at %d (%d vectors kept, read-out from %d)", h.PendingOn, h.N, h.Rows, h.AdaptedOn)
 	}
+	// Each recording was committed by one stream.
+	committed := 0
+	for stream, n := range h.Open {
+		if stream == "" || len(stream) > maxOpenStreamName || n <= 0 || n > h.N-committed {
+			return fmt.Errorf("open stream %.40q with %d recordings, of %d in all", stream, n, h.N)
+		}
+		committed += n
+	}
 	return nil
 }
+
+// maxOpenStreamName bounds the names in a voice file's open streams: far
+// above any stream name a pipeline takes (a voice and a stream of at most
+// 128 bytes each).
+const maxOpenStreamName = 1024
 
 // VoicePath is where a voice of this model named name is kept under dir
 // (serve --voices): in a folder named by the model's fingerprint (its

@@ -3,6 +3,7 @@ package rfstream_test
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -159,11 +160,25 @@ func TestBadVoiceFilesAreRefused(t *testing.T) {
 	good := b.Bytes()
 	flipped := slices.Clone(good)
 	flipped[len(flipped)/2] ^= 1
+	// Open streams that committed more recordings than the session has,
+	// or none (sealed as a writer would, so only the counts are wrong).
+	withOpen := func(open map[string]int) []byte {
+		c := s.Clone()
+		c.Open = open
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
 	for name, bad := range map[string][]byte{
-		"empty":     nil,
-		"truncated": good[:len(good)-1],
-		"flipped":   flipped,
-		"a model":   []byte("RFSMODEL" + strings.Repeat("\x00", 60)),
+		"empty":               nil,
+		"truncated":           good[:len(good)-1],
+		"flipped":             flipped,
+		"a model":             []byte("RFSMODEL" + strings.Repeat("\x00", 60)),
+		"open over n":         withOpen(map[string]int{"a": 7, "b": 6}),
+		"open with none":      withOpen(map[string]int{"a": 0}),
+		"open without a name": withOpen(map[string]int{"": 1}),
 	} {
 		if _, err := c.ReadVoiceSession(bad); !errors.Is(err, rfstream.ErrCorruptVoice) {
 			t.Errorf("%s: %v, want a corrupted voice file error", name, err)
@@ -176,6 +191,40 @@ func TestBadVoiceFilesAreRefused(t *testing.T) {
 	}
 	if _, err := oc.ReadVoiceSession(good); !errors.Is(err, rfstream.ErrOtherModel) {
 		t.Errorf("another model's reader: %v, want ErrOtherModel", err)
+	}
+}
+
+// The open streams' counts a caller keeps with a session (Open) are
+// written with it, read back, and copied by Clone, not shared.
+func TestVoiceFileKeepsTheOpenStreams(t *testing.T) {
+	m, _ := adaptableModel(t, []float64{0.5, 1})
+	c, err := rfstream.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, _ := glideVectors(t, c.Config, 5, 350, 1.3)
+	s := c.NewVoiceSession()
+	for i := range 5 {
+		if err := s.Normalise(slices.Clone(linalg.Row32(voice, i)), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Open = map[string]int{"ann.mic": 3, "ann.phone": 2}
+	clone := s.Clone()
+	s.Open["ann.mic"]++
+	if clone.Open["ann.mic"] != 3 {
+		t.Errorf("the clone's count changed with the original's: %v", clone.Open)
+	}
+	var b bytes.Buffer
+	if _, err := clone.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ReadVoiceSession(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(r.Open, clone.Open) {
+		t.Errorf("read back %v, wrote %v", r.Open, clone.Open)
 	}
 }
 

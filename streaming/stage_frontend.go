@@ -58,6 +58,14 @@ type frontStream struct {
 	// stream's end-of-stream marker follows them.
 	held    []rfstream.Segment
 	heldEnd bool
+	// takenUp: the stream's first message came from the store, stored
+	// before this frontend started (a durable pipeline's restarted frontend
+	// taking its open streams up again, resume.go). rejoined is how many of
+	// its next final words its named voice already holds, committed by
+	// the frontend before this one (VoiceSession.Open): they are not
+	// committed again.
+	takenUp  bool
+	rejoined int
 	// tooBig are the payload sizes of messages over MaxChunkBytes, by
 	// sequence number, held in the window without their payloads until
 	// their turn comes to be refused.
@@ -78,21 +86,21 @@ func (s *Stages) frontItem(stream string, w work) {
 		s.endRefused(stream, "it went over a bound")
 		return
 	}
-	s.handlePCM(w.m, w.size)
+	s.handlePCM(w.m, w.size, w.replayed)
 }
 
 // onPCM handles one PCM message at once (tests; the stage itself queues
 // them per stream first: admitPCM).
 func (s *Stages) onPCM(m *nats.Msg) {
 	if stream := StreamOf(m.Subject); s.owns(stream) {
-		s.handlePCM(m, len(m.Data))
+		s.handlePCM(m, len(m.Data), false)
 	}
 }
 
 // handlePCM handles one PCM message of one of this frontend's streams;
 // size is its payload's size as it arrived (admitPCM keeps no payload over
-// MaxChunkBytes).
-func (s *Stages) handlePCM(m *nats.Msg, size int) {
+// MaxChunkBytes); replayed, whether it was stored before the stage started.
+func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
 	stream := StreamOf(m.Subject)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,7 +144,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int) {
 			s.refuseStream(stream)
 			return
 		}
-		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject)}
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject), takenUp: replayed}
 		s.front[stream] = st
 	}
 	st.last = time.Now()
@@ -300,6 +308,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 			// A named voice is claimed when its stream starts, so a live
 			// stream keeps its session from being evicted.
 			st.voice = s.streamVoice(stream, voice)
+			s.rejoinVoice(stream, st)
 		default:
 			st.voice = s.newVoiceSession()
 		}
@@ -422,12 +431,23 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 		// or its named voice's), which final segments join, and once the session has self-trained its
 		// read-out travels with the vector (the features stage keeps no
 		// state per stream).
-		if seg.Final && st.voiceName != "" {
-			if v := s.voices[st.voiceName]; v != nil && v.session == st.voice {
-				v.last = time.Now()
-			}
+		commit := seg.Final
+		if commit && st.rejoined > 0 {
+			st.rejoined-- // its predecessor committed it (rejoinVoice)
+			commit = false
 		}
-		if e := st.voice.Normalise(v, seg.Final); e != nil {
+		var named *namedVoice
+		if nv := s.voices[st.voiceName]; st.voiceName != "" && nv != nil && nv.session == st.voice {
+			named = nv
+		}
+		if commit && named != nil {
+			named.last = time.Now()
+			if named.session.Open == nil {
+				named.session.Open = map[string]int{}
+			}
+			named.session.Open[stream]++
+		}
+		if e := st.voice.Normalise(v, commit); e != nil {
 			// Only a self-training can fail here (as in WordSpotter, the
 			// word goes on with the read-out in use).
 			s.errorResult(stream, "word at %.2fs: %v", seg.Start, e)
@@ -473,6 +493,7 @@ func (s *Stages) finishStream(stream string, st *frontStream) {
 		s.nc.PublishMsg(end)
 		return
 	}
+	v.closeOpen(stream)
 	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
 		if err != nil {
 			s.errorResult(stream, "saving the voice: %v", err)

@@ -30,6 +30,39 @@ type namedVoice struct {
 	last    time.Time // when a stream of the voice last finished a word
 	saved   int       // recordings the session had when its file was last written (or asked to be) or read
 	failed  atomic.Bool
+	// reopened: a stream's count has left session.Open since the file
+	// was last written, so the next save writes even without new
+	// recordings (a count left in the file would be taken for a later
+	// stream of the same name).
+	reopened bool
+}
+
+// closeOpen forgets stream's count of committed recordings, with s.mu
+// held: the stream has ended, or started afresh.
+func (v *namedVoice) closeOpen(stream string) {
+	if _, ok := v.session.Open[stream]; ok {
+		delete(v.session.Open, stream)
+		v.reopened = true
+	}
+}
+
+// rejoinVoice settles a stream that has just claimed its named voice's
+// session, with s.mu held. The session's count for the stream (Open) is
+// what the frontend before this one had committed of it, saved with the
+// voice when it stopped: a stream taken up again from its first stored
+// message (takenUp) skips committing that many final words, which the
+// session already holds, and counts on from there; any other stream of
+// that name is a new one, whose count starts at 0.
+func (s *Stages) rejoinVoice(stream string, st *frontStream) {
+	v := s.voices[st.voiceName]
+	if v == nil || v.session != st.voice {
+		return // a session for this stream only
+	}
+	if st.takenUp {
+		st.rejoined = v.session.Open[stream]
+		return
+	}
+	v.closeOpen(stream)
 }
 
 // streamVoice returns the session of the voice a stream names, with s.mu
@@ -110,14 +143,14 @@ func setAside(path string) (string, error) {
 // then, when not nil, is called with the write's outcome on the writer's
 // goroutine. An error before any write is returned.
 func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, error) {
-	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load()) {
+	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load() && !v.reopened) {
 		return false, nil
 	}
 	path, err := s.voiceFile(name)
 	if err != nil {
 		return false, fmt.Errorf("voice %q: %w", name, err)
 	}
-	v.saved = v.session.Recordings()
+	v.saved, v.reopened = v.session.Recordings(), false
 	v.failed.Store(false)
 	s.files.write(name, path, v.session.Clone(), func(err error) {
 		if err != nil {
