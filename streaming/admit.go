@@ -197,6 +197,7 @@ func (s *Stages) admitScores(m *nats.Msg, replayed bool) {
 func (s *Stages) admitSegment(w work) {
 	stream := StreamOf(w.m.Subject)
 	force := w.ack != nil || headerBool(w.m, HdrEOS)
+	s.splitReadOut(&w)
 	if s.featQ.push(stream, w, force) {
 		return
 	}

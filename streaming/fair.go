@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"bytes"
 	"sync"
 )
 
@@ -54,7 +55,18 @@ func newFairQueue(maxStream, maxTotal int) *fairQueue {
 	return q
 }
 
-func itemCost(w work) int { return max(len(w.m.Data), minItemCost) }
+// itemCost is what an item holds queued: its payload, and its read-out
+// when no item queued before it shares that.
+func itemCost(w work) int {
+	c := max(len(w.m.Data), minItemCost)
+	if w.paysReadOut {
+		c += len(w.readOut)
+	}
+	return c
+}
+
+// sameArray reports whether two read-outs are one copy.
+func sameArray(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 
 // push files w under stream. It reports false, leaving w out, when the
 // stream's queue would pass maxStream, unless force is set (a stream's
@@ -63,7 +75,11 @@ func itemCost(w work) int { return max(len(w.m.Data), minItemCost) }
 // is over maxTotal it waits for room, so the backlog stays in the NATS
 // client, whose pending limits then apply; it reports false once the
 // queue is closed.
+//
+// A read-out equal to that of the stream's last queued item is shared with
+// it, and counted once.
 func (q *fairQueue) push(stream string, w work, force bool) bool {
+	w.paysReadOut = w.readOut != nil
 	cost := itemCost(w)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -80,6 +96,12 @@ func (q *fairQueue) push(stream string, w work, force bool) bool {
 	}
 	if force && w.refuse != "" && len(st.items) > 0 && st.items[len(st.items)-1].refuse != "" {
 		return true // one closing item a stream is enough
+	}
+	// Decided after any wait: the item it would share with may have been
+	// taken meanwhile.
+	if n := len(st.items); w.readOut != nil && n > 0 && bytes.Equal(st.items[n-1].readOut, w.readOut) {
+		w.readOut, w.paysReadOut = st.items[n-1].readOut, false
+		cost = itemCost(w)
 	}
 	if !force && st.bytes+cost > q.maxStream {
 		if len(st.items) == 0 && !st.running {
@@ -168,8 +190,18 @@ func (q *fairQueue) takeAllowed(st *fairStream, limit int) []work {
 	clear(st.items[:n])
 	st.items = st.items[n:]
 	st.deficit -= used
-	st.bytes -= used
-	q.bytes -= used
+	released := used
+	if n > 0 && len(st.items) > 0 {
+		// The read-out the last item taken shares with the next one stays
+		// queued with it: the next one now pays for it (the first of the
+		// items sharing it, which paid, was taken).
+		if head := &st.items[0]; !head.paysReadOut && sameArray(head.readOut, taken[n-1].readOut) {
+			head.paysReadOut = true
+			released -= len(head.readOut)
+		}
+	}
+	st.bytes -= released
+	q.bytes -= released
 	if n > 0 {
 		q.cond.Broadcast() // room for a push waiting on maxTotal
 	}

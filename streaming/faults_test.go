@@ -461,7 +461,9 @@ func FuzzWordMessage(f *testing.F) {
 		m := nats.NewMsg("x")
 		m.Data = data
 		m.Header.Set(HdrReadOut, readOut)
-		v, r, err := s.wordMessage(m, dim)
+		w := work{m: m}
+		s.splitReadOut(&w)
+		v, r, err := s.wordMessage(w, dim)
 		if err != nil {
 			return
 		}

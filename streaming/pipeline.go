@@ -326,6 +326,14 @@ type work struct {
 	// already, so it skips the audio rate bound and waits for room in its
 	// stream's queue instead of ending the stream.
 	replayed bool
+	// readOut is a word segment's read-out (HdrReadOut), which the
+	// features stage keeps apart from its word vector (splitReadOut), so
+	// that a stream's segments queued one after another with the same
+	// read-out hold one copy of it: the frontend sends it with every
+	// segment, 120 KB for the default adaptable model against a 5 KB word
+	// vector. paysReadOut: this item's queue cost counts it (fair.go).
+	readOut     []byte
+	paysReadOut bool
 }
 
 // Start subscribes the named stages (all when none are named).

@@ -3,6 +3,7 @@ package streaming
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/nats-io/nats.go"
@@ -34,7 +35,7 @@ func (s *Stages) scoreVectors(batch []work) {
 		if m.Header.Get(HdrError) != "" || stale[i] || len(m.Data) == 0 {
 			continue
 		}
-		v, r, err := s.wordMessage(m, dim)
+		v, r, err := s.wordMessage(w, dim)
 		if err != nil {
 			bad[i] = err.Error()
 			continue
@@ -74,15 +75,35 @@ func (s *Stages) scoreVectors(batch []work) {
 	ackAll(batch)
 }
 
+// splitReadOut moves a word segment's read-out, the values after its
+// word vector, from its payload to w.readOut, the vector to a payload of
+// its own, so that what the stream's queue holds of the message is the
+// vector, and the read-out once for the segments that share it
+// (fairQueue.push). A message of a connected model, without a read-out,
+// or too short to hold one is left as it came (wordMessage says what is
+// wrong with it).
+func (s *Stages) splitReadOut(w *work) {
+	if s.p.Words == nil || w.m.Header.Get(HdrReadOut) == "" {
+		return
+	}
+	n := 4 * s.p.Words.Config.Dim()
+	if len(w.m.Data) <= n {
+		return
+	}
+	w.readOut = w.m.Data[n:]
+	w.m.Data = slices.Clone(w.m.Data[:n])
+}
+
 // wordMessage decodes a word vector message: the vector, and the
 // stream's own read-out when the frontend stage sent one (HdrReadOut).
-func (s *Stages) wordMessage(m *nats.Msg, dim int) ([]float32, *classifier.RLS, error) {
-	values, err := DecodeF32(m.Data)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Stages) wordMessage(w work, dim int) ([]float32, *classifier.RLS, error) {
+	m := w.m
 	h := m.Header.Get(HdrReadOut)
 	if h == "" {
+		values, err := DecodeF32(m.Data)
+		if err != nil {
+			return nil, nil, err
+		}
 		if len(values) != dim {
 			return nil, nil, fmt.Errorf("word vector of %d bytes, the model takes %d values", len(m.Data), dim)
 		}
@@ -93,16 +114,31 @@ func (s *Stages) wordMessage(m *nats.Msg, dim int) ([]float32, *classifier.RLS, 
 	if err != nil || classes != model.Classes {
 		return nil, nil, fmt.Errorf("%s header %q: the model has %d classes", HdrReadOut, h, model.Classes)
 	}
-	if want := dim + model.Dim*classes; len(values) != want {
-		return nil, nil, fmt.Errorf("word vector with a read-out of %d values, the model takes %d", len(values), want)
+	size := len(m.Data) + len(w.readOut)
+	if size%4 != 0 {
+		return nil, nil, fmt.Errorf("streaming: %d-byte float32 payload", size)
 	}
-	w := blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: values[dim:]}
-	for _, x := range w.Data {
+	if want := dim + model.Dim*classes; size/4 != want {
+		return nil, nil, fmt.Errorf("word vector with a read-out of %d values, the model takes %d", size/4, want)
+	}
+	vector, readOut := m.Data, w.readOut
+	if readOut == nil { // not split (splitReadOut): one payload
+		vector, readOut = m.Data[:4*dim], m.Data[4*dim:]
+	}
+	values, err := DecodeF32(vector)
+	if err != nil {
+		return nil, nil, err
+	}
+	weights, err := DecodeF32(readOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, x := range weights {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return nil, nil, fmt.Errorf("the stream's read-out holds %v", x)
 		}
 	}
-	return values[:dim], &classifier.RLS{Dim: model.Dim, Classes: classes, W: w}, nil
+	return values, &classifier.RLS{Dim: model.Dim, Classes: classes, W: blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: weights}}, nil
 }
 
 // scoreFrames turns each segment's frames into HMM-state log-likelihoods.
