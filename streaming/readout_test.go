@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -170,8 +171,14 @@ func TestQueuedSegmentsShareTheirReadOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			i, _ := strconv.Atoi(m.Header.Get(HdrSeq))
-			for c, v := range linalg.Row32(want, i) {
-				if d := got[c] - v; d > 1e-5 || d < -1e-5 {
+			// Batched GEMMs of other heights round the last bits, relative
+			// to the row's largest score (the random read-out's terms cancel).
+			row, scale := linalg.Row32(want, i), 1.0
+			for _, v := range row {
+				scale = max(scale, math.Abs(float64(v)))
+			}
+			for c, v := range row {
+				if d := math.Abs(float64(got[c] - v)); d > 1e-5*scale {
 					t.Fatalf("segment %d, class %d: scored %v, alone %v", i, c, got[c], v)
 				}
 			}
