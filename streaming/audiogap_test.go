@@ -118,25 +118,17 @@ func TestRestartedFrontendTakesUpTheStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	conn := func(name string) *nats.Conn {
-		nc, err := srv.Connect(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
 	p := Pipeline{Name: "toy", Words: words, Window: 4}
-	rest, err := Start(conn("rest"), p, StageFeatures, StageDecoder)
+	rest, err := Start(connect(t, srv, "rest"), p, StageFeatures, StageDecoder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rest.Close() })
-	old, err := Start(conn("old"), p, StageFrontend)
+	old, err := Start(connect(t, srv, "old"), p, StageFrontend)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc := conn("client")
+	nc := connect(t, srv, "client")
 	want, chunks := twoUpDowns(t)
 	ch := resultsOf(t, nc, "taken")
 	// The old frontend hears the first word (its first decisions wait for
@@ -163,7 +155,7 @@ func TestRestartedFrontendTakesUpTheStream(t *testing.T) {
 	waitFor("up")
 	// ... and dies; its successor gets the stream from message 24 on.
 	old.Close()
-	if _, err := Start(conn("new"), p, StageFrontend); err != nil {
+	if _, err := Start(connect(t, srv, "new"), p, StageFrontend); err != nil {
 		t.Fatal(err)
 	}
 	sendChunks(t, nc, "taken", chunks, 24, len(chunks), true)

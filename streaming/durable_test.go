@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rfstream/rfstream"
@@ -72,16 +71,8 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	conn := func(name string) *nats.Conn {
-		nc, err := srv.Connect(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
 	p := Pipeline{Name: "dur", Words: words, Images: images, TopK: 2, Durable: durable, AckWait: time.Second}
-	stateful, err := Start(conn("stateful"), p, StageFrontend, StageDecoder)
+	stateful, err := Start(connect(t, srv, "stateful"), p, StageFrontend, StageDecoder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +80,13 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 	v := newVictim()
 	vp := p
 	vp.hold = v.hold
-	victimConn := conn("victim")
+	victimConn := connect(t, srv, "victim")
 	victimStages, err := Start(victimConn, vp, StageFeatures, StageTagger)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	client := conn("client")
+	client := connect(t, srv, "client")
 	const streams = 4
 	results := make([][]rfstream.Result, streams)
 	errs := make([]error, streams)
@@ -128,7 +119,7 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 	victimConn.Close() // the worker dies holding unacknowledged messages
 	close(v.release)
 	victimStages.Close()
-	survivor, err := Start(conn("survivor"), p, StageFeatures, StageTagger)
+	survivor, err := Start(connect(t, srv, "survivor"), p, StageFeatures, StageTagger)
 	if err != nil {
 		t.Fatal(err)
 	}

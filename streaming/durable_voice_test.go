@@ -43,25 +43,17 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer srv.Close()
-		conn := func(name string) *nats.Conn {
-			nc, err := srv.Connect(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(nc.Close)
-			return nc
-		}
 		p := Pipeline{Name: "toy", Words: words, Durable: true, AckWait: time.Second, VoiceDir: t.TempDir()}
-		rest, err := Start(conn("rest"), p, StageFeatures, StageDecoder)
+		rest, err := Start(connect(t, srv, "rest"), p, StageFeatures, StageDecoder)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rest.Close()
-		front, err := Start(conn("front"), p, StageFrontend)
+		front, err := Start(connect(t, srv, "front"), p, StageFrontend)
 		if err != nil {
 			t.Fatal(err)
 		}
-		nc := conn("client")
+		nc := connect(t, srv, "client")
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		if r, err := StreamAudio(ctx, nc, "toy", "first", first, StreamOptions{Encoding: EncF32, Voice: "ann"}, nil); err != nil || len(r.Words) != 8 {
@@ -118,7 +110,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 			if err := front.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if front, err = Start(conn("front2"), p, StageFrontend); err != nil {
+			if front, err = Start(connect(t, srv, "front2"), p, StageFrontend); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -57,6 +57,17 @@ func pipelineOn(t *testing.T, p Pipeline) (*Embedded, *nats.Conn, *Stages) {
 	return srv, client, st
 }
 
+// connect opens a connection named name to srv, closed when the test ends.
+func connect(t *testing.T, srv *Embedded, name string) *nats.Conn {
+	t.Helper()
+	nc, err := srv.Connect(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
 func resultsOf(t *testing.T, nc *nats.Conn, stream string) chan *nats.Msg {
 	t.Helper()
 	return subscribe(t, nc, Subject("toy", KindResult, stream))

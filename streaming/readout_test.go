@@ -103,11 +103,7 @@ func TestQueuedSegmentsShareTheirReadOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	worker, err := srv.Connect("features")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(worker.Close)
+	worker := connect(t, srv, "features")
 	p := Pipeline{Name: "toy", Words: words, MaxStreamQueue: bound, hold: func() {
 		select {
 		case held <- struct{}{}:
@@ -120,11 +116,7 @@ func TestQueuedSegmentsShareTheirReadOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	nc, err := srv.Connect("frontend")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := connect(t, srv, "frontend")
 	scores := make(chan *nats.Msg, segments)
 	sub, err := nc.ChanSubscribe(Subject("toy", KindScores, "fast"), scores)
 	if err != nil {
