@@ -138,21 +138,29 @@ func TestClonedSessionsGoOnApart(t *testing.T) {
 	}
 }
 
-// Damaged voice files and files of another model are refused with errors
-// that say so, never half-read.
-func TestBadVoiceFilesAreRefused(t *testing.T) {
+// heardSession is a session of the adaptable toy model that has
+// committed n recordings of a voice (glideVectors with seed).
+func heardSession(t *testing.T, n int, seed uint32) (*rfstream.WordClassifier, *rfstream.VoiceSession) {
+	t.Helper()
 	m, _ := adaptableModel(t, []float64{0.5, 1})
 	c, err := rfstream.NewWordClassifier(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	voice, _ := glideVectors(t, c.Config, 12, 320, 1.3)
+	voice, _ := glideVectors(t, c.Config, n, seed, 1.3)
 	s := c.NewVoiceSession()
-	for i := range 12 {
+	for i := range n {
 		if err := s.Normalise(slices.Clone(linalg.Row32(voice, i)), true); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return c, s
+}
+
+// Damaged voice files and files of another model are refused with errors
+// that say so, never half-read.
+func TestBadVoiceFilesAreRefused(t *testing.T) {
+	c, s := heardSession(t, 12, 320)
 	var b bytes.Buffer
 	if _, err := s.WriteTo(&b); err != nil {
 		t.Fatal(err)
@@ -197,18 +205,7 @@ func TestBadVoiceFilesAreRefused(t *testing.T) {
 // The open streams' counts a caller keeps with a session (Open) are
 // written with it, read back, and copied by Clone, not shared.
 func TestVoiceFileKeepsTheOpenStreams(t *testing.T) {
-	m, _ := adaptableModel(t, []float64{0.5, 1})
-	c, err := rfstream.NewWordClassifier(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	voice, _ := glideVectors(t, c.Config, 5, 350, 1.3)
-	s := c.NewVoiceSession()
-	for i := range 5 {
-		if err := s.Normalise(slices.Clone(linalg.Row32(voice, i)), true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, s := heardSession(t, 5, 350)
 	s.Open = map[string]int{"ann.mic": 3, "ann.phone": 2}
 	clone := s.Clone()
 	s.Open["ann.mic"]++
