@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -35,9 +36,10 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 	}
 	// run streams the first recording to its end and the second with the
 	// frontend restarted once the second's restartAfter-th word is final
-	// (0: never); it returns the second's end-of-stream result and the
+	// (0: never), the store having lost the second's first lost messages
+	// meanwhile; it returns the second's end-of-stream result and the
 	// voice file.
-	run := func(restartAfter int) (rfstream.Result, []byte) {
+	run := func(restartAfter, lost int) (rfstream.Result, []byte) {
 		srv, err := StartEmbedded(EmbeddedOptions{JetStream: true, StoreDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -110,6 +112,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 			if err := front.Close(); err != nil {
 				t.Fatal(err)
 			}
+			forgetStored(t, nc, VoiceSubject("toy", "ann", "second"), lost)
 			if front, err = Start(connect(t, srv, "front2"), p, StageFrontend); err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +136,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 		}
 		return end, file
 	}
-	want, wantFile := run(0)
+	want, wantFile := run(0, 0)
 	if len(want.Words) != 12 {
 		t.Fatalf("undisturbed: %+v", want)
 	}
@@ -145,7 +148,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 		t.Fatalf("undisturbed: the voice has %d recordings, self-trained on %d; want 20 and 10", wantVoice.Recordings(), wantVoice.AdaptedOn())
 	}
 	for _, after := range []int{4, 9} {
-		got, file := run(after)
+		got, file := run(after, 0)
 		voice, err := words.ReadVoiceSession(file)
 		if err != nil {
 			t.Fatal(err)
@@ -159,6 +162,45 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 		}
 		if !bytes.Equal(file, wantFile) {
 			t.Errorf("restarted after %d words: the voice file differs from the undisturbed one", after)
+		}
+	}
+	// The store kept the stream's messages from 1 s on only (the first
+	// word's): the new frontend takes it up from there, its first three
+	// words (down, up, down) are among the four the voice holds, and the
+	// fifth on are new, so the voice still ends with each word once.
+	_, file := run(4, 10)
+	voice, err := words.ReadVoiceSession(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if voice.Recordings() != 20 {
+		t.Errorf("restarted after 4 words, the first second lost from the store: the voice has %d recordings, want 20", voice.Recordings())
+	}
+}
+
+// forgetStored deletes the first n stored messages on subject from the
+// toy pipeline's store, as its retention would.
+func forgetStored(t *testing.T, nc *nats.Conn, subject string, n int) {
+	t.Helper()
+	if n == 0 {
+		return
+	}
+	ctx := context.Background()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := js.Stream(ctx, StreamName("toy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		m, err := store.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.DeleteMsg(ctx, m.Sequence); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

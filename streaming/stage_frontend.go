@@ -60,12 +60,16 @@ type frontStream struct {
 	heldEnd bool
 	// takenUp: the stream's first message came from the store, stored
 	// before this frontend started (a durable pipeline's restarted frontend
-	// taking its open streams up again, resume.go). rejoined is how many of
-	// its next final words its named voice already holds, committed by
-	// the frontend before this one (VoiceSession.Open): they are not
-	// committed again.
-	takenUp  bool
-	rejoined int
+	// taking its open streams up again, resume.go), and replayedUpTo is the
+	// highest Rfs-Seq of such a message. rejoined is how many of its next
+	// final words its named voice already holds, committed by the frontend
+	// before this one (VoiceSession.Open): they are not committed again.
+	// Its predecessor heard only stored messages, so the count ends where
+	// they do, short of rejoined when the store had lost the stream's
+	// first ones (kept an hour).
+	takenUp      bool
+	replayedUpTo int
+	rejoined     int
 	// tooBig are the payload sizes of messages over MaxChunkBytes, by
 	// sequence number, held in the window without their payloads until
 	// their turn comes to be refused.
@@ -144,8 +148,11 @@ func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
 			s.refuseStream(stream)
 			return
 		}
-		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject), takenUp: replayed}
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject), takenUp: replayed, replayedUpTo: -1}
 		s.front[stream] = st
+	}
+	if replayed {
+		st.replayedUpTo = max(st.replayedUpTo, seq)
 	}
 	st.last = time.Now()
 	if size > MaxChunkBytes && seq >= st.next {
@@ -335,6 +342,9 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	st.lostMsgs, st.chunk = 0, len(pcm)
 	st.samples += len(pcm)
 	st.pos += int64(len(pcm))
+	if st.next-1 > st.replayedUpTo { // take has moved next past this message
+		st.rejoined = 0 // no frontend before this one heard it
+	}
 	for _, seg := range st.seg.Push(pcm) {
 		s.placeSegment(stream, st, seg)
 	}
