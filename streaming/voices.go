@@ -30,11 +30,11 @@ type namedVoice struct {
 	last    time.Time // when a stream of the voice last finished a word
 	saved   int       // recordings the session had when its file was last written (or asked to be) or read
 	failed  atomic.Bool
-	// reopened: a stream's count has left session.Open since the file
+	// openChanged: a stream's count has left session.Open since the file
 	// was last written, so the next save writes even without new
 	// recordings (a count left in the file would be taken for a later
 	// stream of the same name).
-	reopened bool
+	openChanged bool
 }
 
 // closeOpen forgets stream's count of committed recordings, with s.mu
@@ -42,7 +42,7 @@ type namedVoice struct {
 func (v *namedVoice) closeOpen(stream string) {
 	if _, ok := v.session.Open[stream]; ok {
 		delete(v.session.Open, stream)
-		v.reopened = true
+		v.openChanged = true
 	}
 }
 
@@ -143,14 +143,14 @@ func setAside(path string) (string, error) {
 // then, when not nil, is called with the write's outcome on the writer's
 // goroutine. An error before any write is returned.
 func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, error) {
-	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load() && !v.reopened) {
+	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load() && !v.openChanged) {
 		return false, nil
 	}
 	path, err := s.voiceFile(name)
 	if err != nil {
 		return false, fmt.Errorf("voice %q: %w", name, err)
 	}
-	v.saved, v.reopened = v.session.Recordings(), false
+	v.saved, v.openChanged = v.session.Recordings(), false
 	v.failed.Store(false)
 	s.files.write(name, path, v.session.Clone(), func(err error) {
 		if err != nil {
