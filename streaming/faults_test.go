@@ -474,7 +474,7 @@ func FuzzWordMessage(f *testing.F) {
 		m.Header.Set(HdrReadOut, readOut)
 		w := work{m: m}
 		s.splitReadOut(&w)
-		v, r, err := s.wordMessage(w, dim)
+		v, r, err := s.wordMessage(w, dim, &lastReadOut{})
 		if err != nil {
 			return
 		}

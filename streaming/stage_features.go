@@ -29,13 +29,14 @@ func (s *Stages) scoreVectors(batch []work) {
 	var rows []int
 	var vectors [][]float32
 	var readOuts []*classifier.RLS
+	var last lastReadOut // a stream's segments in a row share theirs (fairQueue.push)
 	bad := map[int]string{}
 	for i, w := range batch {
 		m := w.m
 		if m.Header.Get(HdrError) != "" || stale[i] || len(m.Data) == 0 {
 			continue
 		}
-		v, r, err := s.wordMessage(w, dim)
+		v, r, err := s.wordMessage(w, dim, &last)
 		if err != nil {
 			bad[i] = err.Error()
 			continue
@@ -94,9 +95,18 @@ func (s *Stages) splitReadOut(w *work) {
 	w.m.Data = slices.Clone(w.m.Data[:n])
 }
 
+// lastReadOut is the read-out wordMessage decoded last, and the bytes it
+// came from.
+type lastReadOut struct {
+	raw []byte
+	r   *classifier.RLS
+}
+
 // wordMessage decodes a word vector message: the vector, and the
 // stream's own read-out when the frontend stage sent one (HdrReadOut).
-func (s *Stages) wordMessage(w work, dim int) ([]float32, *classifier.RLS, error) {
+// A read-out that is last's bytes (shared in the queue) is last's, not
+// decoded again; last then holds the message's.
+func (s *Stages) wordMessage(w work, dim int, last *lastReadOut) ([]float32, *classifier.RLS, error) {
 	m := w.m
 	h := m.Header.Get(HdrReadOut)
 	if h == "" {
@@ -129,6 +139,9 @@ func (s *Stages) wordMessage(w work, dim int) ([]float32, *classifier.RLS, error
 	if err != nil {
 		return nil, nil, err
 	}
+	if sameArray(readOut, last.raw) && len(readOut) == len(last.raw) {
+		return values, last.r, nil
+	}
 	weights, err := DecodeF32(readOut)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +151,9 @@ func (s *Stages) wordMessage(w work, dim int) ([]float32, *classifier.RLS, error
 			return nil, nil, fmt.Errorf("the stream's read-out holds %v", x)
 		}
 	}
-	return values, &classifier.RLS{Dim: model.Dim, Classes: classes, W: blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: weights}}, nil
+	r := &classifier.RLS{Dim: model.Dim, Classes: classes, W: blas32.General{Rows: model.Dim, Cols: classes, Stride: classes, Data: weights}}
+	*last = lastReadOut{raw: readOut, r: r}
+	return values, r, nil
 }
 
 // scoreFrames turns each segment's frames into HMM-state log-likelihoods.
