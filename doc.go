@@ -1,30 +1,24 @@
-// Package rfstream is the runtime of rfstream: it loads a trained model and
-// recognises recordings, live streams and images with it. Models are
-// trained elsewhere (packages classifier and train, and the rfstream
-// command); the few helpers here that build one (NewWordModel,
-// SetAdaptation, SetUnitBigram) lay out what the runtime reads.
+// Package rfstream recognises spoken digits, digit strings and phones in
+// recordings and live audio, and tags images, with random-feature models.
 //
-// A Model is the recipe of a random feature map, the learned read-out, the
-// labels and whatever the model's frontend and decoder need, kept in a
-// versioned, checksummed file. To recognise a recording:
+// A model is loaded from a file (Load) or is the one the rfstream command
+// uses when it is given none (DefaultModel). A Recognizer hears a whole
+// recording and gives exactly what `rfstream recognize` prints; a Stream
+// hears audio as it arrives and gives what `rfstream stream`, `serve` and
+// the web page give; an ImageTagger tags pictures:
 //
-//	model, err := rfstream.Load("digits.rfm")
-//	recognizer, err := rfstream.NewRecognizer(model)
-//	result, err := recognizer.Recognize(samples, rate)
+//	model, err := rfstream.DefaultModel(rfstream.TaskConnected)
+//	rec, err := rfstream.NewRecognizer(model)
+//	samples, rate, err := rfstream.ReadAudio("digits.wav")
+//	res, err := rec.Recognize(samples, rate)
+//	fmt.Println(res.Text) // "3 1 4"
 //
-// NewRecognizer dispatches on the model's Task:
+// A VoiceSession follows one voice from recording to recording and can be
+// saved and loaded again, so the next session goes on from what the voice
+// taught the last.
 //
-//   - TaskWords: a WordClassifier turns the whole recording into one word
-//     vector and reads one word off it. Such a model can adapt to a voice
-//     it was not trained on (Adaptation: speaker normalisation and
-//     self-training); a VoiceSession follows one voice from recording to
-//     recording, and a voice file keeps a session across restarts.
-//   - TaskConnected and TaskPhones: Connected decodes a string of words or
-//     phones with HMMs over frame posteriors (IsolatedWord uses such a
-//     model on recordings of one word).
-//
-// Streams are cut into words or utterances by a Segmenter; WordSpotter and
-// ConnectedStream turn the pieces into partial and final Results as PCM
-// arrives, and the NATS pipeline (package streaming) runs the same steps as
-// separate stages. Image models (TaskImages) are run by an ImageTagger.
+// This package is the whole public surface. The machinery behind it (the
+// model file, recognisers, segmenter, voice adaptation) is package engine,
+// which the NATS pipeline (package streaming), the training recipes
+// (package train) and the laboratory build on.
 package rfstream

@@ -1,123 +1,43 @@
 package rfstream
 
-import (
-	"errors"
-	"fmt"
-	"strings"
+import "github.com/rfstream/rfstream/engine"
 
-	"github.com/rfstream/rfstream/frontend"
-)
+// Result is what a recogniser reports: the text (words separated by
+// spaces), the words with their times and confidences, and whether
+// nothing was heard as a word (NoSpeech) or speech was rejected as none of
+// the model's words (a Word with Rejected set, not in Text). A Stream's
+// results are partial while a word is open, final when it closes, and the
+// last has EOS set.
+type Result = engine.Result
 
-// Recognizer recognises what one whole recording says. Its result is the
-// recording's last: Final and EOS are set.
-type Recognizer interface {
-	// Recognize hears samples (mono, in [-1, 1]) taken at rate Hz; they
-	// are resampled to the model's rate when it differs.
-	Recognize(samples []float32, rate int) (Result, error)
+// Word is one recognised word with its times in seconds from the start of
+// the recording or stream.
+type Word = engine.Word
+
+// Recognizer hears whole recordings with one model. It gives exactly what
+// `rfstream recognize` prints for the same recording and model: a string
+// model (TaskConnected, TaskPhones) hears the recording as the live
+// pipeline hears a stream of it, so Stream's last result has the same
+// text; an isolated-word model (TaskWords) classifies the recording as one
+// word, or says there was no speech when the live segmenter finds none. A
+// Recognizer may be used for many recordings, one at a time.
+type Recognizer struct {
+	r engine.Recognizer
 }
 
-// recognizerTasks are the model tasks NewRecognizer serves, sorted. An
-// image model (TaskImages) is not among them: it tags pixels
-// (ImageTagger), it hears no recordings.
-var recognizerTasks = []string{TaskConnected, TaskPhones, TaskWords}
-
-// NewRecognizer prepares a model for recognising recordings, whatever its
-// task: an isolated-word model classifies the recording as one word (its
-// WordClassifier), a connected-word or phone model decodes it into a
-// string of words (Connected). Whatever the model needs built, its feature
-// map and its decoder, is built here, once, not for each recording.
-func NewRecognizer(m *Model) (Recognizer, error) {
-	switch m.Task {
-	case TaskWords:
-		c, err := NewWordClassifier(m)
-		if err != nil {
-			return nil, err // not c: a nil *WordClassifier is a non-nil Recognizer
-		}
-		return c, nil
-	case TaskConnected, TaskPhones:
-		c, err := NewConnected(m)
-		if err != nil {
-			return nil, err
-		}
-		return connectedRecognizer{c}, nil
-	}
-	// No "rfstream:" prefix: `rfstream recognize` prints this as its own
-	// error, as it did when it dispatched on the task itself.
-	return nil, fmt.Errorf("model task %q cannot recognise recordings (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
-}
-
-// Load reads and verifies the model file at path: LoadModel, by the name
-// that reads best beside NewRecognizer.
-func Load(path string) (*Model, error) { return LoadModel(path) }
-
-// connectedRecognizer is a connected-word or phone model's Recognizer. It
-// wraps Connected, whose Recognize takes a frontend.Audio, and gives the
-// string a confidence, which the results of a stream (ConnectedStream)
-// do not carry.
-type connectedRecognizer struct{ c *Connected }
-
-func (r connectedRecognizer) Recognize(samples []float32, rate int) (Result, error) {
-	res, err := r.c.Recognize(&frontend.Audio{Rate: rate, Samples: samples})
-	if err != nil {
-		return Result{}, err
-	}
-	res.Conf = leastSure(res.Words)
-	return res, nil
-}
-
-// NewLiveRecognizer prepares a model for recognising whole recordings the
-// way the live pipeline hears a stream, so a recording gets the answer
-// `rfstream stream` and `serve` give it: the recording goes through the
-// model's streaming recogniser (a connected-word or phone model's
-// ConnectedStream, a word model's WordSpotter, each with the pipeline's
-// default segmentation) and its end-of-stream result is returned, with
-// Conf the least sure word's. A word model then hears every word the
-// segmenter finds, not the recording as one word (NewRecognizer).
-func NewLiveRecognizer(m *Model) (Recognizer, error) {
-	start, err := NewStreamStarter(m)
+// NewRecognizer prepares a speech model for recognising recordings. It
+// builds what the model needs (its feature map, its decoder) once.
+func NewRecognizer(m *Model) (*Recognizer, error) {
+	r, err := engine.NewRecognizer(m)
 	if err != nil {
 		return nil, err
 	}
-	return liveRecognizer{start: start}, nil
+	return &Recognizer{r}, nil
 }
 
-// liveRecognizer runs a fresh stream over each recording. The whole
-// recording goes in one push: a stream's results depend only on its
-// samples, never on how they were chunked.
-type liveRecognizer struct {
-	start StreamStarter
-}
-
-func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {
-	s, err := r.start(rate)
-	if err != nil {
-		return Result{}, err
-	}
-	out := append(s.Push(samples), s.Flush()...)
-	res := out[len(out)-1]
-	for _, e := range out {
-		if e.Error != "" {
-			return Result{}, errors.New(e.Error)
-		}
-	}
-	res.Conf = leastSure(res.Words)
-	return res, nil
-}
-
-// leastSure is a string's confidence: a string is only as sure as its
-// least sure word. A rejected stretch is not part of the string; when all
-// of it was rejected, the confidence is the least sure rejection's.
-func leastSure(ws []Word) float64 {
-	conf, found := 0.0, false
-	for _, accepted := range []bool{true, false} {
-		for _, w := range ws {
-			if w.Rejected != accepted && (!found || w.Conf < conf) {
-				conf, found = w.Conf, true
-			}
-		}
-		if found {
-			break
-		}
-	}
-	return conf
+// Recognize hears samples (mono, in [-1, 1]) taken at rate Hz, resampled
+// to the model's rate when it differs. The result is the recording's last:
+// Final and EOS are set, and Conf is the least sure word's confidence.
+func (r *Recognizer) Recognize(samples []float32, rate int) (Result, error) {
+	return r.r.Recognize(samples, rate)
 }

@@ -1,53 +1,30 @@
 package rfstream
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/rfstream/rfstream/engine"
 
-// Stream is a live recogniser for one audio stream: Push takes samples as
-// they arrive, in chunks of any size, and returns the results that became
-// known (a final result each time an utterance or word closes, partial ones
-// while it is open); Flush ends the stream and returns the rest, the last
-// with EOS set. A stream's results depend only on its samples, never on how
-// they were chunked, so a recording pushed whole gives what Recognize gives.
-type Stream interface {
-	Push(pcm []float32) []Result
-	Flush() []Result
+// Stream is a live recogniser for one audio stream, the one `rfstream
+// stream`, `serve` and the web page run. Push takes samples as they
+// arrive, in chunks of any size, and returns the results that became known:
+// partial ones while a word is open, a final one each time a word or
+// utterance closes. Flush ends the stream and returns the rest, the last
+// with EOS set. The results depend only on the samples, never on how they
+// were chunked.
+type Stream struct {
+	s engine.Stream
 }
 
-// NewStream starts a live recogniser for audio at rate Hz on a speech model:
-// the streaming recogniser that `rfstream stream`, `serve` and the web page
-// run (a connected-word or phone model's ConnectedStream, a word model's
-// WordSpotter, each with the pipeline's default segmentation).
-func NewStream(m *Model, rate int) (Stream, error) {
-	start, err := NewStreamStarter(m)
+// NewStream starts a live recogniser for audio at rate Hz on a speech
+// model.
+func NewStream(m *Model, rate int) (*Stream, error) {
+	s, err := engine.NewStream(m, rate)
 	if err != nil {
 		return nil, err
 	}
-	return start(rate)
+	return &Stream{s}, nil
 }
 
-// StreamStarter starts live recognisers (NewStream's) on one model.
-type StreamStarter func(rate int) (Stream, error)
+// Push hears the next samples (mono, in [-1, 1]).
+func (s *Stream) Push(samples []float32) []Result { return s.s.Push(samples) }
 
-// NewStreamStarter builds a model's recogniser once and returns what starts
-// a stream on it, so that a program hearing many recordings does not
-// rebuild the model for each.
-func NewStreamStarter(m *Model) (StreamStarter, error) {
-	switch m.Task {
-	case TaskWords:
-		c, err := NewWordClassifier(m)
-		if err != nil {
-			return nil, err
-		}
-		return func(rate int) (Stream, error) { return NewWordSpotter(c, DefaultSpotterConfig(), rate) }, nil
-	case TaskConnected, TaskPhones:
-		c, err := NewConnected(m)
-		if err != nil {
-			return nil, err
-		}
-		return func(rate int) (Stream, error) { return NewConnectedStream(c, c.StreamConfig(), rate) }, nil
-	}
-	return nil, fmt.Errorf("model task %q cannot recognise audio (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
-}
+// Flush ends the stream.
+func (s *Stream) Flush() []Result { return s.s.Flush() }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // Audio that never reached the frontend: PCM messages the reorder window
@@ -81,7 +81,7 @@ func (s *Stages) skipAudio(stream string, st *frontStream, missing int64) {
 	}
 	st.cuts = append(st.cuts, audioCut{at: at, shift: to - at})
 	st.pos += missing
-	s.publishSegment(stream, st, rfstream.Segment{Start: from, End: to}) // no Audio: a gap marker
+	s.publishSegment(stream, st, engine.Segment{Start: from, End: to}) // no Audio: a gap marker
 }
 
 // placeSegment gives a segment the stream's times and publishes it, unless
@@ -89,11 +89,11 @@ func (s *Stages) skipAudio(stream string, st *frontStream, missing int64) {
 // knows only the audio that arrived, so it may join a word before the
 // stretch with one after it: such a word is dropped, and its final
 // segment's span, in the stream's time, sent as a gap marker instead.
-func (s *Stages) placeSegment(stream string, st *frontStream, seg rfstream.Segment) {
+func (s *Stages) placeSegment(stream string, st *frontStream, seg engine.Segment) {
 	for _, c := range st.cuts {
 		if seg.Start < c.at && seg.End > c.at {
 			if seg.Final {
-				s.publishSegment(stream, st, rfstream.Segment{Start: st.streamTime(seg.Start), End: st.streamTime(seg.End), Final: true})
+				s.publishSegment(stream, st, engine.Segment{Start: st.streamTime(seg.Start), End: st.streamTime(seg.End), Final: true})
 			}
 			return
 		}

@@ -8,14 +8,14 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
 // twoUpDowns is four toy words in 4.7 s at 8 kHz, the words the in-process
 // spotter hears in it, and the stream cut into 100 ms PCM messages.
-func twoUpDowns(t *testing.T) (rfstream.Result, [][]float32) {
+func twoUpDowns(t *testing.T) (engine.Result, [][]float32) {
 	t.Helper()
 	var pcm []float32
 	for range 2 {
@@ -54,7 +54,7 @@ func sendChunks(t *testing.T, nc *nats.Conn, stream string, chunks [][]float32, 
 // as the real-process fault test does: every word it has is an undisturbed
 // word with its times, and every undisturbed word it lacks lies in a gap
 // it reports. It returns the labels kept.
-func keptAndGaps(t *testing.T, got, want rfstream.Result) []string {
+func keptAndGaps(t *testing.T, got, want engine.Result) []string {
 	t.Helper()
 	var kept []string
 	j := 0
@@ -140,7 +140,7 @@ func TestRestartedFrontendTakesUpTheStream(t *testing.T) {
 		for {
 			select {
 			case m := <-ch:
-				var r rfstream.Result
+				var r engine.Result
 				if err := json.Unmarshal(m.Data, &r); err != nil {
 					t.Fatal(err)
 				}

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // With VoicesBySubject a real nats-server's permissions decide who speaks
@@ -122,7 +122,7 @@ func TestVoicesAuthorisedBySubject(t *testing.T) {
 		t.Fatalf("bob's stream a1 beside alice's:\n%+v\nwant\n%+v", got, alone)
 	}
 	send(t, alice, mine, 1, rest, map[string]string{HdrEncoding: EncF32, HdrEOS: "1"})
-	var got []rfstream.Result
+	var got []engine.Result
 	for len(got) == 0 || !got[len(got)-1].EOS {
 		got = append(got, nextResult(t, results))
 	}
@@ -171,11 +171,11 @@ func send(t *testing.T, nc *nats.Conn, subject string, seq int, data []byte, hdr
 }
 
 // nextResult waits for one result message.
-func nextResult(t *testing.T, ch chan *nats.Msg) rfstream.Result {
+func nextResult(t *testing.T, ch chan *nats.Msg) engine.Result {
 	t.Helper()
 	select {
 	case m := <-ch:
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal(m.Data, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func nextResult(t *testing.T, ch chan *nats.Msg) rfstream.Result {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no result within 5 s")
 	}
-	return rfstream.Result{}
+	return engine.Result{}
 }
 
 // A voice subject and an Rfs-Voice header that name different voices are
@@ -220,7 +220,7 @@ func TestVoiceSubjectAndHeaderMustAgree(t *testing.T) {
 		t.Fatalf("subject ada, header bo: %+v, want refused", r)
 	}
 	for i, hdr := range []string{"ada0", ""} {
-		got := make([]rfstream.Result, 0)
+		got := make([]engine.Result, 0)
 		stream := "agree" + strconv.Itoa(i)
 		voice := "ada" + strconv.Itoa(i)
 		ch := subscribe(t, nc, ResultSubject("toy", voice, stream))

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -40,7 +40,7 @@ type StreamOptions struct {
 	// Voice names the voice speaking: the pipeline's streams that name the
 	// same voice share one voice session, so with an adaptable word model
 	// each recording learns from the ones before it
-	// (rfstream.VoiceSession). The audio goes to the voice's subject
+	// (engine.VoiceSession). The audio goes to the voice's subject
 	// (VoiceSubject) and its results come from the voice's
 	// (ResultSubject), both of which NATS permissions can restrict.
 	// Empty: the stream is a voice of its own.
@@ -53,13 +53,13 @@ type StreamOptions struct {
 // StreamAudio publishes a recording to a pipeline as stream name, chunk by
 // chunk, and calls onResult for every result until the end-of-stream one,
 // which it returns.
-func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a *frontend.Audio, o StreamOptions, onResult func(rfstream.Result)) (rfstream.Result, error) {
+func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a *frontend.Audio, o StreamOptions, onResult func(engine.Result)) (engine.Result, error) {
 	if err := CheckName("stream", stream); err != nil {
-		return rfstream.Result{}, err
+		return engine.Result{}, err
 	}
 	if o.Voice != "" {
 		if err := CheckName("voice", o.Voice); err != nil {
-			return rfstream.Result{}, err
+			return engine.Result{}, err
 		}
 	}
 	if o.ChunkMs <= 0 {
@@ -75,20 +75,20 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 	if o.Durable {
 		var err error
 		if js, err = jetstream.New(nc); err != nil {
-			return rfstream.Result{}, err
+			return engine.Result{}, err
 		}
 	}
 	results, stop, err := streamResults(ctx, nc, pipeline, ResultSubject(pipeline, o.Voice, stream), o.Durable)
 	if err != nil {
-		return rfstream.Result{}, err
+		return engine.Result{}, err
 	}
 	defer stop()
 	chunk := max(1, int(o.ChunkMs*float64(a.Rate)/1000))
 	start := time.Now()
-	var last rfstream.Result
+	var last engine.Result
 	done := false
 	handle := func(m *nats.Msg) error {
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal(m.Data, &r); err != nil {
 			return fmt.Errorf("streaming: result is not JSON: %w", err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -31,17 +31,17 @@ func TestStreamAudioKeepsAnEarlyEndOfStreamResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(fake.Close)
-	answer := func(r rfstream.Result) {
+	answer := func(r engine.Result) {
 		b, _ := json.Marshal(r)
 		fake.Publish(Subject("toy", KindResult, "early"), b)
 	}
 	n := 0
 	if _, err := fake.Subscribe(Subject("toy", KindPCM, "early"), func(*nats.Msg) {
 		if n++; n == 1 {
-			answer(rfstream.Result{Text: "up", Final: true, EOS: true})
+			answer(engine.Result{Text: "up", Final: true, EOS: true})
 			return
 		}
-		answer(rfstream.Result{Error: `stream "early" has already ended; start a new stream name`})
+		answer(engine.Result{Error: `stream "early" has already ended; start a new stream name`})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func (f *slowStage) start(t *testing.T, srv *Embedded, stream string) {
 		StatsHandler: func(*micro.Endpoint) any {
 			n := f.looks.Add(1)
 			if n == f.answerAt {
-				b, _ := json.Marshal(rfstream.Result{Text: "up", Final: true, EOS: true})
+				b, _ := json.Marshal(engine.Result{Text: "up", Final: true, EOS: true})
 				nc.Publish(Subject(stream, KindResult, stream), b)
 			}
 			if f.working {

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -131,7 +131,7 @@ func TestThreeNodeClusterEqualsOneWorker(t *testing.T) {
 	waitInterest(t, nodes, Subject("three", KindImage, "x"), 3)
 
 	audio := [][]float32{toymodels.UpDown(), downUp()}
-	want := make([][]rfstream.Result, len(audio))
+	want := make([][]engine.Result, len(audio))
 	for i, x := range audio {
 		want[i] = inProcess(t, &frontend.Audio{Rate: 8000, Samples: x})
 	}
@@ -139,7 +139,7 @@ func TestThreeNodeClusterEqualsOneWorker(t *testing.T) {
 		t.Fatalf("in-process recogniser says %q and %q", a, b)
 	}
 	clients := []*nats.Conn{connectTo(t, nodes[1], "client1"), connectTo(t, nodes[2], "client2")}
-	got := map[string][]rfstream.Result{}
+	got := map[string][]engine.Result{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	const streams = 12
@@ -148,11 +148,11 @@ func TestThreeNodeClusterEqualsOneWorker(t *testing.T) {
 			wg.Add(1)
 			go func(pipe string, i int) {
 				defer wg.Done()
-				var res []rfstream.Result
+				var res []engine.Result
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				_, err := StreamAudio(ctx, clients[i%2], pipe, "s"+strconv.Itoa(i), &frontend.Audio{Rate: 8000, Samples: audio[i%2]},
-					StreamOptions{Encoding: EncF32, ChunkMs: 50}, func(r rfstream.Result) { res = append(res, r) })
+					StreamOptions{Encoding: EncF32, ChunkMs: 50}, func(r engine.Result) { res = append(res, r) })
 				if err != nil {
 					t.Error(pipe, i, err)
 				}
@@ -202,7 +202,7 @@ func TestThreeNodeClusterEqualsOneWorker(t *testing.T) {
 	}
 }
 
-func sameTags(a, b []rfstream.Tag) bool {
+func sameTags(a, b []engine.Tag) bool {
 	if len(a) != len(b) {
 		return false
 	}

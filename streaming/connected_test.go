@@ -10,18 +10,18 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
 var (
 	toyConnOnce sync.Once
-	toyConn     *rfstream.Connected
+	toyConn     *engine.Connected
 	toyConnErr  error
 )
 
-func toyConnected(t *testing.T) *rfstream.Connected {
+func toyConnected(t *testing.T) *engine.Connected {
 	t.Helper()
 	toyConnOnce.Do(func() { toyConn, toyConnErr = toymodels.Connected() })
 	if toyConnErr != nil {
@@ -51,7 +51,7 @@ func upDownUp() *frontend.Audio {
 func TestConnectedThroughNATSEqualsInProcess(t *testing.T) {
 	c := toyConnected(t)
 	a := upDownUp()
-	in, err := rfstream.NewConnectedStream(c, rfstream.DefaultConnectedStreamConfig(), a.Rate)
+	in, err := engine.NewConnectedStream(c, engine.DefaultConnectedStreamConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestScoredUtteranceIsPublishedBeforeTheBatchEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var heard []rfstream.Result
+	var heard []engine.Result
 	var firstResults chan *nats.Msg
 	p := Pipeline{Connected: c, scored: func(stream string) {
 		if stream != "first" {
@@ -141,7 +141,7 @@ func TestScoredUtteranceIsPublishedBeforeTheBatchEnds(t *testing.T) {
 		}
 		select {
 		case m := <-firstResults:
-			var r rfstream.Result
+			var r engine.Result
 			if err := json.Unmarshal(m.Data, &r); err != nil {
 				t.Error(err)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -38,7 +38,7 @@ func (v *victim) hold() {
 }
 
 // barImages is n raw 8×8 bar images and the in-process tagger's top-2.
-func barImages(t *testing.T, n int) ([][]byte, [][]rfstream.Tag) {
+func barImages(t *testing.T, n int) ([][]byte, [][]engine.Tag) {
 	t.Helper()
 	_, tagger := toys(t)
 	raw := make([][]byte, n)
@@ -63,7 +63,7 @@ func barImages(t *testing.T, n int) ([][]byte, [][]rfstream.Tag) {
 // batches; the worker's connection is then closed abruptly and a fresh
 // worker started. It returns each audio stream's results and error, the
 // images' replies, the embedded server, and the image burst's error.
-func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][]rfstream.Result, []error, []TagsMessage, *Embedded, error) {
+func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][]engine.Result, []error, []TagsMessage, *Embedded, error) {
 	t.Helper()
 	words, images := toys(t)
 	srv, err := StartEmbedded(EmbeddedOptions{Listen: true, JetStream: durable, StoreDir: t.TempDir()})
@@ -88,7 +88,7 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 
 	client := connect(t, srv, "client")
 	const streams = 4
-	results := make([][]rfstream.Result, streams)
+	results := make([][]engine.Result, streams)
 	errs := make([]error, streams)
 	var wg sync.WaitGroup
 	for i := 0; i < streams; i++ {
@@ -99,7 +99,7 @@ func killWorkerMidStream(t *testing.T, durable bool, timeout time.Duration) ([][
 			defer cancel()
 			_, errs[i] = StreamAudio(ctx, client, "dur", "a"+strconv.Itoa(i), &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()},
 				StreamOptions{Encoding: EncF32, RealTime: true, Durable: durable, Timeout: timeout},
-				func(r rfstream.Result) { results[i] = append(results[i], r) })
+				func(r engine.Result) { results[i] = append(results[i], r) })
 		}(i)
 	}
 	raw, _ := barImages(t, 40)
@@ -173,8 +173,8 @@ func TestDurableWorkerKilledMidStreamLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r rfstream.Result
-	if err := json.Unmarshal(last.Data, &r); err != nil || !sameResults([]rfstream.Result{r}, want[len(want)-1:]) {
+	var r engine.Result
+	if err := json.Unmarshal(last.Data, &r); err != nil || !sameResults([]engine.Result{r}, want[len(want)-1:]) {
 		t.Fatalf("stored final result %s, want %+v", last.Data, want[len(want)-1])
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -39,7 +39,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 	// (0: never), the store having lost the second's first lost messages
 	// meanwhile; it returns the second's end-of-stream result and the
 	// voice file.
-	run := func(restartAfter, lost int) (rfstream.Result, []byte) {
+	run := func(restartAfter, lost int) (engine.Result, []byte) {
 		srv, err := StartEmbedded(EmbeddedOptions{JetStream: true, StoreDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +94,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 				for drained := false; !drained; {
 					select {
 					case m := <-results:
-						var r rfstream.Result
+						var r engine.Result
 						if err := json.Unmarshal(m.Data, &r); err != nil {
 							t.Fatal(err)
 						}
@@ -157,7 +157,7 @@ func TestTakenUpStreamJoinsItsVoiceOnce(t *testing.T) {
 			t.Errorf("restarted after %d words: the voice has %d recordings, self-trained on %d; undisturbed 20 and %d",
 				after, voice.Recordings(), voice.AdaptedOn(), wantVoice.AdaptedOn())
 		}
-		if !sameResults([]rfstream.Result{got}, []rfstream.Result{want}) {
+		if !sameResults([]engine.Result{got}, []engine.Result{want}) {
 			t.Errorf("restarted after %d words: end-of-stream result\n%+v\nundisturbed\n%+v", after, got, want)
 		}
 		if !bytes.Equal(file, wantFile) {

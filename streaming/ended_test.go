@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // A client that ends many short streams (one message with Rfs-Eos each)
@@ -28,7 +28,7 @@ func TestEndedStreamsAreBounded(t *testing.T) {
 		for total := 0; total < n; {
 			select {
 			case m := <-ch:
-				var r rfstream.Result
+				var r engine.Result
 				if err := json.Unmarshal(m.Data, &r); err != nil {
 					t.Fatal(err)
 				}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -344,9 +344,9 @@ func TestABacklogDelaysOnlyItsOwnStream(t *testing.T) {
 	}
 }
 
-func decodeResult(t *testing.T, m *nats.Msg) rfstream.Result {
+func decodeResult(t *testing.T, m *nats.Msg) engine.Result {
 	t.Helper()
-	var r rfstream.Result
+	var r engine.Result
 	if err := json.Unmarshal(m.Data, &r); err != nil {
 		t.Fatal(err)
 	}

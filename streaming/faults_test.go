@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
@@ -92,7 +92,7 @@ func subscribe(t *testing.T, nc *nats.Conn, subject string) chan *nats.Msg {
 // expectResults checks a stream's results in order: each wanted string
 // must appear in the matching result's error ("" for no error), and the
 // last must be the end-of-stream result.
-func expectResults(t *testing.T, got []rfstream.Result, want ...string) {
+func expectResults(t *testing.T, got []engine.Result, want ...string) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d results %+v, want %d", len(got), got, len(want))
@@ -229,7 +229,7 @@ func TestIdleStreamsAreEndedWithAnErrorAndAFinalResult(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{IdleTimeout: 300 * time.Millisecond})
 	a := toymodels.UpDown()
 	ch := resultsOf(t, nc, "noeos")
-	var got []rfstream.Result
+	var got []engine.Result
 	for seq, off := 0, 0; off < len(a); seq, off = seq+1, off+800 {
 		b, _ := EncodePCM(a[off:min(off+800, len(a))], EncF32)
 		publish(t, nc, "noeos", seq, b, map[string]string{HdrRate: "8000", HdrEncoding: EncF32})
@@ -238,7 +238,7 @@ func TestIdleStreamsAreEndedWithAnErrorAndAFinalResult(t *testing.T) {
 	want := inProcess(t, &frontend.Audio{Rate: 8000, Samples: a})
 	// The idle error comes from the frontend, so it overtakes the last
 	// word, which still goes through the features stage.
-	var rest []rfstream.Result
+	var rest []engine.Result
 	idleErrors := 0
 	for _, r := range got {
 		if strings.Contains(r.Error, "idle") {
@@ -307,9 +307,9 @@ func TestGoodStreamUnaffectedByConcurrentBadMessages(t *testing.T) {
 			nc.PublishMsg(m)
 		}
 	}()
-	var got []rfstream.Result
+	var got []engine.Result
 	_, err := StreamAudio(context.Background(), nc, "toy", "good", a, StreamOptions{Encoding: EncF32, RealTime: true, ChunkMs: 50},
-		func(r rfstream.Result) { got = append(got, r) })
+		func(r engine.Result) { got = append(got, r) })
 	close(stop)
 	wg.Wait()
 	if err != nil || !sameResults(got, want) {
@@ -412,7 +412,7 @@ func TestShedPartialsKeepsFinalResults(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{ShedPartials: true, hold: func() { once.Do(func() { time.Sleep(300 * time.Millisecond) }) }})
 	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
 	want := inProcess(t, a)
-	finals := func(rs []rfstream.Result) (f, p []rfstream.Result) {
+	finals := func(rs []engine.Result) (f, p []engine.Result) {
 		for _, r := range rs {
 			if r.Final {
 				f = append(f, r)
@@ -424,13 +424,13 @@ func TestShedPartialsKeepsFinalResults(t *testing.T) {
 	}
 	wantFinal, wantPartial := finals(want)
 	var wg sync.WaitGroup
-	got := make([][]rfstream.Result, 6)
+	got := make([][]engine.Result, 6)
 	for i := range got {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			StreamAudio(context.Background(), nc, "toy", "shed"+strconv.Itoa(i), a, StreamOptions{Encoding: EncF32, ChunkMs: 100},
-				func(r rfstream.Result) { got[i] = append(got[i], r) })
+				func(r engine.Result) { got[i] = append(got[i], r) })
 		}(i)
 	}
 	wg.Wait()
@@ -442,7 +442,7 @@ func TestShedPartialsKeepsFinalResults(t *testing.T) {
 		for _, r := range p {
 			found := false
 			for _, w := range wantPartial {
-				found = found || sameResults([]rfstream.Result{r}, []rfstream.Result{w})
+				found = found || sameResults([]engine.Result{r}, []engine.Result{w})
 			}
 			if !found {
 				t.Fatalf("stream %d: partial %+v is not one of the in-process partials", i, r)

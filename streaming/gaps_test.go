@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // TestGapListIsBounded: however many gaps a stream has, its result lists at
 // most maxGaps, and the last one listed reaches to the end of the last gap,
 // so no missing stretch drops out of the report.
 func TestGapListIsBounded(t *testing.T) {
-	var gaps []rfstream.Gap
+	var gaps []engine.Gap
 	for i := range 1000 {
 		end := float64(i) + 0.5
-		gaps = appendGap(gaps, rfstream.Gap{Start: float64(i), End: &end, Reason: "offset jumped"})
+		gaps = appendGap(gaps, engine.Gap{Start: float64(i), End: &end, Reason: "offset jumped"})
 	}
 	if len(gaps) != maxGaps {
 		t.Fatalf("%d gaps listed, want %d", len(gaps), maxGaps)

@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // What the stages share: the Pipeline they run, Start, which subscribes
@@ -45,17 +45,17 @@ const (
 // Pipeline is what a set of stages runs.
 type Pipeline struct {
 	Name  string
-	Words *rfstream.WordClassifier // isolated-word audio model
+	Words *engine.WordClassifier // isolated-word audio model
 	// Connected is a connected-word audio model: the frontend cuts
 	// utterances and sends their frames, the features stage turns frames
 	// into HMM-state log-likelihoods, the decoder runs Viterbi over them.
 	// A pipeline has at most one audio model, Words or Connected.
-	Connected *rfstream.Connected
+	Connected *engine.Connected
 	// Spotter segments the audio (default: DefaultSpotterConfig for a word
 	// model, Connected.StreamConfig for a connected or phone one).
-	Spotter rfstream.SpotterConfig
-	Images  *rfstream.ImageTagger // image model; nil when the pipeline has none
-	TopK    int                   // tags per image (default 3)
+	Spotter engine.SpotterConfig
+	Images  *engine.ImageTagger // image model; nil when the pipeline has none
+	TopK    int                 // tags per image (default 3)
 	// IdleTimeout drops a stream's state after this long without a
 	// message (default one minute), with an error result.
 	IdleTimeout time.Duration
@@ -122,7 +122,7 @@ type Pipeline struct {
 	// number of partial results changes.
 	ShedPartials bool
 	// NoSelfTrain keeps each stream's voice session from self-training
-	// (rfstream.VoiceSession.SelfTrain) with an adaptable word model.
+	// (engine.VoiceSession.SelfTrain) with an adaptable word model.
 	// Self-training costs CPU (about 3 s of two cores a checkpoint for the
 	// default adaptable model, one checkpoint at a time per model), and a
 	// stream whose next word needs rounds still running waits for them
@@ -137,7 +137,7 @@ type Pipeline struct {
 	VoicesBySubject bool
 	// MaxVoices bounds how many named voices (HdrVoice) the frontend
 	// stage keeps sessions for (default 64). A session holds up to
-	// rfstream.LastSessionCheckpoint word vectors (about 6.5 MB for the
+	// engine.LastSessionCheckpoint word vectors (about 6.5 MB for the
 	// default adaptable model), so the bound is one on memory. A new voice
 	// beyond it replaces the one heard least recently that no live stream
 	// names; when every one is in use, the new stream gets a session of
@@ -147,7 +147,7 @@ type Pipeline struct {
 	// word from any of its streams (default 24 h).
 	VoiceIdle time.Duration
 	// VoiceDir keeps named voices' sessions in this directory, one voice
-	// file each (rfstream.VoiceSession.WriteTo) in a folder of the model's
+	// file each (engine.VoiceSession.WriteTo) in a folder of the model's
 	// (its fingerprint), so they outlive the process: a voice not in
 	// memory is read from its file when a stream names it, and its file is
 	// written when one of its streams ends (off the frontend's lock, before
@@ -244,8 +244,8 @@ func (p *Pipeline) defaults() {
 	if p.Version == "" {
 		p.Version = DefaultServiceVersion
 	}
-	if p.Spotter == (rfstream.SpotterConfig{}) {
-		p.Spotter = rfstream.DefaultSpotterConfig()
+	if p.Spotter == (engine.SpotterConfig{}) {
+		p.Spotter = engine.DefaultSpotterConfig()
 		if p.Connected != nil {
 			p.Spotter = p.Connected.StreamConfig()
 		}
@@ -745,12 +745,12 @@ func (s *Stages) pace(i int) bool {
 }
 
 // publishResult sends a result on a stream's result subject.
-func (s *Stages) publishResult(stream string, r rfstream.Result) {
+func (s *Stages) publishResult(stream string, r engine.Result) {
 	s.nc.PublishMsg(s.resultMsg(stream, r))
 }
 
 // resultMsg is the message that carries r on stream's result subject.
-func (s *Stages) resultMsg(stream string, r rfstream.Result) *nats.Msg {
+func (s *Stages) resultMsg(stream string, r engine.Result) *nats.Msg {
 	b, _ := json.Marshal(r)
 	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
 	m.Data = b
@@ -771,14 +771,14 @@ func (s *Stages) endedResult(stream string) {
 // endedError is errorResult for a stream that has ended, marked as such
 // (HdrEnded) for a restarted stage reading the store (resume.go).
 func (s *Stages) endedError(stream, format string, args ...any) {
-	m := s.resultMsg(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+	m := s.resultMsg(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 	m.Header.Set(HdrEnded, "1")
 	s.nc.PublishMsg(m)
 }
 
 // errorResult sends a stream a result that carries only an error.
 func (s *Stages) errorResult(stream, format string, args ...any) {
-	s.publishResult(stream, rfstream.Result{Error: fmt.Sprintf(format, args...)})
+	s.publishResult(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 }
 
 // owns reports whether this process's frontend and decoder take stream

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // A server that restarts for longer than the idle timeout does not end the
@@ -79,7 +79,7 @@ func TestServerAwayLongerThanTheIdleTimeoutEndsNoStream(t *testing.T) {
 			errs = append(errs, r.Error)
 		}
 	}
-	end := rfstream.Result{}
+	end := engine.Result{}
 	if len(got) > 0 {
 		end = got[len(got)-1]
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // The shard rule is the documented one (FNV-1a of the stream's first
@@ -102,8 +102,8 @@ func TestShardsSplitStreamsAndKeepVoicesWhole(t *testing.T) {
 	}
 	alone, _ := spot(nil)
 	const perVoice = 3
-	voiceWant := make([][]rfstream.Result, perVoice)
-	var session *rfstream.VoiceSession
+	voiceWant := make([][]engine.Result, perVoice)
+	var session *engine.VoiceSession
 	for i := range voiceWant {
 		voiceWant[i], session = spot(session)
 	}
@@ -111,11 +111,11 @@ func TestShardsSplitStreamsAndKeepVoicesWhole(t *testing.T) {
 	clients := []*nats.Conn{connectTo(t, nodes[1], "client1"), connectTo(t, nodes[2], "client2")}
 	o := StreamOptions{ChunkMs: 100, Encoding: EncF32}
 	// streamAll's t.Fatal may not be called off the test's goroutine.
-	stream := func(nc *nats.Conn, name string, o StreamOptions) []rfstream.Result {
-		var got []rfstream.Result
+	stream := func(nc *nats.Conn, name string, o StreamOptions) []engine.Result {
+		var got []engine.Result
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := StreamAudio(ctx, nc, "toy", name, a, o, func(r rfstream.Result) { got = append(got, r) }); err != nil {
+		if _, err := StreamAudio(ctx, nc, "toy", name, a, o, func(r engine.Result) { got = append(got, r) }); err != nil {
 			t.Errorf("stream %s (voice %q): %v", name, o.Voice, err)
 		}
 		return got

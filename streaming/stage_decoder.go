@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // The decoder stage turns each stream's scores (word model) or HMM-state
@@ -23,17 +23,17 @@ import (
 // decStream is the decoder stage's state for one stream.
 type decStream struct {
 	reorder
-	tr    rfstream.Transcript           // word model
-	ct    *rfstream.ConnectedTranscript // connected model
-	count int                           // segments announced by the EOS marker; -1 before it
-	voice *rfstream.VoiceProgress       // from the EOS marker, for the end-of-stream result
+	tr    engine.Transcript           // word model
+	ct    *engine.ConnectedTranscript // connected model
+	count int                         // segments announced by the EOS marker; -1 before it
+	voice *engine.VoiceProgress       // from the EOS marker, for the end-of-stream result
 	last  time.Time
 	// lastEnd is where the final segments taken so far end (seconds), so
 	// where a gap after them starts; streamEnd is the stream's length from the
 	// EOS marker (HdrEnd), nil before it.
 	lastEnd   float64
 	streamEnd *float64
-	gaps      []rfstream.Gap
+	gaps      []engine.Gap
 	// part is the frontend part (HdrPart) whose segments the reorder
 	// window numbers; a later part replaces it (newPart).
 	part int
@@ -68,7 +68,7 @@ func (s *Stages) decItem(stream string, w work) {
 	s.errorResult(stream, "%s; the stream is ended with the words decoded so far", w.refuse)
 	st := s.dec[stream]
 	if st == nil {
-		s.publishResult(stream, rfstream.Result{EOS: true, Final: true, Error: "stream ended at the decoder: " + w.refuse})
+		s.publishResult(stream, engine.Result{EOS: true, Final: true, Error: "stream ended at the decoder: " + w.refuse})
 		s.decEnded.add(stream, endedStream{at: time.Now()})
 		return
 	}
@@ -90,16 +90,16 @@ func (s *Stages) handleScores(stream string, m *nats.Msg) {
 			// Its frontend admitted it (MaxStreams), so this is a stray:
 			// one end-of-stream error result, and its later messages are
 			// dropped as copies after the end.
-			s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+			s.publishResult(stream, engine.Result{EOS: true, Final: true,
 				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.dec))})
 			s.decEnded.add(stream, endedStream{at: time.Now()})
 			return
 		}
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
 		if c := s.p.Connected; c != nil {
-			st.ct = rfstream.NewConnectedTranscript(c, s.p.Spotter)
+			st.ct = engine.NewConnectedTranscript(c, s.p.Spotter)
 		} else {
-			st.tr = rfstream.Transcript{Labels: s.p.Words.Model.Labels}
+			st.tr = engine.Transcript{Labels: s.p.Words.Model.Labels}
 		}
 		s.dec[stream] = st
 	}
@@ -137,7 +137,7 @@ func (s *Stages) handleScores(stream string, m *nats.Msg) {
 			if err1 != nil || err2 != nil || n < 0 || k < 0 || k > n {
 				s.errorResult(stream, "end-of-stream marker with a voice progress of %q recordings, adapted on %q", m.Header.Get(HdrVoiceRecordings), m.Header.Get(HdrVoiceAdaptedOn))
 			} else {
-				st.voice = &rfstream.VoiceProgress{Recordings: n, AdaptedOn: k}
+				st.voice = &engine.VoiceProgress{Recordings: n, AdaptedOn: k}
 			}
 		}
 	} else {
@@ -191,7 +191,7 @@ func (s *Stages) drain(stream string, st *decStream) {
 			// is later (a part that took the stream up: what its
 			// predecessor heard after that word is unknown).
 			end := headerFloat(msg, HdrEnd)
-			s.reportGap(stream, st, rfstream.Gap{Start: min(max(headerFloat(msg, HdrStart), st.lastEnd), end), End: &end, Reason: why})
+			s.reportGap(stream, st, engine.Gap{Start: min(max(headerFloat(msg, HdrStart), st.lastEnd), end), End: &end, Reason: why})
 			continue
 		}
 		if headerBool(msg, HdrFinal) {
@@ -201,7 +201,7 @@ func (s *Stages) drain(stream string, st *decStream) {
 		if headerBool(msg, HdrSkipped) {
 			continue // a partial shed by the features stage: no result
 		}
-		seg := rfstream.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
+		seg := engine.Segment{Seq: st.next - 1, Start: headerFloat(msg, HdrStart), End: headerFloat(msg, HdrEnd), Final: headerBool(msg, HdrFinal)}
 		if e := msg.Header.Get(HdrError); e != "" {
 			s.publishResult(stream, st.fail(seg, errors.New(e)))
 		} else {
@@ -221,13 +221,13 @@ func (s *Stages) skipGap(stream string, st *decStream, why string) {
 	from, to := st.skip()
 	end := headerFloat(st.pending[to+1], HdrStart)
 	s.stats.lost.Add(int64(to - from + 1))
-	s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, End: &end, Reason: fmt.Sprintf("segments %d..%d never arrived; %s", from, to, why)})
+	s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, End: &end, Reason: fmt.Sprintf("segments %d..%d never arrived; %s", from, to, why)})
 	s.drain(stream, st)
 }
 
 // reportGap records a gap and says so in an error result that carries the
 // words heard so far.
-func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
+func (s *Stages) reportGap(stream string, st *decStream, g engine.Gap) {
 	if len(g.Reason) > maxGapReason {
 		g.Reason = strings.ToValidUTF8(g.Reason[:maxGapReason], "") + "…"
 	}
@@ -237,7 +237,7 @@ func (s *Stages) reportGap(stream string, st *decStream, g rfstream.Gap) {
 		span = fmt.Sprintf("%.2f-%.2fs", g.Start, *g.End)
 	}
 	heard := st.end()
-	s.publishResult(stream, rfstream.Result{Text: heard.Text, Words: heard.Words, Gaps: []rfstream.Gap{g},
+	s.publishResult(stream, engine.Result{Text: heard.Text, Words: heard.Words, Gaps: []engine.Gap{g},
 		Error: fmt.Sprintf("gap %s: %s; the words around it are kept", span, g.Reason)})
 }
 
@@ -252,7 +252,7 @@ const (
 
 // appendGap adds g to gaps; past maxGaps it widens the last gap to cover g
 // instead, so the list still spans every stretch that was missing.
-func appendGap(gaps []rfstream.Gap, g rfstream.Gap) []rfstream.Gap {
+func appendGap(gaps []engine.Gap, g engine.Gap) []engine.Gap {
 	if len(gaps) < maxGaps {
 		return append(gaps, g)
 	}
@@ -291,10 +291,10 @@ func (s *Stages) giveUp(stream string, st *decStream, why string, tail bool) {
 	switch {
 	case !tail:
 	case st.count < 0:
-		s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, Reason: "nothing after it arrived, not even the end-of-stream marker; " + why})
+		s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, Reason: "nothing after it arrived, not even the end-of-stream marker; " + why})
 	case st.next < st.count:
 		s.stats.lost.Add(int64(st.count - st.next))
-		s.reportGap(stream, st, rfstream.Gap{Start: st.lastEnd, End: st.streamEnd,
+		s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, End: st.streamEnd,
 			Reason: fmt.Sprintf("segments %d..%d never arrived; %s", st.next, st.count-1, why)})
 	}
 	s.endDecoded(stream, st)
@@ -314,7 +314,7 @@ func (s *Stages) endDecoded(stream string, st *decStream) {
 
 // result turns a segment's scores (word model) or log-likelihoods (connected
 // model) into the stream's result.
-func (st *decStream) result(c *rfstream.Connected, seg rfstream.Segment, data []byte) rfstream.Result {
+func (st *decStream) result(c *engine.Connected, seg engine.Segment, data []byte) engine.Result {
 	v, err := DecodeF32(data)
 	if c == nil {
 		if err != nil || len(v) != len(st.tr.Labels) {
@@ -333,14 +333,14 @@ func (st *decStream) result(c *rfstream.Connected, seg rfstream.Segment, data []
 	return st.ct.Add(seg, words)
 }
 
-func (st *decStream) fail(seg rfstream.Segment, err error) rfstream.Result {
+func (st *decStream) fail(seg engine.Segment, err error) engine.Result {
 	if st.ct != nil {
 		return st.ct.Error(seg, err)
 	}
 	return st.tr.Error(seg, err)
 }
 
-func (st *decStream) end() rfstream.Result {
+func (st *decStream) end() engine.Result {
 	if st.ct != nil {
 		return st.ct.End()
 	}

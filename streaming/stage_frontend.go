@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // The frontend stage turns each stream's PCM into segments for the
@@ -26,8 +26,8 @@ import (
 // frontStream is the frontend stage's state for one stream.
 type frontStream struct {
 	reorder
-	seg   *rfstream.Segmenter
-	voice *rfstream.VoiceSession // isolated words: the stream's voice
+	seg   *engine.Segmenter
+	voice *engine.VoiceSession // isolated words: the stream's voice
 	// voiceName is the voice the stream named (HdrVoice, or its subject),
 	// whose session it shares with the voice's other streams; "" for a
 	// session of its own.
@@ -56,7 +56,7 @@ type frontStream struct {
 	// held are segments set aside, in order, until the voice session's
 	// self-training they need has finished (release); heldEnd: the
 	// stream's end-of-stream marker follows them.
-	held    []rfstream.Segment
+	held    []engine.Segment
 	heldEnd bool
 	// takenUp: the stream's first message came from the store, stored
 	// before this frontend started (a durable pipeline's restarted frontend
@@ -196,7 +196,7 @@ func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
 // its later messages are dropped as copies of an ended stream's (until the
 // ended stream is forgotten, 10 idle timeouts on, when a retry may start).
 func (s *Stages) refuseStream(stream string) {
-	s.publishResult(stream, rfstream.Result{EOS: true, Final: true,
+	s.publishResult(stream, engine.Result{EOS: true, Final: true,
 		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.front))})
 	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
@@ -354,11 +354,11 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	return eos
 }
 
-func (s *Stages) newSegmenter(rate int) (*rfstream.Segmenter, error) {
+func (s *Stages) newSegmenter(rate int) (*engine.Segmenter, error) {
 	if s.p.Connected != nil {
-		return rfstream.NewConnectedSegmenter(s.p.Connected, s.p.Spotter, rate)
+		return engine.NewConnectedSegmenter(s.p.Connected, s.p.Spotter, rate)
 	}
-	return rfstream.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+	return engine.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
 }
 
 // publishSegment computes a segment's word vector, or for a connected
@@ -366,7 +366,7 @@ func (s *Stages) newSegmenter(rate int) (*rfstream.Segmenter, error) {
 // features stage. A segment whose voice session is busy self-training
 // (and every later one of its stream) is set aside instead, so that the
 // stage, which serves all streams on one goroutine, never waits for it.
-func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Segment) {
+func (s *Stages) publishSegment(stream string, st *frontStream, seg engine.Segment) {
 	if len(st.held) > 0 {
 		st.held = append(st.held, seg)
 		return
@@ -383,7 +383,7 @@ func (s *Stages) publishSegment(stream string, st *frontStream, seg rfstream.Seg
 }
 
 // sessionBusy is VoiceSession.Busy (tests replace it).
-var sessionBusy = (*rfstream.VoiceSession).Busy
+var sessionBusy = (*engine.VoiceSession).Busy
 
 // release publishes a stream's held segments once busy is closed, in
 // order, setting them aside again if a later one needs a self-training
@@ -410,7 +410,7 @@ func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
 	}
 }
 
-func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.Segment) {
+func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg engine.Segment) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrSeq, strconv.Itoa(st.segments))
@@ -437,7 +437,7 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg rfstream.
 			v = x.Data[:x.Rows*x.Cols]
 		}
 	} else if v, err = s.p.Words.SegmentVector(seg); err == nil {
-		// As rfstream.WordSpotter: the stream's voice session (its own,
+		// As engine.WordSpotter: the stream's voice session (its own,
 		// or its named voice's), which final segments join, and once the session has self-trained its
 		// read-out travels with the vector (the features stage keeps no
 		// state per stream).
@@ -557,5 +557,5 @@ func (s *Stages) endIdle(stream string, st *frontStream) {
 // endUnstarted gives a stream that ends before any message started it its
 // one end-of-stream result, which its client waits for.
 func (s *Stages) endUnstarted(stream, why string) {
-	s.publishResult(stream, rfstream.Result{EOS: true, Final: true, Error: "stream never started: " + why})
+	s.publishResult(stream, engine.Result{EOS: true, Final: true, Error: "stream never started: " + why})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -30,10 +30,10 @@ const EncU8 = "u8"
 
 // TagsMessage is the JSON payload of a tags subject.
 type TagsMessage struct {
-	Seq  int            `json:"seq"`
-	Tags []rfstream.Tag `json:"tags,omitempty"`
+	Seq  int          `json:"seq"`
+	Tags []engine.Tag `json:"tags,omitempty"`
 	// Familiarity and OutOfDomain are the model's out-of-domain verdict,
-	// when it has a rule (rfstream.ImageResult).
+	// when it has a rule (engine.ImageResult).
 	Familiarity float64 `json:"familiarity,omitempty"`
 	OutOfDomain bool    `json:"out_of_domain,omitempty"`
 	Error       string  `json:"error,omitempty"`

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
@@ -18,7 +18,7 @@ import (
 
 // oodToy is the toy bar tagger with an out-of-domain rule chosen on bars
 // like its training ones.
-func oodToy(t *testing.T) *rfstream.ImageTagger {
+func oodToy(t *testing.T) *engine.ImageTagger {
 	t.Helper()
 	toy, err := toymodels.Images()
 	if err != nil {
@@ -45,8 +45,8 @@ func oodToy(t *testing.T) *rfstream.ImageTagger {
 	in := toy.Input
 	in.OutOfDomain = rule
 	m.Input, _ = json.Marshal(in)
-	m.Blobs = map[string]blas32.General{rfstream.OODBasisBlob: basis}
-	tagger, err := rfstream.NewImageTagger(&m)
+	m.Blobs = map[string]blas32.General{engine.OODBasisBlob: basis}
+	tagger, err := engine.NewImageTagger(&m)
 	if err != nil {
 		t.Fatal(err)
 	}

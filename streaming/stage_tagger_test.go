@@ -14,7 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -71,7 +71,7 @@ func TestNonFiniteScoreIsAnErrorReply(t *testing.T) {
 	ch := subscribe(t, nc, Subject("toy", KindTags, "nan"))
 	st.answerImages(&imageBatch{
 		work:    []work{{m: &nats.Msg{Subject: Subject("toy", KindImage, "nan")}}},
-		replies: []TagsMessage{{Seq: 4, Tags: []rfstream.Tag{{Label: "a", Score: 0.5}, {Label: "b", Score: math.NaN()}}}},
+		replies: []TagsMessage{{Seq: 4, Tags: []engine.Tag{{Label: "a", Score: 0.5}, {Label: "b", Score: math.NaN()}}}},
 	})
 	select {
 	case m := <-ch:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -21,12 +21,12 @@ import (
 
 var (
 	toyOnce   sync.Once
-	toyWords  *rfstream.WordClassifier
-	toyImages *rfstream.ImageTagger
+	toyWords  *engine.WordClassifier
+	toyImages *engine.ImageTagger
 	toyErr    error
 )
 
-func toys(t *testing.T) (*rfstream.WordClassifier, *rfstream.ImageTagger) {
+func toys(t *testing.T) (*engine.WordClassifier, *engine.ImageTagger) {
 	t.Helper()
 	toyOnce.Do(func() {
 		toyWords, toyErr = toymodels.Words()
@@ -69,16 +69,16 @@ func pipeline(t *testing.T, listen bool) (*Embedded, *nats.Conn, *Stages) {
 }
 
 // inProcess runs the same audio through the in-process recogniser.
-func inProcess(t *testing.T, a *frontend.Audio) []rfstream.Result {
+func inProcess(t *testing.T, a *frontend.Audio) []engine.Result {
 	t.Helper()
 	words, _ := toys(t)
 	return spotAlone(t, words, a)
 }
 
 // spotAlone runs a through a fresh in-process WordSpotter of words.
-func spotAlone(t *testing.T, words *rfstream.WordClassifier, a *frontend.Audio) []rfstream.Result {
+func spotAlone(t *testing.T, words *engine.WordClassifier, a *frontend.Audio) []engine.Result {
 	t.Helper()
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func upDowns(k int) *frontend.Audio {
 // sameResults compares result sequences: texts, words, times and flags
 // exactly, confidences to 1e-6. Batched GEMMs of different heights may
 // round the last bits of a score differently, nothing more.
-func sameResults(a, b []rfstream.Result) bool {
+func sameResults(a, b []engine.Result) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -119,12 +119,12 @@ func sameResults(a, b []rfstream.Result) bool {
 	return true
 }
 
-func streamAll(t *testing.T, nc *nats.Conn, stream string, a *frontend.Audio, o StreamOptions) []rfstream.Result {
+func streamAll(t *testing.T, nc *nats.Conn, stream string, a *frontend.Audio, o StreamOptions) []engine.Result {
 	t.Helper()
-	var got []rfstream.Result
+	var got []engine.Result
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := StreamAudio(ctx, nc, "toy", stream, a, o, func(r rfstream.Result) { got = append(got, r) }); err != nil {
+	if _, err := StreamAudio(ctx, nc, "toy", stream, a, o, func(r engine.Result) { got = append(got, r) }); err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -201,14 +201,14 @@ func publish(t *testing.T, nc *nats.Conn, stream string, seq int, data []byte, h
 }
 
 // collect gathers results of a stream until one has EOS or the timeout.
-func collect(t *testing.T, ch chan *nats.Msg, timeout time.Duration) []rfstream.Result {
+func collect(t *testing.T, ch chan *nats.Msg, timeout time.Duration) []engine.Result {
 	t.Helper()
-	var out []rfstream.Result
+	var out []engine.Result
 	deadline := time.After(timeout)
 	for {
 		select {
 		case m := <-ch:
-			var r rfstream.Result
+			var r engine.Result
 			if err := json.Unmarshal(m.Data, &r); err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +268,7 @@ func TestBadMessagesGetErrorResultsAndOthersAreServed(t *testing.T) {
 		t.Helper()
 		select {
 		case m := <-ch:
-			var r rfstream.Result
+			var r engine.Result
 			json.Unmarshal(m.Data, &r)
 			if StreamOf(m.Subject) != stream || !strings.Contains(r.Error, want) {
 				t.Fatalf("result on %s: %+v, want an error mentioning %q on %s", m.Subject, r, want, stream)
@@ -375,9 +375,9 @@ func TestFeatureWorkersScaleOut(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			var got []rfstream.Result
+			var got []engine.Result
 			_, err := StreamAudio(context.Background(), conns[4], "toy", "par"+strconv.Itoa(i), a, StreamOptions{Encoding: EncF32, ChunkMs: 50},
-				func(r rfstream.Result) { got = append(got, r) })
+				func(r engine.Result) { got = append(got, r) })
 			if err != nil || !sameResults(got, want) {
 				errs <- "stream " + strconv.Itoa(i) + " differs"
 			}
@@ -416,7 +416,7 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 // A voice-normalised word model follows each stream's voice
-// (rfstream.VoiceSession, final segments only): through NATS exactly as in
+// (engine.VoiceSession, final segments only): through NATS exactly as in
 // one process, for every chunking.
 func TestVoiceSessionThroughNATSEqualsInProcess(t *testing.T) {
 	words, err := toymodels.VoiceWords()
@@ -425,7 +425,7 @@ func TestVoiceSessionThroughNATSEqualsInProcess(t *testing.T) {
 	}
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	a := &frontend.Audio{Rate: 8000, Samples: append(toymodels.UpDown(), toymodels.UpDown()...)}
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,8 +451,8 @@ func TestSelfTrainingSessionThroughNATSEqualsInProcess(t *testing.T) {
 	}
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	a := upDowns(8)
-	spot := func(selfTrain bool) []rfstream.Result {
-		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	spot := func(selfTrain bool) []engine.Result {
+		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,10 +498,10 @@ func TestConcurrentSelfTrainingSessionsEqualInProcess(t *testing.T) {
 	// queued or running from then) is held until all eight are,
 	// so the streams go on from there together.
 	var mu sync.Mutex
-	held := map[*rfstream.VoiceSession]bool{}
+	held := map[*engine.VoiceSession]bool{}
 	gate := make(chan struct{})
 	real := sessionBusy
-	sessionBusy = func(v *rfstream.VoiceSession) <-chan struct{} {
+	sessionBusy = func(v *engine.VoiceSession) <-chan struct{} {
 		if b := real(v); b != nil {
 			return b
 		}
@@ -526,13 +526,13 @@ func TestConcurrentSelfTrainingSessionsEqualInProcess(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var got []rfstream.Result
+			var got []engine.Result
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			// Chunks of different sizes, so the streams' words arrive
 			// interleaved differently.
 			opts := StreamOptions{ChunkMs: float64(40 + 30*i), Encoding: EncF32}
-			if _, err := StreamAudio(ctx, nc, "toy", "many"+strconv.Itoa(i), a, opts, func(r rfstream.Result) { got = append(got, r) }); err != nil {
+			if _, err := StreamAudio(ctx, nc, "toy", "many"+strconv.Itoa(i), a, opts, func(r engine.Result) { got = append(got, r) }); err != nil {
 				errs <- fmt.Sprintf("stream %d: %v", i, err)
 				return
 			}
@@ -566,7 +566,7 @@ func TestBusySessionHoldsOnlyItsOwnStream(t *testing.T) {
 	gate := make(chan struct{})
 	var once sync.Once
 	real := sessionBusy
-	sessionBusy = func(v *rfstream.VoiceSession) <-chan struct{} {
+	sessionBusy = func(v *engine.VoiceSession) <-chan struct{} {
 		if b := real(v); b != nil {
 			return b
 		}
@@ -582,12 +582,12 @@ func TestBusySessionHoldsOnlyItsOwnStream(t *testing.T) {
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	long := upDowns(3)
 	want := spotAlone(t, words, long)
-	done := make(chan []rfstream.Result)
+	done := make(chan []engine.Result)
 	go func() {
-		var got []rfstream.Result
+		var got []engine.Result
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		StreamAudio(ctx, nc, "toy", "held", long, StreamOptions{ChunkMs: 100, Encoding: EncF32}, func(r rfstream.Result) { got = append(got, r) })
+		StreamAudio(ctx, nc, "toy", "held", long, StreamOptions{ChunkMs: 100, Encoding: EncF32}, func(r engine.Result) { got = append(got, r) })
 		done <- got
 	}()
 	// The other stream finishes while the first is held.

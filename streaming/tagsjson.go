@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // The tagger answers every image with a TagsMessage, and a client reads
@@ -125,9 +125,9 @@ func parseTagsFast(data []byte, m *TagsMessage) bool {
 	}
 	m.Seq = seq
 	if p.lit(`,"tags":[`) {
-		m.Tags = []rfstream.Tag{}
+		m.Tags = []engine.Tag{}
 		for {
-			var t rfstream.Tag
+			var t engine.Tag
 			if !p.lit(`{"label":`) {
 				return false
 			}

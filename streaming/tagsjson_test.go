@@ -8,19 +8,19 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 var tagsCases = []TagsMessage{
 	{Seq: 0},
 	{Seq: -3, Error: "image without a valid Rfs-Seq header"},
-	{Seq: 7, Tags: []rfstream.Tag{{Label: "7", Score: 0.9123456789}, {Label: "1", Score: -0.03}, {Label: "9", Score: 0}}},
-	{Seq: 1 << 40, Tags: []rfstream.Tag{{Label: "tiny", Score: 1.5e-7}, {Label: "huge", Score: -2e21}, {Label: "edge", Score: 1e-6}}},
-	{Seq: 2, Tags: []rfstream.Tag{{Label: "neg zero", Score: math.Copysign(0, -1)}, {Label: "e-300", Score: 3e-300}}},
-	{Seq: 3, Tags: []rfstream.Tag{{Label: `quote " and \ slash`, Score: 1}, {Label: "<b>&</b>", Score: 2}, {Label: "ünï\u2028\x01", Score: 3}}},
-	{Seq: 4, Tags: []rfstream.Tag{{Label: "", Score: 0.5}}, Error: "tab\there"},
-	{Seq: 5, Tags: []rfstream.Tag{{Label: "circle", Score: 0.3}}, Familiarity: 0.41, OutOfDomain: true},
-	{Seq: 6, Tags: []rfstream.Tag{{Label: "square", Score: 0.8}}, Familiarity: 0.97},
+	{Seq: 7, Tags: []engine.Tag{{Label: "7", Score: 0.9123456789}, {Label: "1", Score: -0.03}, {Label: "9", Score: 0}}},
+	{Seq: 1 << 40, Tags: []engine.Tag{{Label: "tiny", Score: 1.5e-7}, {Label: "huge", Score: -2e21}, {Label: "edge", Score: 1e-6}}},
+	{Seq: 2, Tags: []engine.Tag{{Label: "neg zero", Score: math.Copysign(0, -1)}, {Label: "e-300", Score: 3e-300}}},
+	{Seq: 3, Tags: []engine.Tag{{Label: `quote " and \ slash`, Score: 1}, {Label: "<b>&</b>", Score: 2}, {Label: "ünï\u2028\x01", Score: 3}}},
+	{Seq: 4, Tags: []engine.Tag{{Label: "", Score: 0.5}}, Error: "tab\there"},
+	{Seq: 5, Tags: []engine.Tag{{Label: "circle", Score: 0.3}}, Familiarity: 0.41, OutOfDomain: true},
+	{Seq: 6, Tags: []engine.Tag{{Label: "square", Score: 0.8}}, Familiarity: 0.97},
 }
 
 // The tagger's encoder writes what encoding/json writes, and the client's
@@ -50,7 +50,7 @@ func TestTagsJSONIsEncodingJSON(t *testing.T) {
 		t.Fatalf("a plain message missed the fast path: %+v", m)
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, err := appendTagsJSON(nil, TagsMessage{Tags: []rfstream.Tag{{Label: "x", Score: f}}}); err == nil {
+		if _, err := appendTagsJSON(nil, TagsMessage{Tags: []engine.Tag{{Label: "x", Score: f}}}); err == nil {
 			t.Fatalf("score %v encoded", f)
 		}
 	}
@@ -78,7 +78,7 @@ func FuzzTagsJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seq int, label string, score float64, errText string, n int) {
 		m := TagsMessage{Seq: seq, Error: errText, Familiarity: score / 3, OutOfDomain: n%3 == 1}
 		for i := range n % 4 {
-			m.Tags = append(m.Tags, rfstream.Tag{Label: label + strconv.Itoa(i), Score: score * float64(i+1)})
+			m.Tags = append(m.Tags, engine.Tag{Label: label + strconv.Itoa(i), Score: score * float64(i+1)})
 		}
 		want, errWant := json.Marshal(m)
 		got, errGot := appendTagsJSON(nil, m)

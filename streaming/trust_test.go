@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nkeys"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // permissionErrors collects a connection's asynchronous errors: the
@@ -137,7 +137,7 @@ func TestEmbeddedServerConfinesClientsToTheirStreams(t *testing.T) {
 		}
 		bobErrs.expect(t, "bob reading "+subject, subject)
 	}
-	forged, _ := json.Marshal(rfstream.Result{Text: "forged", Final: true, EOS: true})
+	forged, _ := json.Marshal(engine.Result{Text: "forged", Final: true, EOS: true})
 	for _, c := range []struct {
 		what, subject string
 		data          []byte
@@ -169,7 +169,7 @@ func TestEmbeddedServerConfinesClientsToTheirStreams(t *testing.T) {
 
 	// Alice's stream ends as if bob had never been there.
 	send(t, alice, mine, 1, rest, map[string]string{HdrEncoding: EncF32, HdrEOS: "1"})
-	var got []rfstream.Result
+	var got []engine.Result
 	for len(got) == 0 || !got[len(got)-1].EOS {
 		got = append(got, nextResult(t, results))
 	}

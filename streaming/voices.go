@@ -1,7 +1,7 @@
 package streaming
 
 // Named voices in the frontend stage: the streams that name one voice
-// (HdrVoice) share its rfstream.VoiceSession, kept in memory within
+// (HdrVoice) share its engine.VoiceSession, kept in memory within
 // Pipeline.MaxVoices and VoiceIdle, and in voice files under
 // Pipeline.VoiceDir when it is set (written off the stage's lock by
 // voicewriter.go). stage_frontend.go is the caller: it claims a stream's
@@ -20,13 +20,13 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // namedVoice is a voice's session in the frontend stage, shared by every
 // stream that names the voice (HdrVoice).
 type namedVoice struct {
-	session *rfstream.VoiceSession
+	session *engine.VoiceSession
 	last    time.Time // when a stream of the voice last finished a word
 	saved   int       // recordings the session had when its file was last written (or asked to be) or read
 	failed  atomic.Bool
@@ -67,7 +67,7 @@ func (s *Stages) rejoinVoice(stream string, st *frontStream) {
 
 // streamVoice returns the session of the voice a stream names, with s.mu
 // held: from memory, else from its voice file (VoiceDir), else new.
-func (s *Stages) streamVoice(stream, name string) *rfstream.VoiceSession {
+func (s *Stages) streamVoice(stream, name string) *engine.VoiceSession {
 	if v := s.voices[name]; v != nil {
 		return v.session
 	}
@@ -92,7 +92,7 @@ func (s *Stages) voiceFile(name string) (string, error) {
 
 // readVoice reads a voice's file, or returns nil when there is none (or no
 // VoiceDir). A file that cannot be read is renamed aside and reported.
-func (s *Stages) readVoice(stream, name string) *rfstream.VoiceSession {
+func (s *Stages) readVoice(stream, name string) *engine.VoiceSession {
 	if s.p.VoiceDir == "" {
 		return nil
 	}
@@ -101,7 +101,7 @@ func (s *Stages) readVoice(stream, name string) *rfstream.VoiceSession {
 	// but only for a voice named again within that write's milliseconds.
 	s.files.wait(name)
 	path, err := s.voiceFile(name)
-	var v *rfstream.VoiceSession
+	var v *engine.VoiceSession
 	if err == nil {
 		v, err = s.p.Words.LoadVoiceSession(path)
 	}
@@ -163,7 +163,7 @@ func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, 
 	return true, nil
 }
 
-func (s *Stages) newVoiceSession() *rfstream.VoiceSession {
+func (s *Stages) newVoiceSession() *engine.VoiceSession {
 	v := s.p.Words.NewVoiceSession()
 	v.SelfTrain = v.SelfTrain && !s.p.NoSelfTrain
 	return v
@@ -256,6 +256,6 @@ func (s *Stages) forget(name string) (bool, error) {
 	if err != nil {
 		return known, err
 	}
-	removed, err := rfstream.RemoveVoiceFiles(filepath.Dir(path), name)
+	removed, err := engine.RemoveVoiceFiles(filepath.Dir(path), name)
 	return known || removed > 0, err
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
@@ -24,15 +24,15 @@ import (
 // voiceSpotting runs in-process spotters over one two-word recording of
 // the adaptable toy model: spot(nil) is a stream of its own voice,
 // spot(session) a stream of the voice whose session that is.
-func voiceSpotting(t *testing.T) (*rfstream.WordClassifier, *frontend.Audio, func(*rfstream.VoiceSession) ([]rfstream.Result, *rfstream.VoiceSession)) {
+func voiceSpotting(t *testing.T) (*engine.WordClassifier, *frontend.Audio, func(*engine.VoiceSession) ([]engine.Result, *engine.VoiceSession)) {
 	t.Helper()
 	words, err := toymodels.AdaptableWords()
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
-	spot := func(session *rfstream.VoiceSession) ([]rfstream.Result, *rfstream.VoiceSession) {
-		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	spot := func(session *engine.VoiceSession) ([]engine.Result, *engine.VoiceSession) {
+		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,9 +54,9 @@ func TestNamedVoiceSpansStreams(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
 	nc, _ := pipelineWith(t, Pipeline{Words: words})
 	alone, _ := spot(nil)
-	var session *rfstream.VoiceSession
+	var session *engine.VoiceSession
 	for i := range 8 {
-		var want []rfstream.Result
+		var want []engine.Result
 		want, session = spot(session)
 		got := streamAll(t, nc, "alice"+strconv.Itoa(i), a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "alice"})
 		if !sameResults(got, want) {
@@ -78,7 +78,7 @@ func TestNamedVoiceSpansStreams(t *testing.T) {
 }
 
 // withoutVoice is rs without their voice progress: the words alone.
-func withoutVoice(rs []rfstream.Result) []rfstream.Result {
+func withoutVoice(rs []engine.Result) []engine.Result {
 	out := slices.Clone(rs)
 	for i := range out {
 		out[i].Voice = nil
@@ -138,7 +138,7 @@ func TestVoicesAreBounded(t *testing.T) {
 	}
 	o.Voice = "z"
 	got := streamAll(t, nc, "crowded", a, o)
-	var rest []rfstream.Result
+	var rest []engine.Result
 	refused := 0
 	for _, r := range got {
 		if strings.Contains(r.Error, "in use by live streams") {
@@ -201,10 +201,10 @@ func TestBadVoiceHeaders(t *testing.T) {
 func TestVoicesOutliveTheStages(t *testing.T) {
 	words, a, spot := voiceSpotting(t)
 	dir := t.TempDir()
-	var want [][]rfstream.Result
-	var session *rfstream.VoiceSession
+	var want [][]engine.Result
+	var session *engine.VoiceSession
 	for range 16 {
-		var r []rfstream.Result
+		var r []engine.Result
 		r, session = spot(session)
 		want = append(want, r)
 	}
@@ -249,7 +249,7 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	onc, ost := pipelineWith(t, Pipeline{Words: other, VoiceDir: dir})
-	sp, err := rfstream.NewWordSpotter(other, rfstream.DefaultSpotterConfig(), a.Rate)
+	sp, err := engine.NewWordSpotter(other, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestVoicesOutliveTheStages(t *testing.T) {
 	os.WriteFile(path, b, 0o600)
 	nc, _ := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir})
 	got := streamAll(t, nc, "carol-damaged", a, o)
-	var rest []rfstream.Result
+	var rest []engine.Result
 	reported := 0
 	for _, r := range got {
 		if strings.Contains(r.Error, "corrupted voice file") && strings.Contains(r.Error, "carol.rfv.bad") {
@@ -415,15 +415,15 @@ func TestForgetVoice(t *testing.T) {
 // stages).
 func blockVoiceWrites(t *testing.T) (started chan string, release func()) {
 	started, gate := make(chan string, 16), make(chan struct{})
-	saveVoiceFile = func(path string, v *rfstream.VoiceSession) error {
+	saveVoiceFile = func(path string, v *engine.VoiceSession) error {
 		started <- path
 		select {
 		case <-gate:
 		case <-t.Context().Done():
 		}
-		return rfstream.SaveVoiceSession(path, v)
+		return v.Save(path)
 	}
-	t.Cleanup(func() { saveVoiceFile = rfstream.SaveVoiceSession })
+	t.Cleanup(func() { saveVoiceFile = func(path string, s *engine.VoiceSession) error { return s.Save(path) } })
 	return started, func() { gate <- struct{}{} }
 }
 
@@ -435,14 +435,14 @@ func streamLater(nc *nats.Conn, stream string, a *frontend.Audio, o StreamOption
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var r streamOutcome
-		_, r.err = StreamAudio(ctx, nc, "toy", stream, a, o, func(res rfstream.Result) { r.results = append(r.results, res) })
+		_, r.err = StreamAudio(ctx, nc, "toy", stream, a, o, func(res engine.Result) { r.results = append(r.results, res) })
 		out <- r
 	}()
 	return out
 }
 
 type streamOutcome struct {
-	results []rfstream.Result
+	results []engine.Result
 	err     error
 }
 
@@ -558,7 +558,7 @@ func TestEvictedVoiceIsWrittenOffTheStage(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		out  chan streamOutcome
-		want []rfstream.Result
+		want []engine.Result
 	}{{"ada0", ada0, alone}, {"bo0", bo, alone}, {"ada1", ada1, second}} {
 		if r := <-c.out; r.err != nil || !sameResults(r.results, c.want) {
 			t.Fatalf("%s: %v\n%+v\nwant\n%+v", c.name, r.err, r.results, c.want)
@@ -576,8 +576,8 @@ func TestVoiceWritesMergeWhileOneRuns(t *testing.T) {
 	words, _, spot := voiceSpotting(t)
 	started, release := blockVoiceWrites(t)
 	path := filepath.Join(t.TempDir(), "v.rfv")
-	var sessions []*rfstream.VoiceSession
-	var s *rfstream.VoiceSession
+	var sessions []*engine.VoiceSession
+	var s *engine.VoiceSession
 	for range 3 {
 		_, s = spot(s)
 		sessions = append(sessions, s.Clone())

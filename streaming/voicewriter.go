@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // voiceWriter writes voice files on goroutines of its own, one per voice
@@ -30,7 +30,7 @@ type voiceWriter struct {
 // is waiting or being written.
 type voiceWrites struct {
 	path string
-	next *rfstream.VoiceSession
+	next *engine.VoiceSession
 	then []func(error)
 	idle chan struct{}
 }
@@ -38,7 +38,7 @@ type voiceWrites struct {
 // write asks for session (a copy no one else changes) to be written to
 // path, then then (when not nil) to be called, on the writer's goroutine,
 // with the outcome.
-func (w *voiceWriter) write(name, path string, session *rfstream.VoiceSession, then func(error)) {
+func (w *voiceWriter) write(name, path string, session *engine.VoiceSession, then func(error)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.voices == nil {
@@ -90,8 +90,8 @@ func (w *voiceWriter) wait(name string) {
 	}
 }
 
-// saveVoiceFile is rfstream.SaveVoiceSession (tests replace it).
-var saveVoiceFile = rfstream.SaveVoiceSession
+// saveVoiceFile is VoiceSession.Save (tests replace it).
+var saveVoiceFile = func(path string, s *engine.VoiceSession) error { return s.Save(path) }
 
 // waitAll returns once no voice's file is waiting or being written.
 func (w *voiceWriter) waitAll() { w.wg.Wait() }

@@ -12,9 +12,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -49,10 +49,10 @@ type Utterance struct {
 // ConnectedOptions control Connected.
 type ConnectedOptions struct {
 	// Task is the trained model's task: TaskConnected (the default) or
-	// rfstream.TaskPhones.
+	// engine.TaskPhones.
 	Task    string
-	Input   rfstream.ConnectedInput
-	Decoder rfstream.ConnectedDecoder
+	Input   engine.ConnectedInput
+	Decoder engine.ConnectedDecoder
 	// Map is the feature map's recipe; its input dimension is set from
 	// the frontend.
 	Map features.Recipe
@@ -123,7 +123,7 @@ type utt struct {
 // words' states (the rest silence), the classifier is trained, the
 // utterances are force-aligned with it, and the classifier retrained, for
 // opt.Passes rounds.
-func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, ConnectedReport, error) {
+func Connected(utts []Utterance, opt ConnectedOptions) (*engine.Model, ConnectedReport, error) {
 	start := time.Now()
 	var rep ConnectedReport
 	in := opt.Input
@@ -138,10 +138,10 @@ func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, Connect
 	}
 	switch opt.Task {
 	case "":
-		opt.Task = rfstream.TaskConnected
-	case rfstream.TaskConnected, rfstream.TaskPhones:
+		opt.Task = engine.TaskConnected
+	case engine.TaskConnected, engine.TaskPhones:
 	default:
-		return nil, rep, fmt.Errorf("rfstream: connected training of a %q model (%s, %s)", opt.Task, rfstream.TaskConnected, rfstream.TaskPhones)
+		return nil, rep, fmt.Errorf("rfstream: connected training of a %q model (%s, %s)", opt.Task, engine.TaskConnected, engine.TaskPhones)
 	}
 	if opt.SpeechMarginDB <= 0 {
 		opt.SpeechMarginDB = 35
@@ -206,7 +206,7 @@ func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, Connect
 	if err := tr.firstPass(rng); err != nil {
 		return nil, rep, err
 	}
-	var model *rfstream.Model
+	var model *engine.Model
 	for pass := 0; pass <= opt.Passes; pass++ {
 		t0 := time.Now()
 		pr := PassReport{Pass: pass, Labels: "uniform"}
@@ -233,7 +233,7 @@ func Connected(utts []Utterance, opt ConnectedOptions) (*rfstream.Model, Connect
 	for i, v := range lp {
 		prior.Data[i] = float32(v)
 	}
-	model.Blobs[rfstream.BlobLogPrior] = prior
+	model.Blobs[engine.BlobLogPrior] = prior
 	rep.Seconds = time.Since(start).Seconds()
 	model.Meta = map[string]any{"train_utterances": rep.Utterances, "train_frames": rep.TrainFrames, "passes": rep.Passes}
 	return model, rep, nil
@@ -405,7 +405,7 @@ func exactSpanLabels(n int, spans [][2]float64, seq []decode.Unit, sil decode.Un
 // connTrainer holds the state of align-and-retrain.
 type connTrainer struct {
 	opt     ConnectedOptions
-	in      rfstream.ConnectedInput
+	in      engine.ConnectedInput
 	fm      features.Map
 	classes int
 	us      []*utt
@@ -533,12 +533,12 @@ func (t *connTrainer) labelsOf(ref [][2]int) []int {
 
 // fit trains the classifier on the current labels and returns a model
 // without priors.
-func (t *connTrainer) fit(pr *PassReport) (*rfstream.Model, error) {
+func (t *connTrainer) fit(pr *PassReport) (*engine.Model, error) {
 	labels := make([]string, len(t.opt.Words))
 	copy(labels, t.opt.Words)
 	in := t.in
 	in.Temperature = 0
-	m := &rfstream.Model{Task: t.opt.Task, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
+	m := &engine.Model{Task: t.opt.Task, Labels: labels, Map: t.fm.Recipe(), Blobs: map[string]blas32.General{}}
 	heldLabels := t.labelsOf(t.heldRef)
 	if t.in.Classifier == "rls" {
 		lambda := t.opt.RLSLambda
@@ -574,8 +574,8 @@ func (t *connTrainer) fit(pr *PassReport) (*rfstream.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Blobs[rfstream.BlobSoftmaxW] = sm.W
-		m.Blobs[rfstream.BlobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
+		m.Blobs[engine.BlobSoftmaxW] = sm.W
+		m.Blobs[engine.BlobSoftmaxB] = blas32.General{Rows: 1, Cols: len(sm.B), Stride: len(sm.B), Data: sm.B}
 		pr.Loss, pr.Lambda = srep.Loss, t.opt.Softmax.Lambda
 		fmt.Fprintf(t.logw(), "%s: softmax (%s) on %d frames: loss %.4f after %d iterations, %.1f s\n", t.opt.Task, srep.Optimizer, t.subZ.Rows, srep.Loss, srep.Iterations, srep.Seconds)
 	}
@@ -599,16 +599,16 @@ func (t *connTrainer) logw() io.Writer {
 // scoreAndAlign maps every frame through the fitted model, measures frame
 // accuracy against the current labels and, when realign is set, replaces
 // the labels by a forced alignment (and, for RLS, accumulates the new ZᵀY).
-func (t *connTrainer) scoreAndAlign(m *rfstream.Model, realign bool, pr *PassReport) error {
+func (t *connTrainer) scoreAndAlign(m *engine.Model, realign bool, pr *PassReport) error {
 	var post interface{ LogPosteriors(dst, z blas32.General) }
 	if t.in.Classifier == "rls" {
-		var in rfstream.ConnectedInput
+		var in engine.ConnectedInput
 		if err := json.Unmarshal(m.Input, &in); err != nil {
 			return err
 		}
 		post = &classifier.CalibratedRLS{RLS: m.RLS, Temp: in.Temperature}
 	} else {
-		w, b := m.Blobs[rfstream.BlobSoftmaxW], m.Blobs[rfstream.BlobSoftmaxB]
+		w, b := m.Blobs[engine.BlobSoftmaxW], m.Blobs[engine.BlobSoftmaxB]
 		post = &classifier.Softmax{Dim: w.Rows, Classes: w.Cols, W: w, B: b.Data}
 	}
 	// Priors of the current labels turn posteriors into likelihoods for

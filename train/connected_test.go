@@ -9,9 +9,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/maxout"
@@ -33,19 +33,19 @@ func TestToneModelFixtures(t *testing.T) {
 		path := filepath.Join("..", "testdata", "tones-"+kind+".rfm")
 		m := trainToneModel(t, kind)
 		if *update {
-			if err := rfstream.SaveModel(path, m); err != nil {
+			if err := engine.SaveModel(path, m); err != nil {
 				t.Fatal(err)
 			}
 		}
-		stored, err := rfstream.LoadModel(path)
+		stored, err := engine.LoadModel(path)
 		if err != nil {
 			t.Fatalf("%v (go test -run ToneModelFixtures -update writes it)", err)
 		}
-		want, err := rfstream.RecognizeConnected(m, &frontend.Audio{Rate: 8000, Samples: s})
+		want, err := engine.RecognizeConnected(m, &frontend.Audio{Rate: 8000, Samples: s})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := rfstream.RecognizeConnected(stored, &frontend.Audio{Rate: 8000, Samples: s})
+		got, err := engine.RecognizeConnected(stored, &frontend.Audio{Rate: 8000, Samples: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +66,13 @@ func TestToneModelFixtures(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite the tone model fixtures in ../testdata")
 
-func trainToneModel(t *testing.T, kind string) *rfstream.Model {
+func trainToneModel(t *testing.T, kind string) *engine.Model {
 	return trainNamedTones(t, kind, map[string]string{"lo": "lo", "hi": "hi"})
 }
 
 // trainNamedTones is trainToneModel with the lo and hi tones labelled by
 // names (the word each tone is: its label in the model).
-func trainNamedTones(t *testing.T, kind string, names map[string]string) *rfstream.Model {
+func trainNamedTones(t *testing.T, kind string, names map[string]string) *engine.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var utts []Utterance
@@ -83,13 +83,13 @@ func trainNamedTones(t *testing.T, kind string, names map[string]string) *rfstre
 			datasets.Silence(int(8000*(0.1+0.3*rng.Float64())), fixtures.ToneFloor, rng)...)
 		utts = append(utts, Utterance{Samples: s, Words: []string{names[w]}})
 	}
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 1, kind
 	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 128, Q: 2}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, rep, err := Connected(utts, ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(), Map: mp.Recipe(),
+	m, rep, err := Connected(utts, ConnectedOptions{Input: in, Decoder: engine.DefaultConnectedDecoder(), Map: mp.Recipe(),
 		Words: []string{names["hi"], names["lo"]}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestConnectedRecognisesToneStrings(t *testing.T) {
 				want = append(want, [2]float64{start, float64(len(s)) / 8000})
 			}
 			s = append(s, datasets.Silence(2400, fixtures.ToneFloor, rng)...)
-			rec, err := rfstream.NewConnected(m)
+			rec, err := engine.NewConnected(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,11 +147,11 @@ func TestConnectedRecognisesToneStrings(t *testing.T) {
 			if err := m.Write(&b); err != nil {
 				t.Fatal(err)
 			}
-			m2, err := rfstream.DecodeModel(b.Bytes())
+			m2, err := engine.DecodeModel(b.Bytes())
 			if err != nil {
 				t.Fatal(err)
 			}
-			res2, err := rfstream.RecognizeConnected(m2, &frontend.Audio{Rate: 16000, Samples: upsample2(s)})
+			res2, err := engine.RecognizeConnected(m2, &frontend.Audio{Rate: 16000, Samples: upsample2(s)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func upsample2(s []float32) []float32 {
 // TestBootstrapSpans: a string with known word times is labelled silence
 // outside the words' speech, each word's states in order inside it.
 func TestBootstrapSpans(t *testing.T) {
-	in := rfstream.ConnectedInput{StatesPerWord: 2, SilenceStates: 1}
+	in := engine.ConnectedInput{StatesPerWord: 2, SilenceStates: 1}
 	words, sil, err := in.Units([]string{"a", "b"}, 0.5)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestTuneConnected(t *testing.T) {
 			best = tr
 		}
 	}
-	c, err := rfstream.NewConnected(m)
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestTunePriorScaleHoldsThePriorScale(t *testing.T) {
 	if !reflect.DeepEqual(trials, atHeld) {
 		t.Fatalf("held-prior trials %v\nare not the full grid's at prior %g: %v", trials, held, atHeld)
 	}
-	c, err := rfstream.NewConnected(m)
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		t.Fatal(err)
 	}

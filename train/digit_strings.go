@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
@@ -79,7 +79,7 @@ type DigitStringOptions struct {
 	// Voices add synthesisers' speakers and fluent strings (none in the
 	// defaults; experiments/journal/anyvoice.md round K).
 	Voices  ConnectedVoices
-	Decoder rfstream.ConnectedDecoder
+	Decoder engine.ConnectedDecoder
 	Log     io.Writer
 }
 
@@ -99,8 +99,8 @@ func DefaultDigitStringOptions() DigitStringOptions {
 // without it, as the model it was chosen on was tuned.
 const defaultFillerBias = 0.25
 
-func defaultDigitStringDecoder() rfstream.ConnectedDecoder {
-	d := rfstream.DefaultConnectedDecoder()
+func defaultDigitStringDecoder() engine.ConnectedDecoder {
+	d := engine.DefaultConnectedDecoder()
 	d.FillerBias = defaultFillerBias
 	return d
 }
@@ -118,7 +118,7 @@ func HeldOutTake(r datasets.Recording) bool { return r.Take >= 5 && r.Take <= 9 
 // DigitStrings reads the FSDD training split, pads every recording with
 // silence and trains a connected model by alignment, then tunes its
 // decoder when o.Tune.
-func DigitStrings(o DigitStringOptions) (*rfstream.Model, ConnectedReport, error) {
+func DigitStrings(o DigitStringOptions) (*engine.Model, ConnectedReport, error) {
 	var rep ConnectedReport
 	if err := o.Map.RefuseSelect("connected digits"); err != nil {
 		return nil, rep, err
@@ -140,10 +140,10 @@ func DigitStrings(o DigitStringOptions) (*rfstream.Model, ConnectedReport, error
 // padded with silence, plus joined strings when TrainStrings > 0); heldOut
 // marks the recordings kept out of the classifier's training (nil: a
 // seeded tenth). It does not tune the decoder.
-func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOut func(datasets.Recording) bool) (*rfstream.Model, ConnectedReport, error) {
+func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOut func(datasets.Recording) bool) (*engine.Model, ConnectedReport, error) {
 	var rep ConnectedReport
 	held := func(r datasets.Recording) bool { return heldOut != nil && heldOut(r) }
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	copies, err := o.recordingCopies(trainRecs, held, rate)
 	if err != nil {
 		return nil, rep, err
@@ -172,7 +172,7 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 			return nil, rep, err
 		}
 		utts = append(utts, ohs...)
-		words = append(words, rfstream.OhLabel)
+		words = append(words, engine.OhLabel)
 	}
 	if o.Filler.Voices > 0 {
 		filler, err := o.Filler.utterances(rate, o.PadMin, o.PadMax)
@@ -180,7 +180,7 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 			return nil, rep, err
 		}
 		utts = append(utts, filler...)
-		words = append(words, rfstream.FillerLabel)
+		words = append(words, engine.FillerLabel)
 	}
 	m, rep, err := DigitStringsFrom(o, utts, words)
 	if err == nil && o.TrainStrings > 0 {
@@ -206,8 +206,8 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 // (a corpus's own strings and words: TIDIGITS); words is the vocabulary in
 // class order. o's FSDD, padding and string settings are not used, and
 // the decoder is not tuned.
-func DigitStringsFrom(o DigitStringOptions, utts []Utterance, words []string) (*rfstream.Model, ConnectedReport, error) {
-	in := rfstream.DefaultConnectedInput()
+func DigitStringsFrom(o DigitStringOptions, utts []Utterance, words []string) (*engine.Model, ConnectedReport, error) {
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = o.States, o.SilStates, o.Classifier
 	recipe, err := o.Map.Recipe(in.Audio.Dim())
 	if err != nil {
@@ -304,7 +304,7 @@ func renderPlans(plans []datasets.StringPlan, rate int, seedOf func(i int) uint6
 // TuneDigitStrings chooses the decoder settings on strings of the held-out
 // training recordings (DigitStringDev) over o's grid (TuneGrid) and writes
 // them into m.
-func TuneDigitStrings(o DigitStringOptions, m *rfstream.Model, trainRecs []datasets.Recording) ([]TuneTrial, error) {
+func TuneDigitStrings(o DigitStringOptions, m *engine.Model, trainRecs []datasets.Recording) ([]TuneTrial, error) {
 	dev, err := DigitStringDev(o, trainRecs)
 	if err != nil {
 		return nil, err
@@ -345,14 +345,14 @@ func DigitStringDev(o DigitStringOptions, trainRecs []datasets.Recording) ([]Dev
 	if err != nil {
 		return nil, err
 	}
-	voices, err := o.devVoiceStrings(rfstream.DefaultConnectedInput().Audio.SampleRate)
+	voices, err := o.devVoiceStrings(engine.DefaultConnectedInput().Audio.SampleRate)
 	return append(dev, voices...), err
 }
 
 // fsddDevStrings are the DevStrings strings joined from the held-out
 // training takes.
 func fsddDevStrings(o DigitStringOptions, trainRecs []datasets.Recording) ([]DevUtterance, error) {
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	var held []datasets.Recording
 	for _, r := range trainRecs {
 		if HeldOutTake(r) {

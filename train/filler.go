@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
-// FillerOptions add a filler unit (rfstream.FillerLabel) to a connected
+// FillerOptions add a filler unit (engine.FillerLabel) to a connected
 // digit model: its states are trained on synthetic voices saying English
 // words that are not digits (datasets.FillerTrainWords), so the decoder can
 // reject such speech instead of naming a digit. The same voices also say
@@ -97,7 +97,7 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 			k := i - len(digits)
 			voice = (k/o.PerWord + (k%o.PerWord)*o.Voices/o.PerWord) % o.Voices
 			a, errs[i] = datasets.SynthWord(words[k/o.PerWord], speakers[voice].Voice, rate, rng.Uint64())
-			label = rfstream.FillerLabel
+			label = engine.FillerLabel
 		}
 		if errs[i] != nil {
 			return

@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -31,12 +31,12 @@ type ImageOptions struct {
 	// (28×28 when 0) grey pixels.
 	TrainDir, TestDir string
 	Height, Width     int
-	// Polarity is the input recipe's (rfstream.ImageInput): "auto" (or
+	// Polarity is the input recipe's (engine.ImageInput): "auto" (or
 	// empty) turns every picture light on dark with its ground at 0,
 	// "none" leaves it.
 	Polarity string
 	// OODComponents, when positive, gives the model an out-of-domain rule
-	// (rfstream.OutOfDomain) over this many principal directions of the
+	// (engine.OutOfDomain) over this many principal directions of the
 	// training features, its threshold leaving OODReject of held-out
 	// training images out of domain.
 	OODComponents int
@@ -81,7 +81,7 @@ const DefaultFolderSize = 28
 
 // Input is the preparation every image of the task gets, as recorded in
 // the model file.
-func (o ImageOptions) Input(height, width int) rfstream.ImageInput {
+func (o ImageOptions) Input(height, width int) engine.ImageInput {
 	norm := o.Normalize
 	if norm == "" {
 		norm = "unit"
@@ -90,7 +90,7 @@ func (o ImageOptions) Input(height, width int) rfstream.ImageInput {
 	if polarity == "" {
 		polarity = "auto"
 	}
-	return rfstream.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew, Polarity: polarity}
+	return engine.ImageInput{Height: height, Width: width, Scale: "byte/255", Normalize: norm, Deskew: o.Deskew, Polarity: polarity}
 }
 
 // Group is the local group of the invariant map on images of the given
@@ -248,17 +248,17 @@ type ImageReport struct {
 	TestError    float64 `json:"test_error"`
 	TrainSeconds float64 `json:"train_seconds"`
 	// OutOfDomain is the model's out-of-domain rule, when it has one.
-	OutOfDomain       *rfstream.OutOfDomain `json:"out_of_domain,omitempty"`
-	FeaturesPerSecond float64               `json:"features_per_second"`
-	PeakRSSMB         float64               `json:"peak_rss_mb"`
-	Backend           string                `json:"blas"`
+	OutOfDomain       *engine.OutOfDomain `json:"out_of_domain,omitempty"`
+	FeaturesPerSecond float64             `json:"features_per_second"`
+	PeakRSSMB         float64             `json:"peak_rss_mb"`
+	Backend           string              `json:"blas"`
 	*SelectionRecord
 }
 
 // ImageRun is a trained image model with its report and, when there was a
 // test set, its predictions.
 type ImageRun struct {
-	Model  *rfstream.Model
+	Model  *engine.Model
 	Report ImageReport
 	Pred   []int
 	Test   *frontend.LabelledImages
@@ -298,7 +298,7 @@ func Images(o ImageOptions, d *ImageData) (*ImageRun, error) {
 	if d.Classes != nil {
 		run.Model.Labels = d.Classes
 		run.Model.Meta["train_dir"] = o.TrainDir
-		run.Report.Task = rfstream.TaskImages
+		run.Report.Task = engine.TaskImages
 	} else {
 		run.Model.Meta["train_images"] = o.TrainImages
 	}
@@ -352,7 +352,7 @@ func (o ImageOptions) FitImages(train, test *frontend.LabelledImages, recipe fea
 	if err != nil {
 		return nil, err
 	}
-	model := &rfstream.Model{Task: rfstream.TaskImages, Labels: labels, Input: input, Map: recipe, RLS: rls,
+	model := &engine.Model{Task: engine.TaskImages, Labels: labels, Input: input, Map: recipe, RLS: rls,
 		Meta: map[string]any{"train_n": train.N, "lambda_trials": rep.Trials}}
 	run := &ImageRun{Model: model, Test: test}
 	run.Report = ImageReport{Task: "mnist", Map: recipe.Kind, M: fm.OutDim(), Seed: recipe.Seed, Lambda: rls.Lambda,

@@ -11,13 +11,13 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
-// The out-of-domain rule of an image model (rfstream.OutOfDomain) is
+// The out-of-domain rule of an image model (engine.OutOfDomain) is
 // chosen on its training images: a seeded tenth of them (at most
 // oodHeldOut) is held out, the main directions of the others' features
 // (at most oodBasisRows of them) make the basis, and the threshold is the
@@ -60,7 +60,7 @@ func (o ImageOptions) addOutOfDomain(run *ImageRun, train *frontend.LabelledImag
 	if run.Model.Blobs == nil {
 		run.Model.Blobs = map[string]blas32.General{}
 	}
-	run.Model.Blobs[rfstream.OODBasisBlob] = basis
+	run.Model.Blobs[engine.OODBasisBlob] = basis
 	run.Report.OutOfDomain = rule
 	return nil
 }
@@ -70,7 +70,7 @@ func (o ImageOptions) addOutOfDomain(run *ImageRun, train *frontend.LabelledImag
 // and the familiarity threshold that leaves reject of the held-out rows
 // below it. With fewer than four rows there is nothing to hold out, and
 // no rule (nil, nil).
-func CalibrateOutOfDomain(fm features.Map, x blas32.General, components int, reject float64, seed uint64) (blas32.General, *rfstream.OutOfDomain, error) {
+func CalibrateOutOfDomain(fm features.Map, x blas32.General, components int, reject float64, seed uint64) (blas32.General, *engine.OutOfDomain, error) {
 	if reject < 0 || reject >= 1 {
 		return blas32.General{}, nil, fmt.Errorf("out-of-domain reject rate %g outside [0, 1)", reject)
 	}
@@ -88,7 +88,7 @@ func CalibrateOutOfDomain(fm features.Map, x blas32.General, components int, rej
 	}
 	zb := featuresOf(fm, x, basisRows)
 	basis := principalDirections(zb, k, seed)
-	fam := rfstream.Familiarity(featuresOf(fm, x, heldRows), basis)
+	fam := engine.Familiarity(featuresOf(fm, x, heldRows), basis)
 	slices.Sort(fam)
 	threshold := fam[int(reject*float64(len(fam)))]
 	rejected := 0
@@ -97,7 +97,7 @@ func CalibrateOutOfDomain(fm features.Map, x blas32.General, components int, rej
 			rejected++
 		}
 	}
-	return basis, &rfstream.OutOfDomain{Components: k, MinFamiliarity: threshold, HeldOut: held,
+	return basis, &engine.OutOfDomain{Components: k, MinFamiliarity: threshold, HeldOut: held,
 		HeldOutRejected: float64(rejected) / float64(held)}, nil
 }
 

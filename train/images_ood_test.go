@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -48,7 +48,7 @@ func TestCalibrateOutOfDomainFindsTheTrainingSubspace(t *testing.T) {
 	probe := linalg.NewGeneral32(2, d)
 	copy(linalg.Row32(probe, 0), []float32{1, 2, 3})
 	probe.Data[d+7] = 1
-	fam := rfstream.Familiarity(probe, basis)
+	fam := engine.Familiarity(probe, basis)
 	if fam[0] < 0.99 || fam[1] > 0.01 || rule.MinFamiliarity < 0.9 {
 		t.Fatalf("familiarity inside %v, outside %v, threshold %v", fam[0], fam[1], rule.MinFamiliarity)
 	}

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
 // OhOptions teach a connected digit model "oh", the digit 0 as English
 // speakers read it out in numbers, as a unit of its own
-// (rfstream.OhLabel: an HMM chain apart from "zero"'s, printed as 0).
+// (engine.OhLabel: an HMM chain apart from "zero"'s, printed as 0).
 // FSDD has no "oh", so it comes from the synthetic voices of the filler
 // (FillerOptions: the espeak-ng speakers that also say the synthetic
 // digits): each says "oh" alone Takes times, and Strings strings are
@@ -63,7 +63,7 @@ func (o OhOptions) utterances(f FillerOptions, rate int, padMin, padMax float64)
 	for i, s := range speakers {
 		held[s.Name()] = i%10 == 0 // as the filler holds its voices out
 	}
-	ohs, err := datasets.BuildSynthWord(f.SynthDir, "oh", rfstream.OhLabel, datasets.SynthDigitOptions{Voices: f.Voices, Takes: o.Takes, Seed: f.Seed, Rate: rate})
+	ohs, err := datasets.BuildSynthWord(f.SynthDir, "oh", engine.OhLabel, datasets.SynthDigitOptions{Voices: f.Voices, Takes: o.Takes, Seed: f.Seed, Rate: rate})
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (o OhOptions) utterances(f FillerOptions, rate int, padMin, padMax float64)
 		rng := rand.New(rand.NewPCG(f.Seed, 0x6f68+uint64(i)))
 		lead := padMin + (padMax-padMin)*rng.Float64()
 		trail := padMin + (padMax-padMin)*rng.Float64()
-		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{rfstream.OhLabel},
+		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{engine.OhLabel},
 			HeldOut: held[ohs[i].Speaker]}
 	})
 	if err := errors.Join(errs...); err != nil || o.Strings == 0 {

@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/fixtures"
 )
 
@@ -26,7 +26,7 @@ func toneWords(words []string, seed uint64) []float32 {
 }
 
 // spokenWords lists each result word as word/spoken.
-func spokenWords(r rfstream.Result) []string {
+func spokenWords(r engine.Result) []string {
 	var out []string
 	for _, w := range r.Words {
 		out = append(out, w.Word+"/"+w.Spoken)
@@ -39,19 +39,19 @@ func spokenWords(r rfstream.Result) []string {
 // the product's live recogniser (the stream's path) and in JSON; saved and
 // loaded, it says the same.
 func TestOhUnitPrintsZeroWithItsSpokenForm(t *testing.T) {
-	m := trainNamedTones(t, "rls", map[string]string{"lo": "0", "hi": rfstream.OhLabel})
+	m := trainNamedTones(t, "rls", map[string]string{"lo": "0", "hi": engine.OhLabel})
 	path := filepath.Join(t.TempDir(), "oh.rfm")
-	if err := rfstream.SaveModel(path, m); err != nil {
+	if err := engine.SaveModel(path, m); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := rfstream.LoadModel(path)
+	loaded, err := engine.LoadModel(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := toneWords([]string{"hi", "lo", "hi", "hi"}, 5)
 	want := []string{"0/oh", "0/zero", "0/oh", "0/oh"}
-	for name, model := range map[string]*rfstream.Model{"trained": m, "loaded": loaded} {
-		rec, err := rfstream.NewLiveRecognizer(model)
+	for name, model := range map[string]*engine.Model{"trained": m, "loaded": loaded} {
+		rec, err := engine.NewLiveRecognizer(model)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,17 +84,17 @@ func TestOhUnitPrintsZeroWithItsSpokenForm(t *testing.T) {
 // spoken form, no "spoken" key in JSON. A model with a "0" but no "oh" is
 // the same: "zero" is only named where "oh" could have been heard.
 func TestModelWithoutOhHasNoSpokenForms(t *testing.T) {
-	old, err := rfstream.LoadModel(filepath.Join("..", "testdata", "tones-rls.rfm"))
+	old, err := engine.LoadModel(filepath.Join("..", "testdata", "tones-rls.rfm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	zeroOnly := trainNamedTones(t, "rls", map[string]string{"lo": "0", "hi": "1"})
 	s := toneWords([]string{"hi", "lo", "hi"}, 6)
 	for name, c := range map[string]struct {
-		m    *rfstream.Model
+		m    *engine.Model
 		want string
 	}{"old file": {old, "hi lo hi"}, "zero only": {zeroOnly, "1 0 1"}} {
-		rec, err := rfstream.NewLiveRecognizer(c.m)
+		rec, err := engine.NewLiveRecognizer(c.m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
@@ -44,7 +44,7 @@ type PhoneOptions struct {
 	// transcripts; Tune chooses the phone insertion penalty, acoustic and
 	// prior scales on the held-out training voices/speakers.
 	Bigram, Tune bool
-	Decoder      rfstream.ConnectedDecoder
+	Decoder      engine.ConnectedDecoder
 	// Voices, when used, train on several synthesisers' voices, FSDD's
 	// digit words and augmented copies instead of the espeak-ng corpus
 	// alone (LoadVoicePhones).
@@ -53,7 +53,7 @@ type PhoneOptions struct {
 
 // DefaultPhoneOptions are the defaults of `rfstream train phones`.
 func DefaultPhoneOptions() PhoneOptions {
-	dec := rfstream.DefaultConnectedDecoder()
+	dec := engine.DefaultConnectedDecoder()
 	dec.SelfLoop = 0.5
 	return PhoneOptions{Map: DefaultMapOptions("maxout", 2000), Silence: "h#,pau,epi,sil", DevFrac: 0.1, Classifier: "rls",
 		Passes: 2, Bigram: true, Tune: true, Espeak: datasets.DefaultPhoneCorpus(), Decoder: dec,
@@ -130,7 +130,7 @@ func LoadEspeakPhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 	if err != nil {
 		return nil, err
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	d := &PhoneData{Source: "espeak-ng", Phones: datasets.Phones, TrainVoices: o.Espeak.Voices.Train, DevVoices: o.Espeak.Voices.Dev, TestVoices: o.Espeak.Voices.Test}
 	read := func(manifest string, held bool) ([]Utterance, []datasets.Utterance, error) {
 		us, err := datasets.ReadTranscripts(manifest)
@@ -213,7 +213,7 @@ func loadCorpus(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 	for _, s := range trainSpk[:nDev] {
 		devSpk[s] = true
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	d := &PhoneData{Source: o.Corpus}
 	inventory := map[string]bool{}
 	spk := map[string]map[string]bool{"train": {}, "dev": {}, "test": {}}
@@ -334,13 +334,13 @@ func phoneGrid(fold decode.PhoneMap) TuneGrid {
 
 // TrainPhoneModel trains one model by alignment on d (SetPhoneDecoder then
 // gives it its decoder).
-func TrainPhoneModel(o PhoneOptions, d *PhoneData, spec PhoneModelSpec, log io.Writer) (*rfstream.Model, PhoneResult, error) {
+func TrainPhoneModel(o PhoneOptions, d *PhoneData, spec PhoneModelSpec, log io.Writer) (*engine.Model, PhoneResult, error) {
 	res := PhoneResult{Name: spec.Name, Map: spec.Recipe.Kind, Classifier: spec.Classifier}
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = phoneStates, phoneSilenceStates, spec.Classifier
 	spec.Recipe.In = in.Audio.Dim()
 	m, rep, err := Connected(d.Train, ConnectedOptions{
-		Task: rfstream.TaskPhones, Input: in, Decoder: o.Decoder, Map: spec.Recipe, Words: d.Phones, Passes: o.Passes,
+		Task: engine.TaskPhones, Input: in, Decoder: o.Decoder, Map: spec.Recipe, Words: d.Phones, Passes: o.Passes,
 		RLSLambda: o.Lambda, Seed: o.Map.Seed, Log: log,
 	})
 	if err != nil {
@@ -353,7 +353,7 @@ func TrainPhoneModel(o PhoneOptions, d *PhoneData, spec PhoneModelSpec, log io.W
 // SetPhoneDecoder gives m the plain phone loop or a bigram loop (estimated
 // on the transcripts of the classifier's training utterances) and, with
 // o.Tune, chooses its settings on the held-out training utterances.
-func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram bool, res *PhoneResult, log io.Writer) error {
+func SetPhoneDecoder(o PhoneOptions, m *engine.Model, d *PhoneData, bigram bool, res *PhoneResult, log io.Writer) error {
 	res.Decoder = "phone loop"
 	var transcripts [][]string
 	if bigram {
@@ -365,7 +365,7 @@ func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram boo
 			}
 		}
 	}
-	if err := rfstream.SetUnitBigram(m, transcripts, 0.5); err != nil {
+	if err := engine.SetUnitBigram(m, transcripts, 0.5); err != nil {
 		return err
 	}
 	if !o.Tune {
@@ -385,12 +385,12 @@ func SetPhoneDecoder(o PhoneOptions, m *rfstream.Model, d *PhoneData, bigram boo
 // PhoneModel is `rfstream train phones`: it loads the corpus o names,
 // trains the random-map model, gives it its decoder (tuned when o.Tune)
 // and records the training recipe in the model's meta.
-func PhoneModel(o PhoneOptions, log io.Writer) (*rfstream.Model, *PhoneData, PhoneResult, error) {
+func PhoneModel(o PhoneOptions, log io.Writer) (*engine.Model, *PhoneData, PhoneResult, error) {
 	d, err := LoadPhones(o, log)
 	if err != nil {
 		return nil, nil, PhoneResult{}, err
 	}
-	recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
+	recipe, err := o.Map.Recipe(engine.DefaultConnectedInput().Audio.Dim())
 	if err != nil {
 		return nil, nil, PhoneResult{}, err
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
@@ -73,10 +73,10 @@ func setFirstLabels(o PhoneOptions, d *PhoneData, which []int, log io.Writer) er
 
 // phoneAligner loads o.Voices.AlignModel or, when none is named, trains
 // the espeak-ng-only model (o without its voices) to align with.
-func phoneAligner(o PhoneOptions, log io.Writer) (*rfstream.Model, error) {
+func phoneAligner(o PhoneOptions, log io.Writer) (*engine.Model, error) {
 	if path := o.Voices.AlignModel; path != "" {
 		fmt.Fprintf(log, "phones: aligning first labels with %s\n", path)
-		return rfstream.LoadModel(path)
+		return engine.LoadModel(path)
 	}
 	fmt.Fprintln(log, "phones: training the espeak-ng-only model to align the first labels with")
 	eo := o
@@ -91,8 +91,8 @@ func phoneAligner(o PhoneOptions, log io.Writer) (*rfstream.Model, error) {
 // phone models' state layout, so its classes are the trained model's. An
 // utterance it cannot align (too short for its phones) keeps its first
 // labels; failed counts them.
-func AlignFirstLabels(aligner *rfstream.Model, phones []string, utts []*Utterance) (failed int, err error) {
-	c, err := rfstream.NewConnected(aligner)
+func AlignFirstLabels(aligner *engine.Model, phones []string, utts []*Utterance) (failed int, err error) {
+	c, err := engine.NewConnected(aligner)
 	if err != nil {
 		return 0, err
 	}

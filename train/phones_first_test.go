@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/maxout"
 )
 
@@ -14,15 +14,15 @@ import (
 // state layout.
 func fixturePhoneOptions(t *testing.T, phones []string) ConnectedOptions {
 	t.Helper()
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = phoneStates, phoneSilenceStates, "rls"
 	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 256, Q: 2}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := rfstream.DefaultConnectedDecoder()
+	dec := engine.DefaultConnectedDecoder()
 	dec.SelfLoop = 0.5
-	return ConnectedOptions{Task: rfstream.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(), Words: phones, Passes: 1, Seed: 1, HeldOut: 0.2}
+	return ConnectedOptions{Task: engine.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(), Words: phones, Passes: 1, Seed: 1, HeldOut: 0.2}
 }
 
 // timedLabels returns each fixture utterance's first labels as its phone

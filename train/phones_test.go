@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -67,24 +67,24 @@ func TestPhonesEndToEndOnFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, exact := range []bool{true, false} {
-		in := rfstream.DefaultConnectedInput()
+		in := engine.DefaultConnectedInput()
 		in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 3, "rls"
 		train, test, phones := fixtureCorpus(t, in.Audio.SampleRate, exact)
 		mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 256, Q: 2}, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := rfstream.DefaultConnectedDecoder()
+		dec := engine.DefaultConnectedDecoder()
 		dec.SelfLoop = 0.5
-		m, rep, err := Connected(train, ConnectedOptions{Task: rfstream.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(),
+		m, rep, err := Connected(train, ConnectedOptions{Task: engine.TaskPhones, Input: in, Decoder: dec, Map: mp.Recipe(),
 			Words: phones, Passes: 2, Seed: 1, HeldOut: 0.2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Task != rfstream.TaskPhones || len(rep.Passes) != 3 {
+		if m.Task != engine.TaskPhones || len(rep.Passes) != 3 {
 			t.Fatalf("task %q, %d passes", m.Task, len(rep.Passes))
 		}
-		c, err := rfstream.NewConnected(m)
+		c, err := engine.NewConnected(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestPhonesEndToEndOnFixture(t *testing.T) {
 	}
 }
 
-func mustFrames(t *testing.T, c *rfstream.Connected, samples []float32) blas32.General {
+func mustFrames(t *testing.T, c *engine.Connected, samples []float32) blas32.General {
 	t.Helper()
 	x, err := c.Frames(&frontend.Audio{Rate: c.Input.Audio.SampleRate, Samples: samples})
 	if err != nil {

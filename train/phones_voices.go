@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/augment"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
@@ -178,7 +178,7 @@ func unionInOrder(a, b []string) []string {
 // readPhoneAudio reads the utterances' audio at the model's rate on all
 // cores.
 func readPhoneAudio(paths []string) ([][]float32, error) {
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	out := make([][]float32, len(paths))
 	errs := make([]error, len(paths))
 	parallel.For(len(paths), func(i int) {
@@ -251,10 +251,10 @@ func prefixed(p string, names []string) []string {
 // addPhoneUtterances adds us in role: training and development utterances
 // are read (with their phone times from spans, when given), test ones are
 // listed for scoring.
-func addPhoneUtterances(d *PhoneData, us []datasets.Utterance, spans [][]datasets.PhoneSpan, role phoneRole, engine string) error {
+func addPhoneUtterances(d *PhoneData, us []datasets.Utterance, spans [][]datasets.PhoneSpan, role phoneRole, engineName string) error {
 	if role == roleTest {
 		for _, u := range us {
-			d.Test = append(d.Test, PhoneTest{Path: u.Path, Speaker: u.Speaker, Engine: engine, Phones: u.Words})
+			d.Test = append(d.Test, PhoneTest{Path: u.Path, Speaker: u.Speaker, Engine: engineName, Phones: u.Words})
 		}
 		return nil
 	}
@@ -266,7 +266,7 @@ func addPhoneUtterances(d *PhoneData, us []datasets.Utterance, spans [][]dataset
 	if err != nil {
 		return err
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	for i, u := range us {
 		t := Utterance{Samples: audio[i], Words: u.Words, HeldOut: role == roleDev}
 		if spans != nil {
@@ -304,7 +304,7 @@ func buildEnginePhones(v PhoneVoices, name string, log io.Writer) (c datasets.En
 		}
 		return c, 0, false, fmt.Errorf("%s: %w", name, err)
 	}
-	if rate := rfstream.DefaultConnectedInput().Audio.SampleRate; v.Corpus.Rate != rate {
+	if rate := engine.DefaultConnectedInput().Audio.SampleRate; v.Corpus.Rate != rate {
 		return c, 0, false, fmt.Errorf("phones: %s corpus at %d Hz, the model's rate is %d Hz", name, v.Corpus.Rate, rate)
 	}
 	bar := progress.New(log, name+" phone corpus", int64(v.Corpus.Speakers*v.Corpus.PerSpeaker), "files")
@@ -423,7 +423,7 @@ func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) (pic
 			picked = append(picked, i)
 		}
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	copies := make([]Utterance, len(picked))
 	errs := make([]error, len(picked))
 	plans := make([]augment.Plan, len(picked))

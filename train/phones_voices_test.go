@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/maxout"
 )
@@ -99,7 +99,7 @@ func TestVoicePhonesEndToEndOnATinyCorpus(t *testing.T) {
 		t.Fatalf("voices: train %v, dev %v, test %v", d.TrainVoices, d.DevVoices, d.TestVoices)
 	}
 
-	mp, err := maxout.New(rfstream.DefaultConnectedInput().Audio.Dim(), maxout.Params{M: 300, Q: 2}, 1)
+	mp, err := maxout.New(engine.DefaultConnectedInput().Audio.Dim(), maxout.Params{M: 300, Q: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestVoicePhonesEndToEndOnATinyCorpus(t *testing.T) {
 	if err := SetPhoneDecoder(o, m, d, true, &res, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	c, err := rfstream.NewConnected(m)
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		t.Fatal(err)
 	}

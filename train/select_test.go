@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -23,12 +23,12 @@ func TestModelWithSelectedMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := linalg.NewGeneral32(mp.OutDim(), 2)
-	m := &rfstream.Model{Task: "toy", Labels: []string{"a", "b"}, Map: mp.Recipe(), RLS: &classifier.RLS{Dim: mp.OutDim(), Classes: 2, Lambda: 1, W: w}}
+	m := &engine.Model{Task: "toy", Labels: []string{"a", "b"}, Map: mp.Recipe(), RLS: &classifier.RLS{Dim: mp.OutDim(), Classes: 2, Lambda: 1, W: w}}
 	path := filepath.Join(t.TempDir(), "elss.rfm")
-	if err := rfstream.SaveModel(path, m); err != nil {
+	if err := engine.SaveModel(path, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rfstream.LoadModel(path)
+	got, err := engine.LoadModel(path)
 	if err != nil {
 		t.Fatal(err)
 	}

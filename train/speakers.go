@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -72,7 +72,7 @@ func lambdaHoldOut(by string, train []datasets.Recording, rows int, seed uint64)
 // then each row is made a unit word vector again. Statistics come from the
 // training recordings of a speaker when there are any (enrolment: no test
 // recording is looked at); a voice absent from training is normalised with
-// its own test recordings' statistics, as rfstream.NormaliseVoice does for
+// its own test recordings' statistics, as engine.NormaliseVoice does for
 // the voice recognize --adapt hears, which is unsupervised adaptation (no
 // labels are used) and needs several recordings of that voice, so it suits
 // evaluation by speaker, not a single recording of an unknown voice.
@@ -104,7 +104,7 @@ func (n *SpeakerNorm) estimate(x blas32.General, recs []datasets.Recording) map[
 
 // AverageMean is the mean over speakers of their mean spectra, each
 // speaker counting once: what a recording of a voice not seen is
-// normalised with when it is the only one heard (rfstream.Adaptation's
+// normalised with when it is the only one heard (engine.Adaptation's
 // VoiceMean).
 func (n *SpeakerNorm) AverageMean() []float32 {
 	sum := make([]float64, n.mels)
@@ -140,12 +140,12 @@ func (n *SpeakerNorm) Apply(x blas32.General, recs []datasets.Recording) {
 
 // normaliseVoice normalises the given rows of x, all one voice absent from
 // training, with their own statistics. Without scaling that is what the
-// product does to a voice it adapts to (rfstream.NormaliseVoice), so it is
+// product does to a voice it adapts to (engine.NormaliseVoice), so it is
 // done by that code; the lab's meanvar scaling has no product counterpart.
 func (n *SpeakerNorm) normaliseVoice(x blas32.General, rows []int) {
 	if !n.scale {
 		v := linalg.AppendRows32(blas32.General{Cols: x.Cols}, x, rows)
-		rfstream.NormaliseVoice(v, n.mels)
+		engine.NormaliseVoice(v, n.mels)
 		for a, i := range rows {
 			copy(linalg.Row32(x, i), linalg.Row32(v, a))
 		}

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -82,8 +82,8 @@ func WideTuneGrid() TuneGrid {
 // The prior scale matters most: dividing by the state priors boosts the
 // rare word states against the frequent silence states, and at full
 // strength a word can swallow the silence around it.
-func TuneConnected(m *rfstream.Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, error) {
-	c, err := rfstream.NewConnected(m)
+func TuneConnected(m *engine.Model, dev []DevUtterance, grid TuneGrid) ([]TuneTrial, error) {
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func TuneConnected(m *rfstream.Model, dev []DevUtterance, grid TuneGrid) ([]Tune
 	return trials, nil
 }
 
-func tryGrid(c *rfstream.Connected, ps float64, grid TuneGrid, dev []DevUtterance, ll []blas32.General, trials *[]TuneTrial, best *int) error {
+func tryGrid(c *engine.Connected, ps float64, grid TuneGrid, dev []DevUtterance, ll []blas32.General, trials *[]TuneTrial, best *int) error {
 	for _, wp := range grid.WordPenalties {
 		for _, as := range grid.AcousticScales {
 			dc := c.Decoder

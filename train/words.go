@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
@@ -30,12 +30,12 @@ type WordOptions struct {
 	// trimmed and padded copies); unused: the recordings alone.
 	Voices VoiceOptions
 	// VoiceNorm removes every training voice's mean log-mel spectrum;
-	// Rounds make the model adaptable (rfstream.Adaptation).
+	// Rounds make the model adaptable (engine.Adaptation).
 	VoiceNorm bool
 	Rounds    []float64
 	// AloneCopies (with VoiceNorm) adds a copy of every training row
 	// normalised as a voice's first recording is in a session
-	// (rfstream.NormaliseAsFirst), so the model also knows voices as it
+	// (engine.NormaliseAsFirst), so the model also knows voices as it
 	// hears them before it has learnt them.
 	AloneCopies bool
 	Map         MapOptions
@@ -84,7 +84,7 @@ func DefaultAdaptableDigitOptions() WordOptions {
 // MapOptions.Build, FitWords) are the ones eval digits runs on each split,
 // so a model trained on a split's training recordings is the one that
 // evaluation fitted (rows, λ hold-out, normalisation and seed alike).
-func Words(o WordOptions) (*rfstream.Model, error) {
+func Words(o WordOptions) (*engine.Model, error) {
 	recs, err := WordRecordings(o)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 	}
 	fmt.Fprintf(orDiscard(o.Log), "trained a word model on %d recordings (%d rows, %d labels, %s, λ=%.3g) in %.1fs\n",
 		len(recs), x.Rows, len(labels), o.Map.Label(mp), rep.Lambda, time.Since(start).Seconds())
-	model := rfstream.NewWordModel(wc, mp, rls, labels)
+	model := engine.NewWordModel(wc, mp, rls, labels)
 	model.Meta = map[string]any{"recordings": len(recs), "rows": x.Rows, "source": firstNonEmpty(o.Manifest, o.FSDD), "split": o.Split}
 	o.Voices.describe(model.Meta)
 	if o.Exclude != "" {
@@ -141,7 +141,7 @@ func Words(o WordOptions) (*rfstream.Model, error) {
 		model.Meta["selection"] = sel
 	}
 	if o.VoiceNorm || len(o.Rounds) > 0 {
-		a := rfstream.Adaptation{VoiceNorm: o.VoiceNorm, VoiceMean: voiceMean, Rounds: o.Rounds, Seed: o.Map.Seed, Lambda: rep.Lambda}
+		a := engine.Adaptation{VoiceNorm: o.VoiceNorm, VoiceMean: voiceMean, Rounds: o.Rounds, Seed: o.Map.Seed, Lambda: rep.Lambda}
 		if err := model.SetAdaptation(a, x, y); err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func voiceNormalised(rows TrainingRows, y []int, mels int, aloneCopies bool) (bl
 		all = identity(x.Rows)
 		copies = linalg.AppendRows32(blas32.General{Cols: x.Cols}, x, all)
 		for i := range copies.Rows {
-			rfstream.NormaliseAsFirst(linalg.Row32(copies, i), voiceMean, rfstream.DefaultVoicePrior)
+			engine.NormaliseAsFirst(linalg.Row32(copies, i), voiceMean, engine.DefaultVoicePrior)
 		}
 	}
 	norm.Apply(x, rows.Recs)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -38,7 +38,7 @@ func TestRecognizeFromAnyDirectory(t *testing.T) {
 	}
 	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"} // as the default model is trained
 	model := filepath.Join(dir, "connected.rfm")
-	if err := rfstream.SaveModel(model, c.Model); err != nil {
+	if err := engine.SaveModel(model, c.Model); err != nil {
 		t.Fatal(err)
 	}
 	probe := filepath.Join(dir, "probe.wav")

@@ -16,10 +16,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -185,9 +185,9 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 // benchAudioData returns the word model and the FSDD test recordings with
 // their in-process results, or the toy model and utterance when the data
 // set is missing.
-func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtterance, string, error) {
-	recs, err := datasets.FSDD(cli.FSDDDir())
-	var words *rfstream.WordClassifier
+func benchAudioData(stderr io.Writer) (*engine.WordClassifier, []benchUtterance, string, error) {
+	recs, err := datasets.FSDD(defaults.FSDDDir())
+	var words *engine.WordClassifier
 	var utts []benchUtterance
 	source := ""
 	if err != nil {
@@ -209,10 +209,10 @@ func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtteranc
 			}
 			utts = append(utts, benchUtterance{audio: a})
 		}
-		source = fmt.Sprintf("%d FSDD test recordings (%s), the default digit model", len(test), cli.FSDDDir())
+		source = fmt.Sprintf("%d FSDD test recordings (%s), the default digit model", len(test), defaults.FSDDDir())
 	}
 	for i := range utts {
-		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), utts[i].audio.Rate)
+		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), utts[i].audio.Rate)
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -225,8 +225,8 @@ func benchAudioData(stderr io.Writer) (*rfstream.WordClassifier, []benchUtteranc
 
 // benchImageData returns the image model and n raw MNIST test images, or
 // the toy tagger and bar images when MNIST is missing.
-func benchImageData(n int, stderr io.Writer) (*rfstream.ImageTagger, [][]byte, string, error) {
-	path := filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte")
+func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, string, error) {
+	path := filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")
 	if _, err := os.Stat(path); err != nil {
 		fmt.Fprintf(stderr, "MNIST not found (%v): benchmarking the toy image model instead\n", err)
 		t, err := toymodels.Images()
@@ -274,7 +274,7 @@ func benchAudioLevel(clients []*nats.Conn, pipe string, utts []benchUtterance, n
 				res, err := streaming.StreamAudio(context.Background(), clients[i%len(clients)], pipe,
 					fmt.Sprintf("b%d-%d-%d", level, i, k), u.audio,
 					streaming.StreamOptions{RealTime: true, ChunkMs: 100, Timeout: 10 * time.Second, OnEOS: func() { eosAt = time.Now() }},
-					func(r rfstream.Result) {
+					func(r engine.Result) {
 						if r.EOS {
 							ms = float64(time.Since(eosAt).Microseconds()) / 1000
 						}
@@ -370,11 +370,11 @@ func quantile(sorted []float64, q float64) float64 {
 // from other work does not always hit the same path; each path reports
 // its best round. It also counts NATS top tags that differ from the
 // in-process ones, over every round.
-func benchImages(nc *nats.Conn, pipe string, t *rfstream.ImageTagger, all [][]byte, batch, chunk, rounds int) (inBatch, inAll, viaNATS float64, wrong, errs int, err error) {
+func benchImages(nc *nats.Conn, pipe string, t *engine.ImageTagger, all [][]byte, batch, chunk, rounds int) (inBatch, inAll, viaNATS float64, wrong, errs int, err error) {
 	dim := t.Map.InDim()
 	chunk = max(1, min(chunk, len(all)))
-	tagIn := func(payloads [][]byte, batch int) ([][]rfstream.Tag, error) {
-		var out [][]rfstream.Tag
+	tagIn := func(payloads [][]byte, batch int) ([][]engine.Tag, error) {
+		var out [][]engine.Tag
 		for lo := 0; lo < len(payloads); lo += batch {
 			hi := min(lo+batch, len(payloads))
 			x := linalg.NewGeneral32(hi-lo, dim)
@@ -395,7 +395,7 @@ func benchImages(nc *nats.Conn, pipe string, t *rfstream.ImageTagger, all [][]by
 	for r := 0; r < rounds; r++ {
 		lo := (r * chunk) % len(all)
 		payloads := all[lo:min(lo+chunk, len(all))]
-		var want [][]rfstream.Tag
+		var want [][]engine.Tag
 		var replies []streaming.TagsMessage
 		paths := []func() error{
 			func() (err error) { want, err = tagIn(payloads, batch); return err },

@@ -18,10 +18,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -41,12 +41,12 @@ type hearingCase struct {
 	toy bool
 }
 
-// offlineText runs the default streaming recogniser (rfstream.NewStream,
+// offlineText runs the default streaming recogniser (engine.NewStream,
 // what serve runs) over 8 kHz samples and returns its end-of-stream result.
-func offlineText(m *rfstream.Model, samples []float32) (rfstream.Result, error) {
-	st, err := rfstream.NewStream(m, 8000)
+func offlineText(m *engine.Model, samples []float32) (engine.Result, error) {
+	st, err := engine.NewStream(m, 8000)
 	if err != nil {
-		return rfstream.Result{}, err
+		return engine.Result{}, err
 	}
 	rs := append(st.Push(samples), st.Flush()...)
 	return rs[len(rs)-1], nil
@@ -56,8 +56,8 @@ func offlineText(m *rfstream.Model, samples []float32) (rfstream.Result, error) 
 // default recogniser) and an FSDD test recording it gets right offline;
 // without them, the toy word model and its glide.
 func defaultHearingCase(t *testing.T, dir string) (*hearingCase, error) {
-	path := cli.ConnectedModel()
-	m, err := rfstream.LoadModel(path)
+	path := defaults.ConnectedModel()
+	m, err := engine.LoadModel(path)
 	if err == nil {
 		fsdd := os.Getenv("RFSTREAM_FSDD")
 		if fsdd == "" {
@@ -95,7 +95,7 @@ func defaultHearingCase(t *testing.T, dir string) (*hearingCase, error) {
 		return nil, err
 	}
 	c := &hearingCase{model: filepath.Join(dir, "toy-words.rfm"), what: "toy word model", toy: true}
-	if err := rfstream.SaveModel(c.model, words.Model); err != nil {
+	if err := engine.SaveModel(c.model, words.Model); err != nil {
 		return nil, err
 	}
 	c.speech = append(append(toymodels.Noise(8000, 1), toymodels.Glide(450, 1400, 0.4, 77)...), toymodels.Noise(12000, 2)...)
@@ -135,7 +135,7 @@ func TestBrowserShowsWhatItHears(t *testing.T) {
 		t.Fatal(err)
 	}
 	imageModel := filepath.Join(dir, "toy-images.rfm")
-	if err := rfstream.SaveModel(imageModel, images.Model); err != nil {
+	if err := engine.SaveModel(imageModel, images.Model); err != nil {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
@@ -318,9 +318,9 @@ func TestBrowserShowsWhatItHears(t *testing.T) {
 	shoot(qctx, "browser-no-speech.png")
 }
 
-func mustLoad(t *testing.T, path string) *rfstream.Model {
+func mustLoad(t *testing.T, path string) *engine.Model {
 	t.Helper()
-	m, err := rfstream.LoadModel(path)
+	m, err := engine.LoadModel(path)
 	if err != nil {
 		t.Fatal(err)
 	}

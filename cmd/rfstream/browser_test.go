@@ -27,10 +27,10 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
@@ -64,7 +64,7 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	mnist := cli.MNISTDir()
+	mnist := defaults.MNISTDir()
 	if _, err := os.Stat(filepath.Join(mnist, "t10k-images-idx3-ubyte")); err != nil {
 		return nil, err
 	}
@@ -74,17 +74,17 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 	wo.FSDD, wo.Map.M, wo.Log = fsdd, 1000, log
 	// The synthetic voices come from the data cache, as rfstream models
 	// builds them (unset, they were built again in the working directory).
-	wo.Voices.SynthDir, wo.Voices.Engines.Dir = cli.SynthDigitsDir(), cli.VoicesDir()
+	wo.Voices.SynthDir, wo.Voices.Engines.Dir = defaults.SynthDigitsDir(), defaults.VoicesDir()
 	wm, err := train.Words(wo)
 	if err != nil {
 		return nil, err
 	}
-	words, err := rfstream.NewWordClassifier(wm)
+	words, err := engine.NewWordClassifier(wm)
 	if err != nil {
 		return nil, err
 	}
 	c := &browserCase{wordModel: filepath.Join(dir, "digits.rfm"), imageModel: filepath.Join(dir, "mnist.rfm"), what: "FSDD + MNIST"}
-	if err := rfstream.SaveModel(c.wordModel, wm); err != nil {
+	if err := engine.SaveModel(c.wordModel, wm); err != nil {
 		return nil, err
 	}
 	// A recording the model is sure of, so the browser's own resampling
@@ -118,14 +118,14 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 
 	imgOpts := train.DefaultImageOptions()
 	imgOpts.Map.M, imgOpts.PerClass = 500, 300
-	run, err := cli.TrainImages(imgOpts, log)
+	run, err := defaults.TrainImages(imgOpts, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := rfstream.SaveModel(c.imageModel, run.Model); err != nil {
+	if err := engine.SaveModel(c.imageModel, run.Model); err != nil {
 		return nil, err
 	}
-	tagger, err := rfstream.NewImageTagger(run.Model)
+	tagger, err := engine.NewImageTagger(run.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 }
 
 // wm8k is the word model's sample rate.
-func wm8k(w *rfstream.WordClassifier) int { return w.Config.Audio.SampleRate }
+func wm8k(w *engine.WordClassifier) int { return w.Config.Audio.SampleRate }
 
 // toyCase uses the synthetic toy models when the data sets are missing:
 // the check stays real (the page must show what the model says offline).
@@ -165,10 +165,10 @@ func toyCase(t *testing.T, dir string) (*browserCase, error) {
 		return nil, err
 	}
 	c := &browserCase{wordModel: filepath.Join(dir, "toy-words.rfm"), imageModel: filepath.Join(dir, "toy-images.rfm"), what: "toy models"}
-	if err := rfstream.SaveModel(c.wordModel, words.Model); err != nil {
+	if err := engine.SaveModel(c.wordModel, words.Model); err != nil {
 		return nil, err
 	}
-	if err := rfstream.SaveModel(c.imageModel, images.Model); err != nil {
+	if err := engine.SaveModel(c.imageModel, images.Model); err != nil {
 		return nil, err
 	}
 	c.speech = append(append(toymodels.Noise(8000, 1), toymodels.Glide(450, 1400, 0.4, 77)...), toymodels.Noise(8000, 2)...)
@@ -187,10 +187,10 @@ func toyCase(t *testing.T, dir string) (*browserCase, error) {
 }
 
 // offlineWords runs the in-process recogniser over 8 kHz samples.
-func offlineWords(w *rfstream.WordClassifier, samples []float32) (rfstream.Result, error) {
-	sp, err := rfstream.NewWordSpotter(w, rfstream.DefaultSpotterConfig(), 8000)
+func offlineWords(w *engine.WordClassifier, samples []float32) (engine.Result, error) {
+	sp, err := engine.NewWordSpotter(w, engine.DefaultSpotterConfig(), 8000)
 	if err != nil {
-		return rfstream.Result{}, err
+		return engine.Result{}, err
 	}
 	rs := append(sp.Push(samples), sp.Flush()...)
 	return rs[len(rs)-1], nil
@@ -424,10 +424,10 @@ func TestBrowserLearnsAVoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	wordModel, imageModel := filepath.Join(dir, "words.rfm"), filepath.Join(dir, "images.rfm")
-	if err := rfstream.SaveModel(wordModel, words.Model); err != nil {
+	if err := engine.SaveModel(wordModel, words.Model); err != nil {
 		t.Fatal(err)
 	}
-	if err := rfstream.SaveModel(imageModel, images.Model); err != nil {
+	if err := engine.SaveModel(imageModel, images.Model); err != nil {
 		t.Fatal(err)
 	}
 	speech := append(append(toymodels.Noise(8000, 1), toymodels.UpDown()...), toymodels.Noise(8000, 2)...)

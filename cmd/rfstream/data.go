@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -27,17 +27,17 @@ func runData(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "phones" {
 		o := train.DefaultPhoneOptions()
-		o.EspeakDir, o.Voices.Dir = cli.PhonesDir(), cli.PhoneVoicesDir()
+		o.EspeakDir, o.Voices.Dir = defaults.PhonesDir(), defaults.PhoneVoicesDir()
 		return train.BuildPhoneVoices(o, strings.Split(*engines, ","), stdout)
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "voices" {
-		return dataVoices(train.EngineVoices{Engines: strings.Split(*engines, ","), Set: set, Dir: cli.VoicesDir()}, stdout, stderr)
+		return dataVoices(train.EngineVoices{Engines: strings.Split(*engines, ","), Set: set, Dir: defaults.VoicesDir()}, stdout, stderr)
 	}
 	if fs.NArg() != 1 || fs.Arg(0) != "mnist" {
 		fs.Usage()
 		return errUsage
 	}
-	return cli.EnsureMNIST(stdout)
+	return defaults.EnsureMNIST(stdout)
 }
 
 // dataVoices builds the synthesisers' digit corpora and says what it

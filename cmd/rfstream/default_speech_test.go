@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -29,7 +29,7 @@ func toyDefaultSpeechModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"}
-	if err := rfstream.SaveModel(cli.ConnectedModel(), c.Model); err != nil {
+	if err := engine.SaveModel(defaults.ConnectedModel(), c.Model); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,15 +39,15 @@ func toyDefaultSpeechModel(t *testing.T) {
 func toyModelWithFiller(t *testing.T) {
 	t.Helper()
 	toyDefaultSpeechModel(t)
-	m, err := rfstream.Load(cli.ConnectedModel())
+	m, err := engine.LoadModel(defaults.ConnectedModel())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Labels[1] != "down" {
 		t.Fatalf("toy labels %v", m.Labels)
 	}
-	m.Labels[1] = rfstream.FillerLabel
-	if err := rfstream.SaveModel(cli.ConnectedModel(), m); err != nil {
+	m.Labels[1] = engine.FillerLabel
+	if err := engine.SaveModel(defaults.ConnectedModel(), m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +74,7 @@ func TestRecognizeAndStreamShareRejection(t *testing.T) {
 		}
 		wantText := []string{"up", ""}[i]
 		n := len(rec.Words)
-		if rec.Text != wantText || rec.NoSpeech || n == 0 || !rec.Words[n-1].Rejected || rec.Words[n-1].Word != rfstream.RejectedWord ||
+		if rec.Text != wantText || rec.NoSpeech || n == 0 || !rec.Words[n-1].Rejected || rec.Words[n-1].Word != engine.RejectedWord ||
 			!(rec.Words[n-1].End > rec.Words[n-1].Start) {
 			t.Fatalf("%s: recognize gave %+v, want %q and a rejected last word", p, rec, wantText)
 		}
@@ -83,7 +83,7 @@ func TestRecognizeAndStreamShareRejection(t *testing.T) {
 			t.Fatalf("stream %s: exit %d: %s", p, code, errb.String())
 		}
 		results := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var last rfstream.Result
+		var last engine.Result
 		if err := json.Unmarshal([]byte(results[len(results)-1]), &last); err != nil {
 			t.Fatal(err)
 		}
@@ -146,14 +146,14 @@ func TestRecognizeAndStreamShareTheDefault(t *testing.T) {
 			t.Fatalf("stream %s: exit %d: %s", p, code, errb.String())
 		}
 		results := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var last rfstream.Result
+		var last engine.Result
 		if err := json.Unmarshal([]byte(results[len(results)-1]), &last); err != nil {
 			t.Fatal(err)
 		}
-		if rec.Text != want[i] || rec.Task != rfstream.TaskConnected || rec.NoSpeech != (want[i] == "") {
+		if rec.Text != want[i] || rec.Task != engine.TaskConnected || rec.NoSpeech != (want[i] == "") {
 			t.Errorf("%s: recognize heard %+v, want %q", p, rec, want[i])
 		}
-		if !last.EOS || last.Text != rec.Text || last.NoSpeech != rec.NoSpeech || !reflect.DeepEqual(last.Words, append([]rfstream.Word{}, rec.Words...)) {
+		if !last.EOS || last.Text != rec.Text || last.NoSpeech != rec.NoSpeech || !reflect.DeepEqual(last.Words, append([]engine.Word{}, rec.Words...)) {
 			t.Errorf("%s: stream ended with %+v, recognize gave %+v", p, last, rec)
 		}
 	}
@@ -171,15 +171,15 @@ func TestRecognizeAndStreamShareTheDefault(t *testing.T) {
 // recording is heard as its digit. Without the cached model (it takes
 // minutes to train) the test says so and skips.
 func TestDefaultModelHearsNoSpeech(t *testing.T) {
-	m, err := rfstream.Load(cli.ConnectedModel())
+	m, err := engine.LoadModel(defaults.ConnectedModel())
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
 	if m.Meta[train.PausesMeta] != datasets.PauseRendering || m.Meta[train.FillerMeta] == nil {
 		// The commands would train it again first: minutes, not a test's.
-		t.Skipf("SKIP: the cached %s predates the current pause rendering or the filler; make demo trains it again", cli.ConnectedModel())
+		t.Skipf("SKIP: the cached %s predates the current pause rendering or the filler; make demo trains it again", defaults.ConnectedModel())
 	}
-	fsdd := cli.FSDDDir()
+	fsdd := defaults.FSDDDir()
 	if !filepath.IsAbs(fsdd) {
 		fsdd = filepath.Join("..", "..", fsdd) // the tests run in cmd/rfstream
 	}
@@ -209,7 +209,7 @@ func TestDefaultModelHearsNoSpeech(t *testing.T) {
 			t.Fatalf("stream %s: exit %d: %s", c.path, code, errb.String())
 		}
 		results := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var last rfstream.Result
+		var last engine.Result
 		if err := json.Unmarshal([]byte(results[len(results)-1]), &last); err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestRecognizeWordModelHearsNoSpeech(t *testing.T) {
 	writeWAV(t, word, upWord(77))
 	for _, c := range []struct{ path, text string }{{silence, ""}, {one, ""}, {word, "up"}} {
 		r := recognizeJSON(t, c.path, "--model", model)
-		if r.Text != c.text || r.NoSpeech != (c.text == "") || r.Task != rfstream.TaskWords {
+		if r.Text != c.text || r.NoSpeech != (c.text == "") || r.Task != engine.TaskWords {
 			t.Errorf("%s: %+v, want %q", c.path, r, c.text)
 		}
 	}

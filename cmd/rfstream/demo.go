@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -60,12 +61,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 }
 
 // demoMNISTModel is where the demo keeps its image model for later parts.
-func demoMNISTModel() string { return cli.DataDir() + "/models/mnist-maxout.rfm" }
+func demoMNISTModel() string { return defaults.DataDir() + "/models/mnist-maxout.rfm" }
 
 func demoMNIST(stdout, stderr io.Writer) error {
 	o := train.DefaultImageOptions()
 	o.Log = stderr
-	run, err := cli.TrainImages(o, stderr)
+	run, err := defaults.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}
@@ -73,5 +74,5 @@ func demoMNIST(stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "trained maxout m=%d q=%d on %d images in %.1fs (λ=%.3g chosen on held-out training images)\n", r.M, o.Map.Q, r.TrainN, r.TrainSeconds, r.Lambda)
 	fmt.Fprintf(stdout, "test error on the %d MNIST test images: %.2f%% (paper, Table 1: 5.50%%)\n", r.TestN, 100*r.TestError)
 	cli.ShowImageExamples(stdout, run, 12)
-	return rfstream.SaveModel(demoMNISTModel(), run.Model)
+	return engine.SaveModel(demoMNISTModel(), run.Model)
 }

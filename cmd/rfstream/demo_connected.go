@@ -9,7 +9,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -25,12 +25,12 @@ func demoConnected(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs, err := datasets.FSDD(cli.FSDDDir())
+	recs, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return err
 	}
 	_, test := datasets.OfficialSplit(recs)
-	manifest, err := datasets.BuildConnectedSet(filepath.Join(cli.DataDir(), "connected"), datasets.ConnectedSet{Name: "demo-clean"}, test,
+	manifest, err := datasets.BuildConnectedSet(filepath.Join(defaults.DataDir(), "connected"), datasets.ConnectedSet{Name: "demo-clean"}, test,
 		datasets.BuildOptions{Strings: datasets.StringOptions{Count: demoConnectedStrings, Seed: 7}})
 	if err != nil {
 		return err

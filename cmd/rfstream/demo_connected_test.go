@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -26,18 +27,18 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 		t.Fatal("the stand-in model already records the current pauses")
 	}
 	path := filepath.Join(t.TempDir(), "connected.rfm")
-	if err := rfstream.SaveModel(path, old); err != nil {
+	if err := engine.SaveModel(path, old); err != nil {
 		t.Fatal(err)
 	}
 	trained := 0
-	retrain := func() (*rfstream.Model, error) {
+	retrain := func() (*engine.Model, error) {
 		trained++
 		m := *old
 		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "50 voices of seed 1"}
 		return &m, nil
 	}
 	for i, want := range []int{1, 1} {
-		m, err := loadConnectedModel(path, io.Discard, retrain)
+		m, err := defaults.LoadConnected(path, io.Discard, retrain)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,14 +46,14 @@ func TestCachedConnectedModelFromOtherPausesIsRetrained(t *testing.T) {
 			t.Fatalf("load %d: trained %d times, pauses %v; want %d and %q", i, trained, m.Meta[train.PausesMeta], want, datasets.PauseRendering)
 		}
 	}
-	saved, err := rfstream.LoadModel(path)
+	saved, err := engine.LoadModel(path)
 	if err != nil || saved.Meta[train.PausesMeta] != datasets.PauseRendering {
 		t.Fatalf("the retrained model was not saved: %v, %v", err, saved)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadConnectedModel(path, io.Discard, retrain); err != nil || trained != 2 {
+	if _, err := defaults.LoadConnected(path, io.Discard, retrain); err != nil || trained != 2 {
 		t.Fatalf("a missing model: %v, trained %d times, want 2", err, trained)
 	}
 }
@@ -68,18 +69,18 @@ func TestCachedConnectedModelWithoutFillerIsRetrained(t *testing.T) {
 	old := *words.Model
 	old.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering}
 	path := filepath.Join(t.TempDir(), "connected.rfm")
-	if err := rfstream.SaveModel(path, &old); err != nil {
+	if err := engine.SaveModel(path, &old); err != nil {
 		t.Fatal(err)
 	}
 	trained := 0
-	retrain := func() (*rfstream.Model, error) {
+	retrain := func() (*engine.Model, error) {
 		trained++
 		m := old
 		m.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "50 voices of seed 1"}
 		return &m, nil
 	}
 	for i := 0; i < 2; i++ {
-		m, err := loadConnectedModel(path, io.Discard, retrain)
+		m, err := defaults.LoadConnected(path, io.Discard, retrain)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,11 +11,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/train"
 )
@@ -30,7 +30,7 @@ func demoDigits(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs, err := datasets.FSDD(cli.FSDDDir())
+	recs, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func demoLive(stdout, stderr io.Writer) error {
 	st := srv.Stages
 	fmt.Fprintf(stdout, "embedded NATS server on %s (loopback only), stages: %v\n", srv.ClientURL(), streaming.AllStages)
 
-	recs, err := datasets.FSDD(cli.FSDDDir())
+	recs, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func demoLive(stdout, stderr io.Writer) error {
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
 	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
 
-	batch, err := loadImages([]string{filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
+	batch, err := loadImages([]string{filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func streamLive(stdout io.Writer, client *nats.Conn, pipeline, stream, path, sai
 	fmt.Fprintf(stdout, "  %s (said %q, %.2fs):\n", filepath.Base(path), said, a.Duration())
 	start := time.Now()
 	_, err = streaming.StreamAudio(context.Background(), client, pipeline, stream, a,
-		streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
+		streaming.StreamOptions{RealTime: true}, func(res engine.Result) {
 			fmt.Fprintf(stdout, "    +%5.0f ms  ", float64(time.Since(start).Milliseconds()))
 			printResult(stdout, res, false)
 		})
@@ -145,8 +145,8 @@ func streamLive(stdout io.Writer, client *nats.Conn, pipeline, stream, path, sai
 // streamFiles streams each recording as its own stream prefix-i, par at a
 // time, as fast as the pipeline takes them, and returns every stream's last
 // result, or its error.
-func streamFiles(client *nats.Conn, pipeline, prefix string, paths []string, par int) ([]rfstream.Result, []error) {
-	lasts := make([]rfstream.Result, len(paths))
+func streamFiles(client *nats.Conn, pipeline, prefix string, paths []string, par int) ([]engine.Result, []error) {
+	lasts := make([]engine.Result, len(paths))
 	errs := make([]error, len(paths))
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup

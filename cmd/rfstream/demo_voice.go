@@ -12,11 +12,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/train"
@@ -31,22 +31,22 @@ func init() {
 const demoVoiceSpeaker = "george"
 
 func demoVoice(stdout, stderr io.Writer) error {
-	path := filepath.Join(cli.DataDir(), "models", "digits-adaptable-without-"+demoVoiceSpeaker+".rfm")
+	path := filepath.Join(defaults.DataDir(), "models", "digits-adaptable-without-"+demoVoiceSpeaker+".rfm")
 	if _, err := os.Stat(path); err != nil {
 		if _, err := exec.LookPath("espeak-ng"); err != nil {
 			fmt.Fprintln(stdout, "skipped: this part trains its model with synthetic voices from espeak-ng, which is not installed (apt-get install espeak-ng)")
 			return nil
 		}
 	}
-	m, err := adaptableDigitModel(path, demoVoiceSpeaker, stderr)
+	m, err := defaults.AdaptableAt(path, demoVoiceSpeaker, stderr)
 	if err != nil {
 		return err
 	}
-	words, err := rfstream.NewWordClassifier(m)
+	words, err := engine.NewWordClassifier(m)
 	if err != nil {
 		return err
 	}
-	all, err := datasets.FSDD(cli.FSDDDir())
+	all, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 		}
 	}
 	if len(recs) == 0 {
-		return fmt.Errorf("no FSDD recordings of %s in %s", demoVoiceSpeaker, cli.FSDDDir())
+		return fmt.Errorf("no FSDD recordings of %s in %s", demoVoiceSpeaker, defaults.FSDDDir())
 	}
 	y, err := train.Indices(recs, train.LabelIndex(m.Labels))
 	if err != nil {
@@ -87,7 +87,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 
 	// A live session: every recording in one stream, in a shuffled order,
 	// through the NATS pipeline, which follows the stream's voice and
-	// self-trains on it as it goes (rfstream.VoiceSession).
+	// self-trains on it as it goes (engine.VoiceSession).
 	order, plan := datasets.SessionOrder(len(recs), 1), datasets.SessionPlan(demoVoiceSpeaker, recs, 1)
 	audio, _, err := datasets.RenderString(plan, words.Config.Audio.SampleRate, datasets.Noise{}, 1)
 	if err != nil {
@@ -104,7 +104,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 	// gap) are printed after its line: its figure is not the session's
 	// without them.
 	var sessionErrors []string
-	last, err := streaming.StreamAudio(context.Background(), client, "voice", "voice-"+demoVoiceSpeaker, audio, streaming.StreamOptions{}, func(r rfstream.Result) {
+	last, err := streaming.StreamAudio(context.Background(), client, "voice", "voice-"+demoVoiceSpeaker, audio, streaming.StreamOptions{}, func(r engine.Result) {
 		if r.Error != "" {
 			sessionErrors = append(sessionErrors, r.Error)
 		}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/features/elss"
 )
@@ -28,7 +28,7 @@ func TestTrainDigitsWithSelection(t *testing.T) {
 		if code := run(args, &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", flags, code, errb.String())
 		}
-		m, err := rfstream.LoadModel(model)
+		m, err := engine.LoadModel(model)
 		if err != nil {
 			t.Fatal(err)
 		}

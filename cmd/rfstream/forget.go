@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -76,7 +76,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		if !m.IsDir() {
 			continue
 		}
-		n, err := rfstream.RemoveVoiceFiles(filepath.Join(*voices, m.Name()), name)
+		n, err := engine.RemoveVoiceFiles(filepath.Join(*voices, m.Name()), name)
 		removed += n
 		if err != nil {
 			return err

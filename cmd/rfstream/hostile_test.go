@@ -22,7 +22,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/nodeclients"
 	"github.com/rfstream/rfstream/internal/testproc"
@@ -76,7 +76,7 @@ type hostileServe struct {
 	nc       *nats.Conn
 	voice    string          // the probe's voice ("" for a plain stream)
 	audio    *frontend.Audio // what the probe streams
-	want     rfstream.Result // its undisturbed end-of-stream result
+	want     engine.Result   // its undisturbed end-of-stream result
 	base     []time.Duration // its undisturbed latencies
 	probes   atomic.Int64
 }
@@ -94,7 +94,7 @@ func hostileModels(t *testing.T) (words, images string) {
 	}
 	words, _ = toyFiles(t, w.Model)
 	images = filepath.Join(t.TempDir(), "images.rfm")
-	if err := rfstream.SaveModel(images, im.Model); err != nil {
+	if err := engine.SaveModel(images, im.Model); err != nil {
 		t.Fatal(err)
 	}
 	return words, images
@@ -158,7 +158,7 @@ const probeEvery = 20 * time.Millisecond
 // probeResult is one well-behaved stream: its end-of-stream result and how
 // long after its end-of-stream message that came.
 type probeResult struct {
-	r    rfstream.Result
+	r    engine.Result
 	took time.Duration
 	err  error
 }

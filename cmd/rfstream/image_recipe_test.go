@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -17,22 +18,22 @@ func TestDefaultImageModelWithoutRecipeIsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := *toy.Model
-	if hasImageRecipe(&m) {
+	if defaults.HasImageRecipe(&m) {
 		t.Fatal("a model without polarity or rule counted as current")
 	}
 	in := toy.Input
 	in.Polarity = "auto"
 	m.Input, _ = json.Marshal(in)
-	if hasImageRecipe(&m) {
+	if defaults.HasImageRecipe(&m) {
 		t.Fatal("a model without an out-of-domain rule counted as current")
 	}
-	in.OutOfDomain = &rfstream.OutOfDomain{Components: 1, MinFamiliarity: 0.5}
+	in.OutOfDomain = &engine.OutOfDomain{Components: 1, MinFamiliarity: 0.5}
 	m.Input, _ = json.Marshal(in)
-	if !hasImageRecipe(&m) {
+	if !defaults.HasImageRecipe(&m) {
 		t.Fatal("a model with polarity and rule counted as stale")
 	}
 	m.Input = nil
-	if hasImageRecipe(&m) {
+	if defaults.HasImageRecipe(&m) {
 		t.Fatal("a model without input recipe counted as current")
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -179,24 +179,24 @@ func (r *faultRig) startStage(stage string) {
 // stream sends audio in real time through the rig as a client of its own,
 // runs fault faultAt into the stream, and returns the end-of-stream result
 // and every result the client got, the end-of-stream one included.
-func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration, fault func()) (rfstream.Result, []rfstream.Result, error) {
+func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration, fault func()) (engine.Result, []engine.Result, error) {
 	nc, err := nats.Connect(r.url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	defer nc.Close()
 	type outcome struct {
-		r   rfstream.Result
+		r   engine.Result
 		err error
 	}
 	var mu sync.Mutex
-	var all []rfstream.Result
+	var all []engine.Result
 	done := make(chan outcome, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 		defer cancel()
 		res, err := streaming.StreamAudio(ctx, nc, "rfs", name, a, streaming.StreamOptions{RealTime: true, Durable: r.durable, Timeout: 15 * time.Second},
-			func(res rfstream.Result) {
+			func(res engine.Result) {
 				mu.Lock()
 				all = append(all, res)
 				mu.Unlock()
@@ -211,7 +211,7 @@ func (r *faultRig) stream(name string, a *frontend.Audio, faultAt time.Duration,
 	time.Sleep(200 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
-	return o.r, append([]rfstream.Result(nil), all...), o.err
+	return o.r, append([]engine.Result(nil), all...), o.err
 }
 
 // connect opens a client connection to the rig's server.
@@ -225,7 +225,7 @@ func (r *faultRig) connect() *nats.Conn {
 
 // finish sends a through the rig at full speed as stream name and returns
 // its end-of-stream result.
-func (r *faultRig) finish(name string, a *frontend.Audio) rfstream.Result {
+func (r *faultRig) finish(name string, a *frontend.Audio) engine.Result {
 	nc := r.connect()
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -280,7 +280,7 @@ func (r *faultRig) restartServer(downFor time.Duration) {
 // each word it holds is an undisturbed word (label and times), in order,
 // and each undisturbed word it lacks lies within a gap it reports. It
 // returns how many words were kept.
-func checkKept(t *testing.T, got, want rfstream.Result) int {
+func checkKept(t *testing.T, got, want engine.Result) int {
 	t.Helper()
 	j := 0
 	for _, w := range want.Words {
@@ -303,13 +303,13 @@ func checkKept(t *testing.T, got, want rfstream.Result) int {
 }
 
 // undisturbed is what the pipeline hears in a without a fault.
-func undisturbed(t *testing.T, a *frontend.Audio) rfstream.Result {
+func undisturbed(t *testing.T, a *frontend.Audio) engine.Result {
 	t.Helper()
 	words, err := toymodels.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestFaultsWithRealProcesses(t *testing.T) {
 }
 
 // gapsText lists gaps as start-end spans for the log.
-func gapsText(gaps []rfstream.Gap) string {
+func gapsText(gaps []engine.Gap) string {
 	var b strings.Builder
 	for _, g := range gaps {
 		end := "?"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -25,11 +25,11 @@ func TestTrainImagesRecordsNormalization(t *testing.T) {
 		if code := run(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		m, err := rfstream.LoadModel(out)
+		m, err := engine.LoadModel(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var in rfstream.ImageInput
+		var in engine.ImageInput
 		if err := json.Unmarshal(m.Input, &in); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -272,7 +272,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if f.durable && eo.StoreDir == "" {
 		if listen {
 			// A serving process keeps its store across restarts.
-			eo.StoreDir = filepath.Join(cli.DataDir(), "jetstream")
+			eo.StoreDir = filepath.Join(defaults.DataDir(), "jetstream")
 		} else {
 			// A one-shot client with its own server stores only for its run.
 			if tmp, err = os.MkdirTemp("", "rfstream-js-"); err != nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -431,10 +431,10 @@ func TestServeRequiresCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	wordModel, imageModel := filepath.Join(dir, "words.rfm"), filepath.Join(dir, "images.rfm")
-	if err := rfstream.SaveModel(wordModel, words.Model); err != nil {
+	if err := engine.SaveModel(wordModel, words.Model); err != nil {
 		t.Fatal(err)
 	}
-	if err := rfstream.SaveModel(imageModel, images.Model); err != nil {
+	if err := engine.SaveModel(imageModel, images.Model); err != nil {
 		t.Fatal(err)
 	}
 	clients := filepath.Join(dir, "clients.json")

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 )
 
 const fixture = "../../testdata/timit"
@@ -44,7 +44,7 @@ func TestPhonesCommandsOnFixture(t *testing.T) {
 			ref = append(ref, p.Phone)
 		}
 	}
-	if r.Task != rfstream.TaskPhones || len(r.Words) == 0 {
+	if r.Task != engine.TaskPhones || len(r.Words) == 0 {
 		t.Fatalf("recognised %+v", r)
 	}
 	if e := decode.EditDistance(ref, strings.Fields(r.Text)); e.Errors() > 1 {

@@ -9,7 +9,9 @@ import (
 	"slices"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -23,10 +25,10 @@ type recognition struct {
 	Text string  `json:"text"`
 	Conf float64 `json:"conf"`
 	// Alternatives are the best hypotheses, best first (the first is Text).
-	Alternatives []rfstream.Hypothesis `json:"alternatives,omitempty"`
+	Alternatives []engine.Hypothesis `json:"alternatives,omitempty"`
 	// Words are the recognised words with their times and confidences,
 	// from models that decode word sequences.
-	Words []rfstream.Word `json:"words,omitempty"`
+	Words []engine.Word `json:"words,omitempty"`
 	// NoSpeech: the recogniser heard no word at all (silence, noise, a
 	// few samples); Text is empty.
 	NoSpeech bool    `json:"no_speech,omitempty"`
@@ -36,42 +38,22 @@ type recognition struct {
 	File string `json:"file,omitempty"`
 	// results are every result of the stream the recording was heard as,
 	// for --format vosk's utterances; nil when it was not heard as one.
-	results []rfstream.Result
+	results []engine.Result
 }
 
-// newRecognizer prepares a model for recognising recordings, dispatching
-// on its task; a test puts a recogniser of its own in its place. A
-// connected-word or phone model (the default speech model among them)
-// hears a recording as the live pipeline hears a stream
-// (rfstream.NewLiveRecognizer), so recognize, stream and serve give the
-// same answer; a word model classifies the recording as one word, as it
-// was trained to (wordRecognizer).
-var newRecognizer = func(m *rfstream.Model) (rfstream.Recognizer, error) {
-	if m.Task != rfstream.TaskWords {
-		return rfstream.NewLiveRecognizer(m)
-	}
-	c, err := rfstream.NewWordClassifier(m)
+// newRecognizer prepares a model for recognising recordings: the public
+// package's Recognizer, so a Go program and this command give one answer.
+// A test puts a recogniser of its own in its place.
+var newRecognizer = func(m *engine.Model) (engine.Recognizer, error) {
+	r, err := rfstream.NewRecognizer(m)
 	if err != nil {
-		return nil, err
+		return nil, err // not r: a nil *Recognizer is a non-nil interface
 	}
-	return wordRecognizer{c}, nil
-}
-
-// wordRecognizer classifies a recording as one word when the live
-// segmenter finds a word in it at all, and otherwise says there was no
-// speech: the classifier alone names a word for silence too.
-type wordRecognizer struct{ c *rfstream.WordClassifier }
-
-func (r wordRecognizer) Recognize(samples []float32, rate int) (rfstream.Result, error) {
-	heard, err := rfstream.HeardWord(r.c.Config, rfstream.DefaultSpotterConfig(), samples, rate)
-	if err != nil || !heard {
-		return rfstream.Result{Final: true, EOS: true, NoSpeech: true}, err
-	}
-	return r.c.Recognize(samples, rate)
+	return r, nil
 }
 
 // recognitionOf is what recognize prints for a recogniser's result.
-func recognitionOf(res rfstream.Result) recognition {
+func recognitionOf(res engine.Result) recognition {
 	return recognition{Text: res.Text, Conf: res.Conf, Alternatives: res.Alternatives, Words: res.Words, NoSpeech: res.NoSpeech}
 }
 
@@ -124,11 +106,11 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if *session {
 		return recognizeSession(files, in, *modelPath, *sessionSelfTrain, storedVoice{*voices, *voice}, out, stderr)
 	}
-	var recognizer rfstream.Recognizer
+	var recognizer engine.Recognizer
 	var streams streamRecognizer // for --format vosk: the utterances of a stream
 	var task string
 	prepare := func() error {
-		m, err := modelOr(*modelPath, stderr, defaultSpeechModel)
+		m, err := modelOr(*modelPath, stderr, defaults.Speech)
 		if err != nil {
 			return err
 		}
@@ -142,8 +124,8 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
-		var results []rfstream.Result
-		var res rfstream.Result
+		var results []engine.Result
+		var res engine.Result
 		var err error
 		if streams != nil {
 			if results, err = streams(a.Samples, a.Rate); err == nil {
@@ -258,7 +240,7 @@ func (rec recognition) confidence() string {
 	if rec.NoSpeech {
 		return "no speech"
 	}
-	if rec.Text == "" && slices.ContainsFunc(rec.Words, func(w rfstream.Word) bool { return w.Rejected }) {
+	if rec.Text == "" && slices.ContainsFunc(rec.Words, func(w engine.Word) bool { return w.Rejected }) {
 		return "not a digit"
 	}
 	return fmt.Sprintf("%.0f%%", 100*rec.Conf)
@@ -266,15 +248,15 @@ func (rec recognition) confidence() string {
 
 // adaptableWordModel loads the model at path (default: the adaptable
 // digit model) as an isolated-word classifier for flag.
-func adaptableWordModel(path, flag string, stderr io.Writer) (*rfstream.WordClassifier, error) {
-	m, err := modelOr(path, stderr, defaultAdaptableDigitModelTrained)
+func adaptableWordModel(path, flag string, stderr io.Writer) (*engine.WordClassifier, error) {
+	m, err := modelOr(path, stderr, defaults.Adaptable)
 	if err != nil {
 		return nil, err
 	}
-	if m.Task != rfstream.TaskWords {
-		return nil, fmt.Errorf("recognize %s: model task %q; it needs an isolated-word model (%q)", flag, m.Task, rfstream.TaskWords)
+	if m.Task != engine.TaskWords {
+		return nil, fmt.Errorf("recognize %s: model task %q; it needs an isolated-word model (%q)", flag, m.Task, engine.TaskWords)
 	}
-	return rfstream.NewWordClassifier(m)
+	return engine.NewWordClassifier(m)
 }
 
 // storedVoice names a voice kept in a folder (recognize --voices, --voice);
@@ -287,23 +269,27 @@ type storedVoice struct{ dir, name string }
 // With a stored voice the session starts from its file, when there is one,
 // and is written back at the end.
 func recognizeSession(files []string, in input, modelPath string, selfTrain bool, stored storedVoice, out recognitionPrinter, stderr io.Writer) error {
-	var wc *rfstream.WordClassifier
 	var session *rfstream.VoiceSession
 	var voicePath string
 	prepare := func() error {
-		var err error
-		if wc, err = adaptableWordModel(modelPath, "--session", stderr); err != nil {
+		m, err := modelOr(modelPath, stderr, defaults.Adaptable)
+		if err != nil {
 			return err
 		}
-		if wc.Model.Adapt == nil || !wc.Model.Adapt.VoiceNorm {
+		if m.Task != engine.TaskWords {
+			return fmt.Errorf("recognize --session: model task %q; it needs an isolated-word model (%q)", m.Task, engine.TaskWords)
+		}
+		if m.Adapt == nil || !m.Adapt.VoiceNorm {
 			return errors.New("recognize --session: the model does not normalise voices (train one with rfstream train digits --speaker-norm mean)")
 		}
-		session = wc.NewVoiceSession()
+		if session, err = rfstream.NewVoiceSession(m); err != nil {
+			return err
+		}
 		if stored.name != "" {
-			if voicePath, err = wc.VoicePath(stored.dir, stored.name); err != nil {
+			if voicePath, err = rfstream.VoicePath(m, stored.dir, stored.name); err != nil {
 				return err
 			}
-			switch kept, err := wc.LoadVoiceSession(voicePath); {
+			switch kept, err := rfstream.LoadVoiceSession(m, voicePath); {
 			case err == nil:
 				session = kept
 				fmt.Fprintf(stderr, "voice %q: going on from %d recordings (read-out self-trained on %d)\n", stored.name, session.Recordings(), session.AdaptedOn())
@@ -311,25 +297,24 @@ func recognizeSession(files []string, in input, modelPath string, selfTrain bool
 				return fmt.Errorf("voice %q: %w (move the file away to start the voice afresh)", stored.name, err)
 			}
 		}
-		session.SelfTrain = session.SelfTrain && selfTrain
+		if !selfTrain {
+			session.SetSelfTraining(false)
+		}
 		return nil
 	}
 	failed, err := eachRecording(files, in, out.batch, stderr, prepare, func(path string, a *frontend.Audio) error {
-		v, err := wc.RawVector(a)
-		if err != nil {
-			return err
-		}
 		adaptedOn := session.AdaptedOn()
-		if err := session.Normalise(v, true); err != nil {
-			// The recording is normalised and committed; only the
-			// self-training failed, and the read-out stays as it was.
+		res, err := session.Recognize(a.Samples, a.Rate)
+		if errors.Is(err, rfstream.ErrSelfTraining) {
 			fmt.Fprintf(stderr, "rfstream recognize: %s: %v; the session goes on with its read-out\n", path, err)
+		} else if err != nil {
+			return err
 		}
 		if n := session.AdaptedOn(); n != adaptedOn {
 			fmt.Fprintf(stderr, "session: from %s on, decided with the self-training on the first %d recordings\n", path, n)
 		}
-		rec := recognitionOf(wc.ResultOf(session.Score(v)))
-		rec.Task, rec.Seconds = rfstream.TaskWords, a.Duration()
+		rec := recognitionOf(res)
+		rec.Task, rec.Seconds = engine.TaskWords, a.Duration()
 		out.print(path, rec)
 		return nil
 	})
@@ -337,7 +322,7 @@ func recognizeSession(files []string, in input, modelPath string, selfTrain bool
 		return err
 	}
 	if voicePath != "" {
-		if err := rfstream.SaveVoiceSession(voicePath, session); err != nil {
+		if err := session.Save(voicePath); err != nil {
 			return fmt.Errorf("voice %q: %w", stored.name, err)
 		}
 	}
@@ -346,11 +331,11 @@ func recognizeSession(files []string, in input, modelPath string, selfTrain bool
 
 // recognizeAdapted recognises recordings of one voice together: every
 // recording is read first, then the word model adapts to the voice over
-// all of them (rfstream.WordClassifier.AdaptToVoice) and decides each. A
+// all of them (engine.WordClassifier.AdaptToVoice) and decides each. A
 // recording that cannot be read is named and left out; the others are
 // adapted to and recognised without it.
 func recognizeAdapted(files []string, in input, modelPath string, out recognitionPrinter, stderr io.Writer) error {
-	var wc *rfstream.WordClassifier
+	var wc *engine.WordClassifier
 	prepare := func() error {
 		var err error
 		if wc, err = adaptableWordModel(modelPath, "--adapt", stderr); err != nil {
@@ -396,7 +381,7 @@ func recognizeAdapted(files []string, in input, modelPath string, out recognitio
 		}
 		for i, path := range paths {
 			rec := recognitionOf(wc.ResultOf(linalg.Row32(res.Scores, i)))
-			rec.Task, rec.Seconds = rfstream.TaskWords, seconds[i]
+			rec.Task, rec.Seconds = engine.TaskWords, seconds[i]
 			out.print(path, rec)
 		}
 	}

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -132,9 +133,9 @@ func TestRecognizeAdaptTrainsItsDefaultModelOnFirstUse(t *testing.T) {
 	fsdd, cache := toyFSDD3(t), t.TempDir()
 	t.Setenv("RFSTREAM_FSDD", fsdd)
 	t.Setenv("RFSTREAM_DATA", cache)
-	saved := defaultAdaptableTraining
-	defer func() { defaultAdaptableTraining = saved }()
-	defaultAdaptableTraining.m, defaultAdaptableTraining.voices = 60, nil
+	saved := defaults.AdaptableTraining
+	defer func() { defaults.AdaptableTraining = saved }()
+	defaults.AdaptableTraining.M, defaults.AdaptableTraining.Voices = 60, nil
 	dir := t.TempDir()
 	var files []string
 	for i, sig := range [][]float32{upWord(901), downWord(902), upWord(903), downWord(904)} {
@@ -157,7 +158,7 @@ func TestRecognizeAdaptTrainsItsDefaultModelOnFirstUse(t *testing.T) {
 			t.Fatalf("round %d: heard %v, want 0,1,0,1", round, got)
 		}
 	}
-	if _, err := os.Stat(defaultAdaptableDigitModel()); err != nil {
+	if _, err := os.Stat(defaults.AdaptableModelPath()); err != nil {
 		t.Fatalf("the adaptable model was not saved: %v", err)
 	}
 }
@@ -210,7 +211,7 @@ func TestRecognizeSessionKeepsAVoice(t *testing.T) {
 	}
 	dir := t.TempDir()
 	model := filepath.Join(dir, "toy.rfm")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
+	if err := engine.SaveModel(model, words.Model); err != nil {
 		t.Fatal(err)
 	}
 	var files []string
@@ -270,7 +271,7 @@ func TestRecognizeSessionKeepsAVoice(t *testing.T) {
 func TestAloneCopiesAreFirstRecordings(t *testing.T) {
 	fsdd := toyFSDD3(t)
 	dir := t.TempDir()
-	train := func(name string, extra ...string) *rfstream.Model {
+	train := func(name string, extra ...string) *engine.Model {
 		t.Helper()
 		path := filepath.Join(dir, name)
 		var out, errb bytes.Buffer
@@ -278,7 +279,7 @@ func TestAloneCopiesAreFirstRecordings(t *testing.T) {
 		if code := run(append(args, extra...), &out, &errb); code != 0 {
 			t.Fatalf("train %v: exit %d: %s", extra, code, errb.String())
 		}
-		m, err := rfstream.LoadModel(path)
+		m, err := engine.LoadModel(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +302,7 @@ func TestAloneCopiesAreFirstRecordings(t *testing.T) {
 	if recs, err = excludeSpeakers(recs, "cy"); err != nil || len(recs) != n {
 		t.Fatalf("%d training recordings for %d rows (%v)", len(recs), n, err)
 	}
-	words, err := rfstream.NewWordClassifier(copies)
+	words, err := engine.NewWordClassifier(copies)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/maxout"
 	"github.com/rfstream/rfstream/train"
 )
@@ -36,20 +36,20 @@ func TestRecognizeConnectedModel(t *testing.T) {
 		s := append(append(pad(), tone(w, 0.2+0.2*rng.Float64())...), pad()...)
 		utts = append(utts, train.Utterance{Samples: s, Words: []string{w}})
 	}
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates, in.Classifier = 3, 1, "rls"
 	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 128, Q: 2}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
+	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: engine.DefaultConnectedDecoder(),
 		Map: mp.Recipe(), Words: []string{"hi", "lo"}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	model := filepath.Join(dir, "connected.rfm")
-	if err := rfstream.SaveModel(model, m); err != nil {
+	if err := engine.SaveModel(model, m); err != nil {
 		t.Fatal(err)
 	}
 	var s []float32
@@ -63,7 +63,7 @@ func TestRecognizeConnectedModel(t *testing.T) {
 	wav := filepath.Join(dir, "string.wav")
 	writeWAV(t, wav, s)
 	r := recognizeJSON(t, wav, "--model", model)
-	if r.Text != "lo hi lo" || r.Task != rfstream.TaskConnected || len(r.Words) != 3 {
+	if r.Text != "lo hi lo" || r.Task != engine.TaskConnected || len(r.Words) != 3 {
 		t.Fatalf("recognised %+v, want \"lo hi lo\" in three words", r)
 	}
 	for i, w := range r.Words {

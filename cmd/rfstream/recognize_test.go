@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -60,7 +60,7 @@ func toyWordModelFile(t *testing.T) (dir, model string) {
 	}
 	dir = t.TempDir()
 	model = filepath.Join(dir, "updown.rfm")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
+	if err := engine.SaveModel(model, words.Model); err != nil {
 		t.Fatal(err)
 	}
 	return dir, model
@@ -75,7 +75,7 @@ func TestRecognizeWAVAndRawPCM(t *testing.T) {
 		wav := filepath.Join(dir, fmt.Sprintf("w%d.wav", i))
 		writeWAV(t, wav, c.x)
 		r := recognizeJSON(t, wav, "--model", model)
-		if r.Text != c.want || r.Task != rfstream.TaskWords || r.Conf <= 0.5 || r.Conf > 1 {
+		if r.Text != c.want || r.Task != engine.TaskWords || r.Conf <= 0.5 || r.Conf > 1 {
 			t.Fatalf("%s: %+v, want text %q with confidence above one half", wav, r, c.want)
 		}
 		if len(r.Alternatives) != 2 || r.Alternatives[0].Label != c.want || r.Alternatives[0].Conf != r.Conf {
@@ -157,14 +157,14 @@ func TestRecognizeSeveralFiles(t *testing.T) {
 // with the model's first label and the number of samples it heard.
 type labelRecognizer struct{ label string }
 
-func (r labelRecognizer) Recognize(samples []float32, rate int) (rfstream.Result, error) {
-	return rfstream.Result{Text: fmt.Sprintf("%s of %d samples", r.label, len(samples)), Conf: 0.5}, nil
+func (r labelRecognizer) Recognize(samples []float32, rate int) (engine.Result, error) {
+	return engine.Result{Text: fmt.Sprintf("%s of %d samples", r.label, len(samples)), Conf: 0.5}, nil
 }
 
 func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 	const task = "test-connected-digits"
 	saved := newRecognizer
-	newRecognizer = func(m *rfstream.Model) (rfstream.Recognizer, error) {
+	newRecognizer = func(m *engine.Model) (engine.Recognizer, error) {
 		if m.Task == task {
 			return labelRecognizer{m.Labels[0]}, nil
 		}
@@ -173,7 +173,7 @@ func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 	defer func() { newRecognizer = saved }()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "other.rfm")
-	if err := rfstream.SaveModel(model, &rfstream.Model{Task: task, Labels: []string{"seven"}}); err != nil {
+	if err := engine.SaveModel(model, &engine.Model{Task: task, Labels: []string{"seven"}}); err != nil {
 		t.Fatal(err)
 	}
 	wav := filepath.Join(dir, "x.wav")
@@ -184,7 +184,7 @@ func TestRecognizeDispatchesOnModelTask(t *testing.T) {
 	}
 
 	// A task no recogniser serves is a clear error naming it.
-	if err := rfstream.SaveModel(model, &rfstream.Model{Task: "no-such-task", Labels: []string{"x"}}); err != nil {
+	if err := engine.SaveModel(model, &engine.Model{Task: "no-such-task", Labels: []string{"x"}}); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
@@ -225,9 +225,9 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 	fsdd, cache := toyFSDDTakes(t, 15), t.TempDir()
 	t.Setenv("RFSTREAM_FSDD", fsdd)
 	t.Setenv("RFSTREAM_DATA", cache)
-	saved := defaultConnectedTraining
-	defer func() { defaultConnectedTraining = saved }()
-	defaultConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions {
+	saved := defaults.ConnectedTraining
+	defer func() { defaults.ConnectedTraining = saved }()
+	defaults.ConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions {
 		o.Map.M, o.Map.Q, o.Passes, o.States, o.SilStates, o.TrainStrings, o.Tune = 128, 2, 1, 3, 1, 20, false
 		o.Filler.Voices = 0 // no espeak-ng voices: seconds, not minutes
 		return o
@@ -241,11 +241,11 @@ func TestRecognizeTrainsTheDefaultModelOnFirstUse(t *testing.T) {
 	if !strings.Contains(errb.String(), "training it now") {
 		t.Fatalf("first use did not train: %q", errb.String())
 	}
-	if _, err := os.Stat(cli.ConnectedModel()); err != nil {
+	if _, err := os.Stat(defaults.ConnectedModel()); err != nil {
 		t.Fatalf("the default model was not saved: %v", err)
 	}
 	var r recognition
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "1" || r.Task != rfstream.TaskConnected {
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "1" || r.Task != engine.TaskConnected {
 		t.Fatalf("default model heard %q (%v), want the falling glide's label 1", out.String(), err)
 	}
 	errb.Reset()

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -132,11 +132,11 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		defer st.Close()
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
-	show := func(r rfstream.Result) { printResult(stdout, r, f == formatJSON) }
+	show := func(r engine.Result) { printResult(stdout, r, f == formatJSON) }
 	var vp *voskPrinter
 	if f == formatVosk {
 		vp = &voskPrinter{w: stdout}
-		show = func(r rfstream.Result) {
+		show = func(r engine.Result) {
 			if r.Error != "" {
 				fmt.Fprintf(stderr, "rfstream stream: the pipeline reports: %s\n", r.Error)
 			}
@@ -158,7 +158,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func printResult(w io.Writer, r rfstream.Result, asJSON bool) {
+func printResult(w io.Writer, r engine.Result, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(r)
 		fmt.Fprintln(w, string(b))

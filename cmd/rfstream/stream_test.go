@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -35,9 +36,9 @@ func TestStreamCommandJSON(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", extra, code, errb.String())
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var last rfstream.Result
+		var last engine.Result
 		for i, l := range lines {
-			var r rfstream.Result
+			var r engine.Result
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatalf("%v line %d %q: %v", extra, i, l, err)
 			}
@@ -67,9 +68,9 @@ func TestStreamCommandConnectedModel(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	var first, last rfstream.Result
+	var first, last engine.Result
 	for i, l := range lines {
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("line %d %q: %v", i, l, err)
 		}
@@ -117,8 +118,8 @@ func TestStreamCommandVoice(t *testing.T) {
 	}
 	os.WriteFile(wav, b.Bytes(), 0o644)
 	// In process: two spotters sharing a session, and a fresh one.
-	spot := func(s *rfstream.VoiceSession) (rfstream.Result, *rfstream.VoiceSession) {
-		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	spot := func(s *engine.VoiceSession) (engine.Result, *engine.VoiceSession) {
+		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,26 +131,26 @@ func TestStreamCommandVoice(t *testing.T) {
 	}
 	fresh, session := spot(nil)
 	second, _ := spot(session)
-	last := func(args ...string) rfstream.Result {
+	last := func(args ...string) engine.Result {
 		var out, errb bytes.Buffer
 		if code := run(append([]string{"stream", "--fast", "--json", "--nats", srv.ClientURL()}, append(args, wav)...), &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	confs := func(r rfstream.Result) string {
+	confs := func(r engine.Result) string {
 		var c []string
 		for _, w := range r.Words {
 			c = append(c, w.Word+strconv.FormatFloat(w.Conf, 'f', 5, 64))
 		}
 		return strings.Join(c, " ")
 	}
-	for i, want := range []rfstream.Result{fresh, second} {
+	for i, want := range []engine.Result{fresh, second} {
 		if got := last("--voice", "cli-voice"); confs(got) != confs(want) {
 			t.Fatalf("run %d with --voice: %s, want %s", i+1, confs(got), confs(want))
 		}
@@ -176,7 +177,7 @@ func TestServeKeepsVoices(t *testing.T) {
 	}
 	dir := t.TempDir()
 	model, wav, voices := filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav"), filepath.Join(dir, "voices")
-	if err := rfstream.SaveModel(model, words.Model); err != nil {
+	if err := engine.SaveModel(model, words.Model); err != nil {
 		t.Fatal(err)
 	}
 	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
@@ -188,12 +189,12 @@ func TestServeKeepsVoices(t *testing.T) {
 	// In process, on the 16-bit samples `stream` sends.
 	pcm, _ := streaming.EncodePCM(a.Samples, streaming.EncS16)
 	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := append(sp.Push(samples), sp.Flush()...)
-	second, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+	second, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestServeKeepsVoices(t *testing.T) {
 	// which the stream reaches with --nats.
 	twice := func(what string, args, serveArgs []string) {
 		t.Helper()
-		var got rfstream.Result
+		var got engine.Result
 		for range 2 {
 			args := slices.Clone(args)
 			var sv *serving
@@ -244,7 +245,7 @@ func TestServeKeepsVoices(t *testing.T) {
 	twice("stream run twice", append(slices.Clone(stream), "--model", model, "--voices", filepath.Join(dir, "v2")), nil)
 	// --adaptable: the data cache's adaptable model (here the toy one).
 	t.Setenv("RFSTREAM_DATA", filepath.Join(dir, "cache"))
-	if err := rfstream.SaveModel(defaultAdaptableDigitModel(), words.Model); err != nil {
+	if err := engine.SaveModel(defaults.AdaptableModelPath(), words.Model); err != nil {
 		t.Fatal(err)
 	}
 	twice("stream --adaptable run twice", append(slices.Clone(stream), "--adaptable", "--voices", filepath.Join(dir, "v3")), nil)
@@ -269,11 +270,11 @@ func TestServeKeepsVoices(t *testing.T) {
 // toyFiles saves m as DIR/toy.rfm and the toy up-down recording as
 // DIR/updown.wav (32-bit float) in a new temporary DIR, and returns the
 // two paths.
-func toyFiles(t *testing.T, m *rfstream.Model) (model, wav string) {
+func toyFiles(t *testing.T, m *engine.Model) (model, wav string) {
 	t.Helper()
 	dir := t.TempDir()
 	model, wav = filepath.Join(dir, "toy.rfm"), filepath.Join(dir, "updown.wav")
-	if err := rfstream.SaveModel(model, m); err != nil {
+	if err := engine.SaveModel(model, m); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -303,10 +304,10 @@ func TestServeShards(t *testing.T) {
 	// Partial results depend on how the features stage batches them (it
 	// sheds stale partials); closed words do not. Confidences may differ
 	// in the last bits: a GEMM rounds differently with the batch's height.
-	finals := func(out string) []rfstream.Result {
-		var keep []rfstream.Result
+	finals := func(out string) []engine.Result {
+		var keep []engine.Result
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var r rfstream.Result
+			var r engine.Result
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatalf("%q: %v", l, err)
 			}
@@ -316,7 +317,7 @@ func TestServeShards(t *testing.T) {
 		}
 		return keep
 	}
-	same := func(a, b []rfstream.Result) bool {
+	same := func(a, b []engine.Result) bool {
 		if len(a) != len(b) {
 			return false
 		}
@@ -358,7 +359,7 @@ func TestServeShards(t *testing.T) {
 			if code := run([]string{"stream", "--fast", "--json", "--nats", url, "--voice", voice, wav}, &out, &errb); code != 0 {
 				t.Fatalf("%s, voice %s: exit %d: %s", what, voice, code, errb.String())
 			}
-			var got rfstream.Result
+			var got engine.Result
 			if err := json.Unmarshal([]byte(lastLine(out.String())), &got); err != nil || got.Text != alone.Text || got.Error != "" {
 				t.Fatalf("%s, voice %s: %s (%v), alone: %+v", what, voice, lastLine(out.String()), err, alone)
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -59,7 +59,7 @@ func TestTagNamesEachFailedImageAndExitsOne(t *testing.T) {
 	}
 	dir := t.TempDir()
 	model := filepath.Join(dir, "bars.rfm")
-	if err := rfstream.SaveModel(model, images.Model); err != nil {
+	if err := engine.SaveModel(model, images.Model); err != nil {
 		t.Fatal(err)
 	}
 	files := filepath.Join(dir, "images")

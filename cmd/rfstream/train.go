@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -54,7 +55,7 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	if *spkNorm != "none" && *spkNorm != "mean" {
 		return fmt.Errorf("unknown --speaker-norm %q (none, mean)", *spkNorm)
 	}
-	if *out, err = cli.TrainOut(*out, defaultDigitModel(), *force); err != nil {
+	if *out, err = cli.TrainOut(*out, defaults.DigitModelPath(), *force); err != nil {
 		return err
 	}
 	o.FSDD, o.Manifest, o.Exclude = ws.FSDD, ws.TrainManifest, ws.Exclude
@@ -63,7 +64,7 @@ func trainDigits(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := rfstream.SaveModel(*out, model); err != nil {
+	if err := engine.SaveModel(*out, model); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "saved %s\n", *out)
@@ -86,11 +87,11 @@ func trainMNIST(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	o.Log = stderr
-	run, err := cli.TrainImages(o, stderr)
+	run, err := defaults.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}
-	if err := rfstream.SaveModel(*out, run.Model); err != nil {
+	if err := engine.SaveModel(*out, run.Model); err != nil {
 		return err
 	}
 	r := run.Report
@@ -127,7 +128,7 @@ func trainImageFolder(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := rfstream.SaveModel(*out, run.Model); err != nil {
+	if err := engine.SaveModel(*out, run.Model); err != nil {
 		return err
 	}
 	r := run.Report
@@ -146,14 +147,14 @@ func trainConnected(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train connected", "[flags]", stderr)
 	o := train.DefaultDigitStringOptions()
 	cli.DigitStringFlags(fs, &o)
-	out := fs.String("out", "", "model file to write (default: the data cache's connected-digit model, "+cli.ConnectedModel()+", replaced only with --force)")
+	out := fs.String("out", "", "model file to write (default: the data cache's connected-digit model, "+defaults.ConnectedModel()+", replaced only with --force)")
 	force := cli.ForceFlag(fs)
 	asJSON := fs.Bool("json", false, "end with one JSON object (the training report)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var err error
-	if *out, err = cli.TrainOut(*out, cli.ConnectedModel(), *force); err != nil {
+	if *out, err = cli.TrainOut(*out, defaults.ConnectedModel(), *force); err != nil {
 		return err
 	}
 	o.Log = stderr
@@ -161,7 +162,7 @@ func trainConnected(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := rfstream.SaveModel(*out, m); err != nil {
+	if err := engine.SaveModel(*out, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "trained in %.1f s; saved %s\n", rep.Seconds, *out)
@@ -175,21 +176,21 @@ func trainPhones(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train phones", "[flags]", stderr)
 	o := train.DefaultPhoneOptions()
 	cli.PhoneFlags(fs, &o)
-	out := fs.String("out", "", "model file to write (default: the data cache's phone model, "+cli.PhoneModelPath()+", replaced only with --force)")
+	out := fs.String("out", "", "model file to write (default: the data cache's phone model, "+defaults.PhoneModelPath()+", replaced only with --force)")
 	force := cli.ForceFlag(fs)
 	asJSON := fs.Bool("json", false, "end with one JSON object (passes, tuning)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var err error
-	if *out, err = cli.TrainOut(*out, cli.PhoneModelPath(), *force); err != nil {
+	if *out, err = cli.TrainOut(*out, defaults.PhoneModelPath(), *force); err != nil {
 		return err
 	}
 	m, d, res, err := train.PhoneModel(o, stderr)
 	if err != nil {
 		return err
 	}
-	if err := rfstream.SaveModel(*out, m); err != nil {
+	if err := engine.SaveModel(*out, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "trained a %d-phone model in %.1f s; saved %s\n", len(d.Phones), res.TrainSec, *out)

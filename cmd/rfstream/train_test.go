@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 )
 
 // train TASK without --out writes the data cache's default model when
@@ -24,7 +25,7 @@ func TestTrainKeepsAnExistingDefaultModel(t *testing.T) {
 	if code, errb := train(); code != 0 {
 		t.Fatalf("first training to the default model: exit %d: %s", code, errb)
 	}
-	first, err := os.ReadFile(defaultDigitModel())
+	first, err := os.ReadFile(defaults.DigitModelPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestTrainKeepsAnExistingDefaultModel(t *testing.T) {
 	if code != 1 || !strings.Contains(errb, "--force") || !strings.Contains(errb, "--out") || strings.Contains(errb, "files done") {
 		t.Fatalf("replacing the default model without --force: exit %d, stderr %q", code, errb)
 	}
-	if now, _ := os.ReadFile(defaultDigitModel()); !bytes.Equal(now, first) {
+	if now, _ := os.ReadFile(defaults.DigitModelPath()); !bytes.Equal(now, first) {
 		t.Fatal("the refused training changed the default model")
 	}
 	elsewhere := t.TempDir() + "/words.rfm"
@@ -42,11 +43,11 @@ func TestTrainKeepsAnExistingDefaultModel(t *testing.T) {
 	if code, errb := train("--m", "50", "--force"); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, errb)
 	}
-	m, err := rfstream.LoadModel(defaultDigitModel())
+	m, err := engine.LoadModel(defaults.DigitModelPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if now, _ := os.ReadFile(defaultDigitModel()); bytes.Equal(now, first) {
+	if now, _ := os.ReadFile(defaults.DigitModelPath()); bytes.Equal(now, first) {
 		t.Fatalf("--force left the old model (task %s)", m.Task)
 	}
 }

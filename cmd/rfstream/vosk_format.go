@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/vosk"
 )
 
@@ -49,7 +49,7 @@ type voskPrinter struct {
 
 // add takes the stream's next result; a final one prints the utterance it
 // closed, when it holds words.
-func (p *voskPrinter) add(r rfstream.Result) {
+func (p *voskPrinter) add(r engine.Result) {
 	p.tr.Add(r)
 	if !r.Final && !r.EOS {
 		return
@@ -75,22 +75,22 @@ func (p *voskPrinter) print(res vosk.Result) {
 
 // streamRecognizer hears a recording as the live pipeline hears a stream
 // and returns every result, so the utterances the endpointer cut can be
-// printed one by one; it is rfstream.NewLiveRecognizer's recogniser,
+// printed one by one; it is engine.NewLiveRecognizer's recogniser,
 // which returns only the last result.
-type streamRecognizer func(samples []float32, rate int) ([]rfstream.Result, error)
+type streamRecognizer func(samples []float32, rate int) ([]engine.Result, error)
 
 // newStreamRecognizer is the streamRecognizer of a connected-word or
 // phone model; nil for a word model, which recognize hears as one word
 // (newRecognizer), not as a stream.
-func newStreamRecognizer(m *rfstream.Model) (streamRecognizer, error) {
-	if m.Task != rfstream.TaskConnected && m.Task != rfstream.TaskPhones {
+func newStreamRecognizer(m *engine.Model) (streamRecognizer, error) {
+	if m.Task != engine.TaskConnected && m.Task != engine.TaskPhones {
 		return nil, nil
 	}
-	start, err := rfstream.NewStreamStarter(m)
+	start, err := engine.NewStreamStarter(m)
 	if err != nil {
 		return nil, err
 	}
-	return func(samples []float32, rate int) ([]rfstream.Result, error) {
+	return func(samples []float32, rate int) ([]engine.Result, error) {
 		s, err := start(rate)
 		if err != nil {
 			return nil, err
@@ -108,13 +108,13 @@ func newStreamRecognizer(m *rfstream.Model) (streamRecognizer, error) {
 // voskResults are the results printVosk prints for a recognition: the
 // stream's, when it was heard as one, else its one result, a word model's
 // single untimed word spanning the recording.
-func voskResults(rec recognition) []rfstream.Result {
+func voskResults(rec recognition) []engine.Result {
 	if rec.results != nil {
 		return rec.results
 	}
 	words := rec.Words
 	if len(words) == 0 && rec.Text != "" && !rec.NoSpeech {
-		words = []rfstream.Word{{Word: rec.Text, Start: 0, End: rec.Seconds, Conf: rec.Conf}}
+		words = []engine.Word{{Word: rec.Text, Start: 0, End: rec.Seconds, Conf: rec.Conf}}
 	}
-	return []rfstream.Result{{Text: rec.Text, Final: true, EOS: true, Words: words}}
+	return []engine.Result{{Text: rec.Text, Final: true, EOS: true, Words: words}}
 }

@@ -16,9 +16,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
@@ -148,14 +148,14 @@ func TestServeSpeaksVoskToVoskClients(t *testing.T) {
 // last longer than the endpointer's, or skips without the cached default
 // model or FSDD.
 func fsddString(t *testing.T) string {
-	m, err := rfstream.Load(cli.ConnectedModel())
+	m, err := engine.LoadModel(defaults.ConnectedModel())
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
 	if m.Meta[train.PausesMeta] != datasets.PauseRendering {
-		t.Skipf("SKIP: the cached %s predates the current pause rendering; make demo trains it again", cli.ConnectedModel())
+		t.Skipf("SKIP: the cached %s predates the current pause rendering; make demo trains it again", defaults.ConnectedModel())
 	}
-	fsdd := cli.FSDDDir()
+	fsdd := defaults.FSDDDir()
 	if !filepath.IsAbs(fsdd) {
 		fsdd = filepath.Join("..", "..", fsdd)
 	}

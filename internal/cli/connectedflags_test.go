@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -22,7 +23,7 @@ func TestConnectedVoiceFlags(t *testing.T) {
 		return o, fs.Parse(args)
 	}
 	o, err := parse()
-	if err != nil || len(o.Voices.Engines.Engines) != 0 || o.Voices.EngineStrings || o.Voices.FluentStrings != 0 || o.Voices.Engines.Dir != VoicesDir() {
+	if err != nil || len(o.Voices.Engines.Engines) != 0 || o.Voices.EngineStrings || o.Voices.FluentStrings != 0 || o.Voices.Engines.Dir != defaults.VoicesDir() {
 		t.Fatalf("defaults %+v, %v", o.Voices, err)
 	}
 	o, err = parse("--engine-voices", " flite , festival", "--engine-strings", "--fluent-strings", "5", "--fluent-max-gap", "0.02")

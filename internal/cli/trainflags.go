@@ -4,10 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -35,40 +35,11 @@ func ThreadsFlag(fs *flag.FlagSet, o *train.ImageOptions) {
 	fs.IntVar(&o.BLASThreads, "blas-threads", o.BLASThreads, "BLAS threads per call while fitting; 0: one for a maxout map of m ≤ 2·q·(input length) on images that are mostly zeros (the map multiplies their nonzeros itself, and a second BLAS thread spends the fit spinning on the core it needs; larger m, whose Gram dominates, keep the BLAS's count: experiments/journal/results.md, \"Speed against NumPy\"), else the BLAS's own count")
 }
 
-// LoadImages reads the image sets o names (train.LoadImages), or MNIST
-// from the data cache, fetched when missing, when o names no file; o then
-// names MNIST's files.
-func LoadImages(o *train.ImageOptions, log io.Writer, needTrain bool) (*train.ImageData, error) {
-	if err := o.Input(0, 0).Validate(); err != nil {
-		return nil, err
-	}
-	if o.TrainImages == "" && o.TrainLabels == "" && o.TestImages == "" && o.TestLabels == "" {
-		if err := EnsureMNIST(log); err != nil {
-			return nil, err
-		}
-		d := MNISTDir()
-		o.TrainImages, o.TrainLabels = filepath.Join(d, "train-images-idx3-ubyte"), filepath.Join(d, "train-labels-idx1-ubyte")
-		o.TestImages, o.TestLabels = filepath.Join(d, "t10k-images-idx3-ubyte"), filepath.Join(d, "t10k-labels-idx1-ubyte")
-	}
-	return train.LoadImages(*o, needTrain)
-}
-
-// TrainImages trains an image model (train.Images) on the files o names,
-// or on MNIST (fetched into the data cache when missing); log receives what
-// fetching says, o.Log the fit's progress.
-func TrainImages(o train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
-	d, err := LoadImages(&o, log, true)
-	if err != nil {
-		return nil, err
-	}
-	return train.Images(o, d)
-}
-
 // DigitStringFlags registers the training flags of connected digit
 // strings, shared by train and eval connected, with o's values as defaults.
 func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	MapFlags(fs, &o.Map)
-	fs.StringVar(&o.FSDD, "fsdd", FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD); training uses takes 5-49")
+	fs.StringVar(&o.FSDD, "fsdd", defaults.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD); training uses takes 5-49")
 	fs.StringVar(&o.Classifier, "classifier", o.Classifier, "frame classifier: rls (scores → posteriors by a fitted temperature) or softmax")
 	fs.IntVar(&o.Passes, "passes", o.Passes, "re-alignments after the uniform bootstrap")
 	fs.IntVar(&o.States, "states", o.States, "HMM states per digit")
@@ -94,7 +65,7 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.Float64Var(&dec.PriorScale, "prior-scale", dec.PriorScale, "decoder: power of the state priors divided out")
 	fs.Float64Var(&dec.Beam, "beam", dec.Beam, "decoder: beam (0: exact search)")
 	if o.Filler.SynthDir == "" {
-		o.Filler.SynthDir = SynthDigitsDir()
+		o.Filler.SynthDir = defaults.SynthDigitsDir()
 	}
 	fs.IntVar(&o.Filler.Voices, "filler-voices", o.Filler.Voices, "train a filler unit that rejects words that are not digits on this many espeak-ng voices saying non-digit words (and the digits); 0: none, nothing is rejected")
 	fs.IntVar(&o.Oh.Takes, "oh-takes", o.Oh.Takes, "train an \"oh\" unit (0 said \"oh\", printed 0) on this many takes of \"oh\" by each filler voice; 0: no \"oh\"")
@@ -107,7 +78,7 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 // synthesisers' voices and fluent strings a connected model trains on.
 func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
 	if v.Engines.Dir == "" {
-		v.Engines.Dir = VoicesDir()
+		v.Engines.Dir = defaults.VoicesDir()
 	}
 	def := "none by default"
 	if len(v.Engines.Engines) > 0 {
@@ -135,7 +106,7 @@ func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
 // cache.
 func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 	if o.EspeakDir == "" {
-		o.EspeakDir = PhonesDir()
+		o.EspeakDir = defaults.PhonesDir()
 	}
 	MapFlags(fs, &o.Map)
 	fs.StringVar(&o.Corpus, "corpus", o.Corpus, "TIMIT-style corpus folder (audio + .PHN beside it, train/ and test/ folders); empty: the espeak-ng corpus in the data cache")
@@ -163,10 +134,10 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 // phoneVoiceFlags registers the flags of train.PhoneVoices.
 func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
 	if v.Dir == "" {
-		v.Dir = PhoneVoicesDir()
+		v.Dir = defaults.PhoneVoicesDir()
 	}
 	if v.FSDD == "" {
-		v.FSDD = FSDDDir()
+		v.FSDD = defaults.FSDDDir()
 	}
 	list := func(name string, to *[]string, usage string) {
 		fs.Func(name, usage+fmt.Sprintf(" (default %q)", strings.Join(*to, ",")), func(s string) error {
@@ -190,9 +161,6 @@ func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
 	fs.StringVar(&v.FirstLabels, "first-labels", v.FirstLabels, "with --engines: first labels of the flite, festival and FSDD utterances: engine (the engine's phone times; FSDD flat), flat (every one flat), aligned (forced alignment of each one's phones by --align-model)")
 	fs.StringVar(&v.AlignModel, "align-model", v.AlignModel, "with --first-labels aligned: the phone model that aligns (empty: train the espeak-ng-only model first)")
 }
-
-// PhoneModelPath is where train phones writes its model by default.
-func PhoneModelPath() string { return ModelPath("phones.rfm") }
 
 // ShowImageExamples prints the first n test predictions of run beside the
 // truth.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -24,7 +25,7 @@ type WordSet struct {
 
 // WordSetFlags registers the flags of w.
 func WordSetFlags(fs *flag.FlagSet, w *WordSet) {
-	fs.StringVar(&w.FSDD, "fsdd", FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	fs.StringVar(&w.FSDD, "fsdd", defaults.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	fs.StringVar(&w.TrainManifest, "train-manifest", "", "TSV of path, label, speaker for training (instead of FSDD)")
 	fs.StringVar(&w.TestManifest, "test-manifest", "", "TSV of path, label, speaker for testing")
 	fs.StringVar(&w.Exclude, "exclude-speakers", "", "comma-separated FSDD speakers to leave out entirely (for cross-validation inside the training speakers)")
@@ -56,7 +57,7 @@ type voiceLists struct {
 // lists they give into o and refuses values out of range.
 func VoiceFlags(fs *flag.FlagSet, o *train.VoiceOptions) (check func() error) {
 	if o.SynthDir == "" {
-		o.SynthDir = SynthDigitsDir()
+		o.SynthDir = defaults.SynthDigitsDir()
 	}
 	var l voiceLists
 	fs.IntVar(&o.SynthVoices, "synth-voices", o.SynthVoices, "add this many synthetic espeak-ng speakers (accent + voice variant + speed + pitch drawn by --synth-seed) saying the ten digits to every training set (0: none)")
@@ -79,7 +80,7 @@ func (l voiceLists) check(o *train.VoiceOptions) error {
 		return fmt.Errorf("--synth-voices %d: want ≥ 0", o.SynthVoices)
 	}
 	if o.Engines.Dir == "" {
-		o.Engines.Dir = VoicesDir()
+		o.Engines.Dir = defaults.VoicesDir()
 	}
 	o.Engines.Engines = nil
 	for _, name := range strings.Split(l.engines, ",") {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 )
 
 // NatsJS returns node and the node_modules folder holding nats.js
@@ -24,7 +24,7 @@ func NatsJS(t testing.TB, why string) (node, modules string) {
 	}
 	dir := os.Getenv("RFSTREAM_NODE_CLIENTS")
 	if dir == "" {
-		dir = filepath.Join(cli.DataDir(), "node-clients")
+		dir = filepath.Join(defaults.DataDir(), "node-clients")
 	}
 	modules = filepath.Join(dir, "node_modules")
 	if _, err := os.Stat(filepath.Join(modules, "@nats-io", "transport-node", "package.json")); err != nil {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/maxout"
@@ -53,7 +53,7 @@ func UpDown() []float32 {
 }
 
 // Words trains a word model that tells "up" from "down".
-func Words() (*rfstream.WordClassifier, error) {
+func Words() (*engine.WordClassifier, error) {
 	wc := frontend.DefaultWordConfig()
 	x := linalg.NewGeneral32(120, wc.Dim())
 	labels := make([]int, 120)
@@ -78,18 +78,18 @@ func Words() (*rfstream.WordClassifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rfstream.NewWordClassifier(rfstream.NewWordModel(wc, mp, rls, []string{"up", "down"}))
+	return engine.NewWordClassifier(engine.NewWordModel(wc, mp, rls, []string{"up", "down"}))
 }
 
 // VoiceWords is Words trained on voice-normalised vectors (all training
 // glides one voice), so a stream of it is followed by a VoiceSession.
-func VoiceWords() (*rfstream.WordClassifier, error) { return voiceWords(nil) }
+func VoiceWords() (*engine.WordClassifier, error) { return voiceWords(nil) }
 
 // AdaptableWords is VoiceWords with two self-training rounds, so a
 // stream's VoiceSession self-trains.
-func AdaptableWords() (*rfstream.WordClassifier, error) { return voiceWords([]float64{0.5, 1}) }
+func AdaptableWords() (*engine.WordClassifier, error) { return voiceWords([]float64{0.5, 1}) }
 
-func voiceWords(rounds []float64) (*rfstream.WordClassifier, error) {
+func voiceWords(rounds []float64) (*engine.WordClassifier, error) {
 	w, err := Words()
 	if err != nil {
 		return nil, err
@@ -112,22 +112,22 @@ func voiceWords(rounds []float64) (*rfstream.WordClassifier, error) {
 		}
 	}
 	voice := frontend.EstimateVoice(rows, wc.Audio.Mels, false)
-	rfstream.NormaliseVoice(x, wc.Audio.Mels)
+	engine.NormaliseVoice(x, wc.Audio.Mels)
 	rls, _, err := classifier.FitRLS(w.Map, x, labels, 2, classifier.FitOptions{Lambda: 1e-2})
 	if err != nil {
 		return nil, err
 	}
-	m := rfstream.NewWordModel(wc, w.Map, rls, w.Model.Labels)
-	if err := m.SetAdaptation(rfstream.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, labels); err != nil {
+	m := engine.NewWordModel(wc, w.Map, rls, w.Model.Labels)
+	if err := m.SetAdaptation(engine.Adaptation{VoiceNorm: true, VoiceMean: voice.Mean, Rounds: rounds, Seed: 1, Lambda: 1e-2}, x, labels); err != nil {
 		return nil, err
 	}
-	return rfstream.NewWordClassifier(m)
+	return engine.NewWordClassifier(m)
 }
 
 // Connected trains a connected-word model on isolated "up" and "down"
 // glides (3 states a word, 1 of silence, softmax read-out, two passes of
 // align-and-retrain), which then decodes strings of them.
-func Connected() (*rfstream.Connected, error) {
+func Connected() (*engine.Connected, error) {
 	var utts []train.Utterance
 	for i := 0; i < 60; i++ {
 		d := 0.25 + 0.01*float64(i%15)
@@ -138,18 +138,18 @@ func Connected() (*rfstream.Connected, error) {
 		s := append(append(Noise(800+40*(i%10), uint32(i+7)), sig...), Noise(1200+40*(i%7), uint32(i+3))...)
 		utts = append(utts, train.Utterance{Samples: s, Words: []string{w}})
 	}
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	in.StatesPerWord, in.SilenceStates = 3, 1
 	mp, err := maxout.New(in.Audio.Dim(), maxout.Params{M: 128, Q: 2}, 5)
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: rfstream.DefaultConnectedDecoder(),
+	m, _, err := train.Connected(utts, train.ConnectedOptions{Input: in, Decoder: engine.DefaultConnectedDecoder(),
 		Map: mp.Recipe(), Words: []string{"up", "down"}, Passes: 2, HeldOut: 0.2, Seed: 3})
 	if err != nil {
 		return nil, err
 	}
-	return rfstream.NewConnected(m)
+	return engine.NewConnected(m)
 }
 
 // Bars is an 8×8 image with a bright horizontal (class 0) or vertical
@@ -167,7 +167,7 @@ func Bars(class, p int) []float32 {
 }
 
 // Images trains an image model that tells horizontal from vertical bars.
-func Images() (*rfstream.ImageTagger, error) {
+func Images() (*engine.ImageTagger, error) {
 	x := linalg.NewGeneral32(64, 64)
 	labels := make([]int, 64)
 	for i := 0; i < 64; i++ {
@@ -185,7 +185,7 @@ func Images() (*rfstream.ImageTagger, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, _ := json.Marshal(rfstream.ImageInput{Height: 8, Width: 8, Scale: "byte/255", Normalize: "unit"})
-	return rfstream.NewImageTagger(&rfstream.Model{Task: rfstream.TaskImages, Labels: []string{"horizontal", "vertical"},
+	in, _ := json.Marshal(engine.ImageInput{Height: 8, Width: 8, Scale: "byte/255", Normalize: "unit"})
+	return engine.NewImageTagger(&engine.Model{Task: engine.TaskImages, Labels: []string{"horizontal", "vertical"},
 		Input: in, Map: mp.Recipe(), RLS: rls})
 }

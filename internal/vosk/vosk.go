@@ -12,7 +12,7 @@ package vosk
 import (
 	"strings"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // Word is one word of a result, with its times in seconds from the start
@@ -47,15 +47,15 @@ type Partial struct {
 type Transcript struct {
 	// NoWords leaves the word list out of Results (Vosk's "words": false).
 	NoWords bool
-	closed  []rfstream.Word // words of the closed utterances
-	open    []rfstream.Word // the open utterance's words, from the latest partial
-	given   int             // how many of closed have been handed out
+	closed  []engine.Word // words of the closed utterances
+	open    []engine.Word // the open utterance's words, from the latest partial
+	given   int           // how many of closed have been handed out
 }
 
 // Add takes the stream's next result. Results must come in the stream's
 // order (the pipeline publishes them so); an error result is taken like
 // any other, its words being the stream's so far.
-func (t *Transcript) Add(r rfstream.Result) {
+func (t *Transcript) Add(r engine.Result) {
 	if r.Final || r.EOS {
 		if len(r.Words) >= len(t.closed) {
 			t.closed = append(t.closed[:0], r.Words...)
@@ -99,7 +99,7 @@ func (t *Transcript) Final() Result {
 	return t.result(nil)
 }
 
-func (t *Transcript) result(words []rfstream.Word) Result {
+func (t *Transcript) result(words []engine.Word) Result {
 	res := Result{Text: text(words)}
 	if !t.NoWords {
 		res.Words = make([]Word, len(words))
@@ -111,7 +111,7 @@ func (t *Transcript) result(words []rfstream.Word) Result {
 }
 
 // text joins words with spaces, as rfstream's own results do.
-func text(words []rfstream.Word) string {
+func text(words []engine.Word) string {
 	parts := make([]string, len(words))
 	for i, w := range words {
 		parts[i] = w.Word

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
-func words(ws ...string) []rfstream.Word {
-	out := make([]rfstream.Word, len(ws))
+func words(ws ...string) []engine.Word {
+	out := make([]engine.Word, len(ws))
 	for i, w := range ws {
-		out[i] = rfstream.Word{Word: w, Start: float64(i), End: float64(i) + 0.5, Conf: 0.9}
+		out[i] = engine.Word{Word: w, Start: float64(i), End: float64(i) + 0.5, Conf: 0.9}
 	}
 	return out
 }
@@ -33,14 +33,14 @@ func marshal(t *testing.T, v any) string {
 func TestTranscriptGivesEachWordOnce(t *testing.T) {
 	var tr Transcript
 	steps := []struct {
-		in   rfstream.Result
+		in   engine.Result
 		want string
 	}{
-		{rfstream.Result{Words: words("7")}, `{"partial":"7"}`},
-		{rfstream.Result{Words: words("7", "3")}, `{"partial":"7 3"}`},
-		{rfstream.Result{Final: true, Words: words("7", "3")}, `{"result":[{"conf":0.9,"end":0.5,"start":0,"word":"7"},{"conf":0.9,"end":1.5,"start":1,"word":"3"}],"text":"7 3"}`},
-		{rfstream.Result{Final: true, Words: words("7", "3")}, `{"partial":""}`}, // an utterance of silence: nothing new
-		{rfstream.Result{Words: words("7", "3", "1")}, `{"partial":"1"}`},
+		{engine.Result{Words: words("7")}, `{"partial":"7"}`},
+		{engine.Result{Words: words("7", "3")}, `{"partial":"7 3"}`},
+		{engine.Result{Final: true, Words: words("7", "3")}, `{"result":[{"conf":0.9,"end":0.5,"start":0,"word":"7"},{"conf":0.9,"end":1.5,"start":1,"word":"3"}],"text":"7 3"}`},
+		{engine.Result{Final: true, Words: words("7", "3")}, `{"partial":""}`}, // an utterance of silence: nothing new
+		{engine.Result{Words: words("7", "3", "1")}, `{"partial":"1"}`},
 	}
 	for i, s := range steps {
 		tr.Add(s.in)
@@ -49,7 +49,7 @@ func TestTranscriptGivesEachWordOnce(t *testing.T) {
 		}
 	}
 	// The end-of-stream result closes the open utterance.
-	tr.Add(rfstream.Result{Final: true, EOS: true, Words: words("7", "3", "1")})
+	tr.Add(engine.Result{Final: true, EOS: true, Words: words("7", "3", "1")})
 	if got := marshal(t, tr.Final()); got != `{"result":[{"conf":0.9,"end":2.5,"start":2,"word":"1"}],"text":"1"}` {
 		t.Fatalf("final: %s", got)
 	}
@@ -63,9 +63,9 @@ func TestTranscriptGivesEachWordOnce(t *testing.T) {
 // {"words": false} leaves the word list out.
 func TestTranscriptMergesUtterancesBetweenAnswers(t *testing.T) {
 	tr := Transcript{NoWords: true}
-	tr.Add(rfstream.Result{Final: true, Words: words("up")})
-	tr.Add(rfstream.Result{Words: words("up", "down")})
-	tr.Add(rfstream.Result{Final: true, Words: words("up", "down")})
+	tr.Add(engine.Result{Final: true, Words: words("up")})
+	tr.Add(engine.Result{Words: words("up", "down")})
+	tr.Add(engine.Result{Final: true, Words: words("up", "down")})
 	if got := marshal(t, tr.Next()); got != `{"text":"up down"}` {
 		t.Fatalf("got %s", got)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -129,7 +129,7 @@ func framesOf(t *testing.T, audio frontend.AudioConfig, rate, chunk int, samples
 // the log-mel stage (cepstra, deltas, CMVN, splicing).
 func TestFramesAreTheFrontendsLogMel(t *testing.T) {
 	speech := toymodels.UpDown()
-	connected := rfstream.DefaultConnectedInput().Audio // MFCC + Δ + ΔΔ, CMVN, spliced
+	connected := engine.DefaultConnectedInput().Audio // MFCC + Δ + ΔΔ, CMVN, spliced
 	for _, chunk := range []int{800, 37, len(speech)} {
 		d := decodeFrames(t, framesOf(t, connected, 8000, chunk, speech), false)
 		checkFramesEqual(t, d, frontend.DefaultAudioConfig(), speech)
@@ -274,7 +274,7 @@ func TestSocketSendsFramesBesideResults(t *testing.T) {
 }
 
 // recordFrames is record keeping the binary (frames) messages apart.
-func recordFrames(t *testing.T, hs *httptest.Server, query string, pcm []byte) ([]rfstream.Result, [][]byte) {
+func recordFrames(t *testing.T, hs *httptest.Server, query string, pcm []byte) ([]engine.Result, [][]byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -292,7 +292,7 @@ func recordFrames(t *testing.T, hs *httptest.Server, query string, pcm []byte) (
 	if err := c.Write(ctx, websocket.MessageText, []byte("end")); err != nil {
 		t.Fatal(err)
 	}
-	var results []rfstream.Result
+	var results []engine.Result
 	var frames [][]byte
 	for {
 		typ, data, err := c.Read(ctx)
@@ -306,7 +306,7 @@ func recordFrames(t *testing.T, hs *httptest.Server, query string, pcm []byte) (
 			frames = append(frames, data)
 			continue
 		}
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal(data, &r); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -181,7 +181,7 @@ func (v *voskStream) collect(ctx context.Context) {
 			return
 		case m = <-v.st.results:
 		}
-		var res rfstream.Result
+		var res engine.Result
 		if json.Unmarshal(m.Data, &res) != nil {
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -27,7 +27,7 @@ var toyConnected = sync.OnceValues(toymodels.Connected)
 // connectedPage is page with the toy connected-word model ("up", "down")
 // behind it, the kind of model the default speech recogniser is, and cfg
 // for the handler (Pipeline and Rate are set here).
-func connectedPage(t *testing.T, cfg Config) (*httptest.Server, *rfstream.Connected) {
+func connectedPage(t *testing.T, cfg Config) (*httptest.Server, *engine.Connected) {
 	t.Helper()
 	c, err := toyConnected()
 	if err != nil {
@@ -167,7 +167,7 @@ func resultWords(replies []voskReply) (words []voskWord, texts []string) {
 func TestVoskClientHearsWhatRecognizeHears(t *testing.T) {
 	hs, c := connectedPage(t, Config{})
 	m := c.Model
-	live, err := rfstream.NewLiveRecognizer(m)
+	live, err := engine.NewLiveRecognizer(m)
 	if err != nil {
 		t.Fatal(err)
 	}

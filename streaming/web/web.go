@@ -21,7 +21,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -332,7 +332,7 @@ func (s *Server) forward(ctx context.Context, c *websocket.Conn, results chan *n
 		case <-ctx.Done():
 			return ctx.Err()
 		case m := <-results:
-			var res rfstream.Result
+			var res engine.Result
 			if json.Unmarshal(m.Data, &res) != nil {
 				continue
 			}

@@ -19,14 +19,14 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 )
 
 // page starts an embedded pipeline with the toy models and the page's
 // handler in front of it.
-func page(t *testing.T) (*httptest.Server, *rfstream.WordClassifier, *rfstream.ImageTagger) {
+func page(t *testing.T) (*httptest.Server, *engine.WordClassifier, *engine.ImageTagger) {
 	t.Helper()
 	words, err := toymodels.Words()
 	if err != nil {
@@ -36,7 +36,7 @@ func page(t *testing.T) (*httptest.Server, *rfstream.WordClassifier, *rfstream.I
 }
 
 // pageWith is page with the word model given.
-func pageWith(t *testing.T, words *rfstream.WordClassifier, learnsVoices bool) (*httptest.Server, *rfstream.WordClassifier, *rfstream.ImageTagger) {
+func pageWith(t *testing.T, words *engine.WordClassifier, learnsVoices bool) (*httptest.Server, *engine.WordClassifier, *engine.ImageTagger) {
 	t.Helper()
 	images, err := toymodels.Images()
 	if err != nil {
@@ -72,7 +72,7 @@ func wsURL(hs *httptest.Server, query string) string {
 
 // record streams s16le audio over the WebSocket as the page does (100 ms
 // chunks, then "end") and returns the results that come back.
-func record(t *testing.T, hs *httptest.Server, query string, pcm []byte) []rfstream.Result {
+func record(t *testing.T, hs *httptest.Server, query string, pcm []byte) []engine.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -89,7 +89,7 @@ func record(t *testing.T, hs *httptest.Server, query string, pcm []byte) []rfstr
 	if err := c.Write(ctx, websocket.MessageText, []byte("end")); err != nil {
 		t.Fatal(err)
 	}
-	var got []rfstream.Result
+	var got []engine.Result
 	for {
 		typ, data, err := c.Read(ctx)
 		if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
@@ -101,7 +101,7 @@ func record(t *testing.T, hs *httptest.Server, query string, pcm []byte) []rfstr
 		if typ != websocket.MessageText {
 			t.Fatalf("result of type %v", typ)
 		}
-		var r rfstream.Result
+		var r engine.Result
 		if err := json.Unmarshal(data, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestWebSocketEqualsInProcess(t *testing.T) {
 	hs, words, _ := page(t)
 	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
 	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
-	sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
+	sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), 8000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +191,8 @@ func TestRecordingsOfAVoiceShareItsSession(t *testing.T) {
 	hs, _, _ := pageWith(t, words, true)
 	pcm, _ := streaming.EncodePCM(toymodels.UpDown(), streaming.EncS16)
 	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
-	spot := func(s *rfstream.VoiceSession) (string, *rfstream.VoiceSession) {
-		sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), 8000)
+	spot := func(s *engine.VoiceSession) (string, *engine.VoiceSession) {
+		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), 8000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestRecordingsOfAVoiceShareItsSession(t *testing.T) {
 }
 
 // confidences prints a result's words with their confidences to 1e-5.
-func confidences(r rfstream.Result) string {
+func confidences(r engine.Result) string {
 	var b strings.Builder
 	for _, w := range r.Words {
 		fmt.Fprintf(&b, "%s %.5f ", w.Word, w.Conf)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -64,7 +64,7 @@ func TestIdleSocketsAreRefusedAndClosed(t *testing.T) {
 		t.Fatalf("%d log lines for 40 refusals, want 1 to %d:\n%s", n, most, logged.String())
 	}
 	// The admitted socket is answered in full while the others idle.
-	live, _ := rfstream.NewLiveRecognizer(c.Model)
+	live, _ := engine.NewLiveRecognizer(c.Model)
 	pcm, _ := streaming.EncodePCM(twoUtterances(), streaming.EncS16)
 	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
 	want, _ := live.Recognize(samples, 8000)
@@ -103,7 +103,7 @@ func TestIdleSocketsAreRefusedAndClosed(t *testing.T) {
 func TestSocketAudioIsBounded(t *testing.T) {
 	hs, c := connectedPage(t, Config{SocketMaxSeconds: 1.5})
 	base := "ws" + strings.TrimPrefix(hs.URL, "http")
-	live, _ := rfstream.NewLiveRecognizer(c.Model)
+	live, _ := engine.NewLiveRecognizer(c.Model)
 	pcm, _ := streaming.EncodePCM(twoUtterances(), streaming.EncS16)
 	samples, _ := streaming.DecodePCM(pcm, streaming.EncS16)
 	want, _ := live.Recognize(samples[:12000], 8000) // 1.5 s: 15 chunks of 100 ms
@@ -131,7 +131,7 @@ func TestSocketAudioIsBounded(t *testing.T) {
 			break // the server closed the socket at the bound
 		}
 	}
-	var last rfstream.Result
+	var last engine.Result
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {

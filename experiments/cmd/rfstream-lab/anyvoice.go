@@ -13,6 +13,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -58,7 +59,7 @@ func evalAnyVoice(args []string, stdout, stderr io.Writer) error {
 		return evalAnyVoiceConnected(args[1:], stdout, stderr)
 	}
 	fs := cli.NewFlagSet("eval any-voice", "[flags] [-- eval digits flags for every run]", stderr)
-	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	fsdd := fs.String("fsdd", defaults.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	skipSpeaker := fs.Bool("skip-speaker-split", false, "leave out (a), the six-fold FSDD speaker split (the slowest part)")
 	set := datasets.DefaultVoiceSetOptions()
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -69,7 +70,7 @@ func evalAnyVoice(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sets, err := train.BuildEngineVoices(train.EngineVoices{Engines: strings.Split(train.EngineNames(), ","), Set: set, Dir: cli.VoicesDir()}, true, stderr)
+	sets, err := train.BuildEngineVoices(train.EngineVoices{Engines: strings.Split(train.EngineNames(), ","), Set: set, Dir: defaults.VoicesDir()}, true, stderr)
 	if err != nil {
 		return err
 	}

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -189,7 +190,7 @@ func planConnectedFolds(o anyVoiceConnectedOptions, all []datasets.Recording, lo
 	var sets []datasets.VoiceSet
 	if len(need) > 0 {
 		var err error
-		if sets, err = train.BuildEngineVoices(train.EngineVoices{Engines: need, Set: o.voices, Dir: cli.VoicesDir()}, o.trainEngines, log); err != nil {
+		if sets, err = train.BuildEngineVoices(train.EngineVoices{Engines: need, Set: o.voices, Dir: defaults.VoicesDir()}, o.trainEngines, log); err != nil {
 			return nil, err
 		}
 	}
@@ -329,7 +330,7 @@ func babbleClips(recs []datasets.Recording, seed uint64, rate int) ([][]float32,
 
 // trainConnectedFold trains (and tunes, as the recipe says) one fold's
 // model: the recipe on the fold's recordings, FSDD's takes 5-9 held out.
-func trainConnectedFold(o train.DigitStringOptions, f connFold) (*rfstream.Model, train.ConnectedReport, error) {
+func trainConnectedFold(o train.DigitStringOptions, f connFold) (*engine.Model, train.ConnectedReport, error) {
 	if !f.filler {
 		o.Filler.Voices = 0
 	}
@@ -346,9 +347,9 @@ func trainConnectedFold(o train.DigitStringOptions, f connFold) (*rfstream.Model
 func runConnectedFolds(o anyVoiceConnectedOptions, folds []connFold, log io.Writer) (anyVoiceConnectedResult, error) {
 	res := anyVoiceConnectedResult{Task: "any-voice-connected", Noise: o.noise.kinds, SNR: o.noise.snr, BabbleTalkers: o.noise.talkers,
 		StringsPerSpeaker: o.strings, Seed: o.seed, TrainEngines: o.trainEngines}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	type trained struct {
-		rec     *rfstream.Connected
+		rec     *engine.Connected
 		seconds float64
 		tuned   *train.TuneTrial
 	}
@@ -364,7 +365,7 @@ func runConnectedFolds(o anyVoiceConnectedOptions, folds []connFold, log io.Writ
 			if err != nil {
 				return res, fmt.Errorf("without %s: %w", f.heldOut, err)
 			}
-			if t.rec, err = rfstream.NewConnected(m); err != nil {
+			if t.rec, err = engine.NewConnected(m); err != nil {
 				return res, err
 			}
 			t.seconds = time.Since(start).Seconds()
@@ -413,7 +414,7 @@ func runConnectedFolds(o anyVoiceConnectedOptions, folds []connFold, log io.Writ
 }
 
 // recognizeWords is a connected model as a string recogniser.
-func recognizeWords(rec *rfstream.Connected) func(*frontend.Audio) ([]string, error) {
+func recognizeWords(rec *engine.Connected) func(*frontend.Audio) ([]string, error) {
 	return func(a *frontend.Audio) ([]string, error) {
 		r, err := rec.Recognize(a)
 		if err != nil {

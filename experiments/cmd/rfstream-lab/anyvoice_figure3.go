@@ -18,6 +18,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/train"
@@ -69,7 +70,7 @@ type figure3Result struct {
 // voices of the training sex held out in turn, for choosing settings.
 func evalAnyVoiceFigure3(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval any-voice figure3", "[flags]", stderr)
-	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	fsdd := fs.String("fsdd", defaults.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	split := fs.String("split", "gender", "gender (male → female and female → male) or dev (each synthesiser's voices of the training sex held out in turn; chooses settings without the other sex)")
 	directions := fs.String("directions", "m2f,f2m", "which directions: m2f, f2m or both")
 	mList := fs.String("grid-templates", "25,50,100,200", "invariant map: numbers of templates m")
@@ -158,7 +159,7 @@ func voicesBySex(fsdd string, set datasets.VoiceSetOptions, log io.Writer) (male
 		engineOf[r.Speaker] = "fsdd"
 	}
 	male = append(male, recs...)
-	sets, err := train.BuildEngineVoices(train.EngineVoices{Engines: strings.Split(train.EngineNames(), ","), Set: set, Dir: cli.VoicesDir()}, true, log)
+	sets, err := train.BuildEngineVoices(train.EngineVoices{Engines: strings.Split(train.EngineNames(), ","), Set: set, Dir: defaults.VoicesDir()}, true, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -11,11 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/train"
@@ -62,7 +63,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 	cli.DigitStringFlags(fs, &o)
 	modelPath := fs.String("model", "", "evaluate this model instead of training one")
 	retune := fs.Bool("retune", false, "with --model: choose its decoder settings again on held-out training strings")
-	retrain := fs.Bool("retrain", true, "train a model (with the flags above) rather than reuse "+cli.ConnectedModel())
+	retrain := fs.Bool("retrain", true, "train a model (with the flags above) rather than reuse "+defaults.ConnectedModel())
 	setsFlag := fs.String("sets", "clean,snr20,snr10,espeak", "generated test sets to score (clean, snr20, snr10, espeak)")
 	nStrings := fs.Int("strings", 200, "strings per generated FSDD test set")
 	nEspeak := fs.Int("espeak-strings", 120, "strings in the espeak-ng test set")
@@ -75,11 +76,11 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 	}
 	o.Log = stderr
 	res := connectedEval{Task: "connected"}
-	var m *rfstream.Model
+	var m *engine.Model
 	var err error
 	switch {
 	case *modelPath != "":
-		if m, err = rfstream.LoadModel(*modelPath); err != nil {
+		if m, err = engine.LoadModel(*modelPath); err != nil {
 			return err
 		}
 		res.Model = *modelPath
@@ -99,20 +100,20 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		res.Passes, res.TrainSec = rep.Passes, rep.Seconds
-		if err := rfstream.SaveModel(cli.ConnectedModel(), m); err != nil {
+		if err := engine.SaveModel(defaults.ConnectedModel(), m); err != nil {
 			return err
 		}
-		res.Model = cli.ConnectedModel()
+		res.Model = defaults.ConnectedModel()
 	default:
-		if m, err = cli.LoadOrTrain(cli.ConnectedModel(), stderr, func() (*rfstream.Model, error) {
+		if m, err = defaults.LoadOrTrain(defaults.ConnectedModel(), stderr, func() (*engine.Model, error) {
 			m, _, err := train.DigitStrings(o)
 			return m, err
 		}); err != nil {
 			return err
 		}
-		res.Model = cli.ConnectedModel()
+		res.Model = defaults.ConnectedModel()
 	}
-	rec, err := rfstream.NewConnected(m)
+	rec, err := engine.NewConnected(m)
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 		for _, s := range datasets.DefaultConnectedSets {
 			known[s.Name] = s
 		}
-		dir := filepath.Join(cli.DataDir(), "connected")
+		dir := filepath.Join(defaults.DataDir(), "connected")
 		for _, name := range strings.Split(*setsFlag, ",") {
 			s, ok := known[name]
 			if !ok {
@@ -191,7 +192,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 
 // scoreConnected recognises every utterance of a set on all cores and
 // scores the word strings.
-func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utterance) (connectedSetResult, []exampleLine, error) {
+func scoreConnected(rec *engine.Connected, name string, us []datasets.Utterance) (connectedSetResult, []exampleLine, error) {
 	paths := make([]string, len(us))
 	for i, u := range us {
 		paths[i] = u.Path
@@ -218,10 +219,10 @@ func scoreConnected(rec *rfstream.Connected, name string, us []datasets.Utteranc
 }
 
 // unitOf is the word a result word came from: "oh" for a 0 said "oh"
-// (printed 0, rfstream.OhLabel), so scoring can keep "oh" and "zero"
+// (printed 0, engine.OhLabel), so scoring can keep "oh" and "zero"
 // apart as TIDIGITS' transcripts do; the printed word otherwise.
-func unitOf(w rfstream.Word) string {
-	if w.Spoken == rfstream.OhLabel {
+func unitOf(w engine.Word) string {
+	if w.Spoken == engine.OhLabel {
 		return datasets.OhWord
 	}
 	return w.Word
@@ -230,7 +231,7 @@ func unitOf(w rfstream.Word) string {
 // recognizeFiles recognises every recording on all cores: the words of
 // each (unitOf: "oh" kept apart from "0"), the seconds of audio in all,
 // and the seconds the recognition took.
-func recognizeFiles(rec *rfstream.Connected, paths []string) (hyps [][]string, audio, elapsed float64, err error) {
+func recognizeFiles(rec *engine.Connected, paths []string) (hyps [][]string, audio, elapsed float64, err error) {
 	hyps = make([][]string, len(paths))
 	durs := make([]float64, len(paths))
 	errs := make([]error, len(paths))

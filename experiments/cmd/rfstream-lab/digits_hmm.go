@@ -17,11 +17,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/train"
@@ -114,11 +114,11 @@ func (h *hmmFlags) comboWeights() ([]float64, error) {
 
 // model trains (or loads from the data cache, keyed by the training
 // recordings and every setting) the HMM model of one split and seed.
-func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*rfstream.IsolatedWord, error) {
+func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*engine.IsolatedWord, error) {
 	cf := h.cf
 	cf.FSDD, cf.Map.Seed, cf.Log = fsdd, seed, log
-	path := filepath.Join(cli.DataDir(), "models", "isolated", h.cacheKey(trainRecs, seed)+".rfm")
-	m, err := rfstream.LoadModel(path)
+	path := filepath.Join(defaults.DataDir(), "models", "isolated", h.cacheKey(trainRecs, seed)+".rfm")
+	m, err := engine.LoadModel(path)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(log, "hmm: training on %d recordings (seed %d) → %s\n", len(trainRecs), seed, path)
 		start := time.Now()
@@ -130,12 +130,12 @@ func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint6
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		err = rfstream.SaveModel(path, m)
+		err = engine.SaveModel(path, m)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return rfstream.NewIsolatedWord(m)
+	return engine.NewIsolatedWord(m)
 }
 
 // cacheKey names the cached model of a training set and seed: every
@@ -159,7 +159,7 @@ func (h *hmmFlags) cacheKey(train []datasets.Recording, seed uint64) string {
 // pad seconds of its own background-level silence on both sides, as the
 // training recordings were: the frontend's per-utterance CMVN then sees
 // the same mix of speech and silence in training and test.
-func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
+func hmmScores(iw *engine.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
 	idx := train.LabelIndex(iw.Labels())
 	perm := make([]int, len(labels))
 	for i, l := range labels {
@@ -172,7 +172,7 @@ func hmmScores(iw *rfstream.IsolatedWord, test []datasets.Recording, labels []st
 	out := linalg.NewGeneral32(len(test), len(labels))
 	errs := make([]error, len(test))
 	parallel.For(len(test), func(i int) {
-		a, err := frontend.ReadAudio(test[i].Path, rfstream.DefaultConnectedInput().Audio.SampleRate)
+		a, err := frontend.ReadAudio(test[i].Path, engine.DefaultConnectedInput().Audio.SampleRate)
 		if err != nil {
 			errs[i] = err
 			return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func evalDigitsNested(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval digits-nested", "--candidate 'name: flags' … [-- flags for every run]", stderr)
 	var cands candidateFlag
 	fs.Var(&cands, "candidate", "a setting to choose among, as \"name: eval digits flags\" (repeat the flag for each)")
-	fsdd := fs.String("fsdd", cli.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
+	fsdd := fs.String("fsdd", defaults.FSDDDir(), "Free Spoken Digit Dataset recordings folder ($RFSTREAM_FSDD)")
 	asJSON := fs.Bool("json", false, "end with one JSON object")
 	resultsPath := fs.String("results", "", "append every eval digits run (its arguments, the recordings' digest, the binary's revision and the result) to this file as a JSON line, and reuse the runs already in it whose arguments and recordings match (the folder's path may differ): resumes an interrupted selection (empty the file after changing the code)")
 	reuseOnly := fs.Bool("reuse-only", false, "run nothing: build the table from the --results runs alone, and fail naming the first run that is missing")

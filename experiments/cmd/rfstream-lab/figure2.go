@@ -13,6 +13,7 @@ import (
 
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/maxout"
@@ -43,10 +44,10 @@ func evalFigure2(args []string, stdout, stderr io.Writer) error {
 	if *points < 3 || *points%2 == 0 {
 		return errors.New("--points must be odd and at least 3 (so 0° is among them)")
 	}
-	if err := cli.EnsureMNIST(stderr); err != nil {
+	if err := defaults.EnsureMNIST(stderr); err != nil {
 		return err
 	}
-	test, err := frontend.ReadIDXPair(filepath.Join(cli.MNISTDir(), "t10k-images-idx3-ubyte"), filepath.Join(cli.MNISTDir(), "t10k-labels-idx1-ubyte"))
+	test, err := frontend.ReadIDXPair(filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte"), filepath.Join(defaults.MNISTDir(), "t10k-labels-idx1-ubyte"))
 	if err != nil {
 		return err
 	}

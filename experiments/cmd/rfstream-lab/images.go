@@ -13,10 +13,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/train"
@@ -32,15 +33,15 @@ func init() {
 // domain (false rejections), and for each set of pictures of no class the
 // share marked, at the model's threshold and along a curve of thresholds.
 type imagesEval struct {
-	Model         string                `json:"model"`
-	Train         *train.ImageReport    `json:"train,omitempty"`
-	TestN         int                   `json:"test_n"`
-	TestInverted  bool                  `json:"test_inverted,omitempty"`
-	TestError     float64               `json:"test_error"`
-	Rule          *rfstream.OutOfDomain `json:"out_of_domain,omitempty"`
-	TestRejected  float64               `json:"test_rejected"`
-	ErrorAccepted float64               `json:"test_error_of_accepted"`
-	Others        []otherSet            `json:"others,omitempty"`
+	Model         string              `json:"model"`
+	Train         *train.ImageReport  `json:"train,omitempty"`
+	TestN         int                 `json:"test_n"`
+	TestInverted  bool                `json:"test_inverted,omitempty"`
+	TestError     float64             `json:"test_error"`
+	Rule          *engine.OutOfDomain `json:"out_of_domain,omitempty"`
+	TestRejected  float64             `json:"test_rejected"`
+	ErrorAccepted float64             `json:"test_error_of_accepted"`
+	Others        []otherSet          `json:"others,omitempty"`
 	// The curve: familiarity thresholds that reject curveShares of the
 	// test pictures, and the shares they do reject (ties move them).
 	CurveThresholds   []float64 `json:"curve_thresholds,omitempty"`
@@ -117,13 +118,13 @@ func evalImages(args []string, stdout, stderr io.Writer) error {
 
 // imagesModel loads the saved model, or trains one on the folders (or
 // MNIST) o names.
-func imagesModel(o train.ImageOptions, path string, log io.Writer) (*rfstream.ImageTagger, *train.ImageReport, error) {
+func imagesModel(o train.ImageOptions, path string, log io.Writer) (*engine.ImageTagger, *train.ImageReport, error) {
 	if path != "" {
-		m, err := rfstream.LoadModel(path)
+		m, err := engine.LoadModel(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := rfstream.NewImageTagger(m)
+		t, err := engine.NewImageTagger(m)
 		return t, nil, err
 	}
 	o.Log = log
@@ -133,7 +134,7 @@ func imagesModel(o train.ImageOptions, path string, log io.Writer) (*rfstream.Im
 		d, err = train.LoadImages(o, true)
 	} else {
 		o.TestImages, o.TestLabels = "", ""
-		d, err = cli.LoadImages(&o, log, true)
+		d, err = defaults.LoadImages(&o, log, true)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -143,18 +144,18 @@ func imagesModel(o train.ImageOptions, path string, log io.Writer) (*rfstream.Im
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := rfstream.NewImageTagger(run.Model)
+	t, err := engine.NewImageTagger(run.Model)
 	return t, &run.Report, err
 }
 
 // rawTestSet reads the test pictures at the model's size, unprepared
 // (the tagger prepares them): the folder's, or MNIST's test set.
-func rawTestSet(dir string, t *rfstream.ImageTagger) (*frontend.LabelledImages, error) {
+func rawTestSet(dir string, t *engine.ImageTagger) (*frontend.LabelledImages, error) {
 	if dir == "" {
-		if err := cli.EnsureMNIST(io.Discard); err != nil {
+		if err := defaults.EnsureMNIST(io.Discard); err != nil {
 			return nil, err
 		}
-		d := cli.MNISTDir()
+		d := defaults.MNISTDir()
 		return frontend.ReadIDXPair(filepath.Join(d, "t10k-images-idx3-ubyte"), filepath.Join(d, "t10k-labels-idx1-ubyte"))
 	}
 	f, err := datasets.ListImageFolder(dir, t.Model.Labels)
@@ -167,7 +168,7 @@ func rawTestSet(dir string, t *rfstream.ImageTagger) (*frontend.LabelledImages, 
 // scoreTest fills the test error, overall and among the pictures the rule
 // accepts, the share it rejects, and the curve's thresholds, read off the
 // test familiarities.
-func scoreTest(ev *imagesEval, res []rfstream.ImageResult, labels []int, names []string) {
+func scoreTest(ev *imagesEval, res []engine.ImageResult, labels []int, names []string) {
 	wrong, rejected, wrongAccepted := 0, 0, 0
 	fam := make([]float64, len(res))
 	for i, r := range res {
@@ -201,7 +202,7 @@ func below(sorted []float64, th float64) float64 {
 
 // rejectOthers classifies a set of pictures of no class and measures the
 // share the rule rejects and the share each curve threshold does.
-func rejectOthers(t *rfstream.ImageTagger, s namedSet, ev *imagesEval) (otherSet, error) {
+func rejectOthers(t *engine.ImageTagger, s namedSet, ev *imagesEval) (otherSet, error) {
 	res, err := t.Classify(s.x, 1)
 	if err != nil {
 		return otherSet{}, err

@@ -8,10 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
@@ -42,7 +43,7 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 		run, err = evalSavedImageModel(*modelPath, &o, stderr)
 	} else {
 		o.Log = stderr
-		run, err = cli.TrainImages(o, stderr)
+		run, err = defaults.TrainImages(o, stderr)
 	}
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 
 // evalSavedImageModel scores the test set with a saved model.
 func evalSavedImageModel(path string, o *train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
-	model, err := rfstream.LoadModel(path)
+	model, err := engine.LoadModel(path)
 	if err != nil {
 		return nil, err
 	}
@@ -83,12 +84,12 @@ func evalSavedImageModel(path string, o *train.ImageOptions, log io.Writer) (*tr
 	if err != nil {
 		return nil, err
 	}
-	var in rfstream.ImageInput
+	var in engine.ImageInput
 	if err := json.Unmarshal(model.Input, &in); err != nil {
 		return nil, fmt.Errorf("%s: image input: %w", path, err)
 	}
 	o.Deskew = in.Deskew // the test images are prepared as the training ones were
-	d, err := cli.LoadImages(o, log, false)
+	d, err := defaults.LoadImages(o, log, false)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/progress"
@@ -25,8 +25,8 @@ func init() {
 
 // scorePhones recognises every test utterance on all cores and scores the
 // phone strings (folded by d.Fold), overall and per speaker.
-func scorePhones(m *rfstream.Model, d *train.PhoneData) (train.PhoneScore, map[string]float64, []exampleLine, error) {
-	rec, err := rfstream.NewConnected(m)
+func scorePhones(m *engine.Model, d *train.PhoneData) (train.PhoneScore, map[string]float64, []exampleLine, error) {
+	rec, err := engine.NewConnected(m)
 	if err != nil {
 		return train.PhoneScore{}, nil, nil, err
 	}
@@ -110,18 +110,18 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	}
 	res := phonesEval{Task: "phones", Corpus: d.Source, PhoneSet: len(d.Phones), TrainVoices: d.TrainVoices, DevVoices: d.DevVoices, TestVoices: d.TestVoices}
 	type scored struct {
-		m *rfstream.Model
+		m *engine.Model
 		r train.PhoneResult
 	}
 	var models []scored
 	if *modelPath != "" {
-		m, err := rfstream.LoadModel(*modelPath)
+		m, err := engine.LoadModel(*modelPath)
 		if err != nil {
 			return err
 		}
 		models = append(models, scored{m, train.PhoneResult{Name: *modelPath, Map: m.Map.Kind, Decoder: "as saved"}})
 	} else {
-		recipe, err := o.Map.Recipe(rfstream.DefaultConnectedInput().Audio.Dim())
+		recipe, err := o.Map.Recipe(engine.DefaultConnectedInput().Audio.Dim())
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	var examples strings.Builder
 	for i := range models {
 		r := &models[i].r
-		rec, err := rfstream.NewConnected(models[i].m)
+		rec, err := engine.NewConnected(models[i].m)
 		if err != nil {
 			return err
 		}

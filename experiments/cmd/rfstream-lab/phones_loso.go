@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/train"
 )
@@ -113,7 +113,7 @@ func evalPhonesLOSO(o train.PhoneOptions, engines, heldOut []string, baseline, a
 		b, _ := json.Marshal(m)
 		fmt.Fprintf(stderr, "phones --loso: scored %s\n", b)
 		if all && m.HeldOut == "" && len(m.Trained) == len(engines) && save != "" {
-			if err := rfstream.SaveModel(save, model); err != nil {
+			if err := engine.SaveModel(save, model); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "phones --loso: saved the all-voices model to %s\n", save)
@@ -152,7 +152,7 @@ func checkLOSOAligner(o train.PhoneOptions, plan []losoModel) error {
 }
 
 // scorePhonesByEngine scores m on each engine's test utterances of d.
-func scorePhonesByEngine(m *rfstream.Model, d *train.PhoneData, engines []string) (map[string]train.PhoneScore, map[string]float64, error) {
+func scorePhonesByEngine(m *engine.Model, d *train.PhoneData, engines []string) (map[string]train.PhoneScore, map[string]float64, error) {
 	perEngine := map[string]train.PhoneScore{}
 	perVoice := map[string]float64{}
 	for _, e := range engines {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/maxout"
@@ -79,7 +80,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := cli.LoadImages(&imo, stderr, true)
+	d, err := defaults.LoadImages(&imo, stderr, true)
 	if err != nil {
 		return err
 	}

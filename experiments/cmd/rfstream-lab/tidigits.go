@@ -13,9 +13,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/parallel"
@@ -228,7 +228,7 @@ func evalTIDIGITSStrings(f tidigitsFlags, all []datasets.TIDIGITSUtterance, grou
 		fmt.Fprintf(stderr, "tidigits: tuned on %d held-out training files: word penalty %g, acoustic scale %g, prior scale %g (WER %.2f%%)\n",
 			countHeld(utts), rep.Tuned.WordPenalty, rep.Tuned.AcousticScale, rep.Tuned.PriorScale, 100*rep.Tuned.WER)
 	}
-	rec, err := rfstream.NewConnected(m)
+	rec, err := engine.NewConnected(m)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func readTIDIGITSTraining(us []datasets.TIDIGITSUtterance, heldOut float64, seed
 	if !(heldOut > 0 && heldOut < 1) {
 		return nil, fmt.Errorf("--held-out %g: want a fraction strictly between 0 and 1", heldOut)
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	utts := make([]train.Utterance, len(us))
 	err := parallel.ForErr(len(us), func(i int) error {
 		a, err := frontend.ReadAudio(us[i].Path, rate)
@@ -289,8 +289,8 @@ func countHeld(utts []train.Utterance) int {
 
 // tuneOnHeldOut chooses the decoder settings on the held-out training
 // files (never test files), writes them into m and returns the best.
-func tuneOnHeldOut(m *rfstream.Model, utts []train.Utterance) (*train.TuneTrial, error) {
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+func tuneOnHeldOut(m *engine.Model, utts []train.Utterance) (*train.TuneTrial, error) {
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	var dev []train.DevUtterance
 	for _, u := range utts {
 		if u.HeldOut {

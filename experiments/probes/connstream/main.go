@@ -1,7 +1,7 @@
 // Command connstream compares a connected-word model's streaming path with
 // decoding each file whole: every string of a connected set (a folder with
 // manifest.tsv: file, transcript, speaker) is pushed through
-// rfstream.ConnectedStream in 100 ms chunks with the pipeline's default
+// engine.ConnectedStream in 100 ms chunks with the pipeline's default
 // endpointing, and its final text is set beside rfstream's whole-file
 // decoding and the transcript. The NATS pipeline runs the same steps
 // (streaming tests check it gives the same results).
@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -26,11 +26,11 @@ func main() {
 	modelPath := flag.String("model", "data/models/connected.rfm", "a connected-word model")
 	set := flag.String("set", "data/connected/demo-clean", "a connected set: WAV files and manifest.tsv (make demo builds this one)")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := rfstream.NewConnected(m)
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,11 +55,11 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		st, err := rfstream.NewConnectedStream(c, rfstream.DefaultConnectedStreamConfig(), a.Rate)
+		st, err := engine.NewConnectedStream(c, engine.DefaultConnectedStreamConfig(), a.Rate)
 		if err != nil {
 			log.Fatal(err)
 		}
-		var last rfstream.Result
+		var last engine.Result
 		chunk := a.Rate / 10
 		for i := 0; i < len(a.Samples); i += chunk {
 			st.Push(a.Samples[i:min(i+chunk, len(a.Samples))])

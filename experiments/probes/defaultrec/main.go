@@ -5,11 +5,11 @@
 //
 //   - words: the word model classifying the whole file as one word
 //     (recognize's default before issue 38);
-//   - spotter: the word model behind the live segmenter (rfstream.WordSpotter,
+//   - spotter: the word model behind the live segmenter (engine.WordSpotter,
 //     stream's and serve's default before issue 38);
 //   - connected: the connected digit model decoding the whole file;
 //   - connected-stream: the connected model behind its utterance
-//     endpointer (rfstream.ConnectedStream, what serve --model
+//     endpointer (engine.ConnectedStream, what serve --model
 //     connected.rfm runs).
 //
 // The streaming recognisers get the audio in 100 ms chunks, as rfstream
@@ -28,7 +28,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -37,19 +37,19 @@ func main() {
 	connPath := flag.String("connected", "data/models/connected.rfm", "the connected digit model")
 	verbose := flag.Bool("v", false, "print every wrong result")
 	flag.Parse()
-	wm, err := rfstream.LoadModel(*wordsPath)
+	wm, err := engine.LoadModel(*wordsPath)
 	if err != nil {
 		log.Fatal(err)
 	}
-	wc, err := rfstream.NewWordClassifier(wm)
+	wc, err := engine.NewWordClassifier(wm)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cm, err := rfstream.LoadModel(*connPath)
+	cm, err := engine.LoadModel(*connPath)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cc, err := rfstream.NewConnected(cm)
+	cc, err := engine.NewConnected(cm)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func main() {
 			return textOr(r, err)
 		},
 		func(a *frontend.Audio) string {
-			s, err := rfstream.NewWordSpotter(wc, rfstream.DefaultSpotterConfig(), a.Rate)
+			s, err := engine.NewWordSpotter(wc, engine.DefaultSpotterConfig(), a.Rate)
 			must(err)
 			return streamed(a, s.Push, s.Flush)
 		},
@@ -69,7 +69,7 @@ func main() {
 			return textOr(r, err)
 		},
 		func(a *frontend.Audio) string {
-			s, err := rfstream.NewConnectedStream(cc, rfstream.DefaultConnectedStreamConfig(), a.Rate)
+			s, err := engine.NewConnectedStream(cc, engine.DefaultConnectedStreamConfig(), a.Rate)
 			must(err)
 			return streamed(a, s.Push, s.Flush)
 		},
@@ -104,7 +104,7 @@ func main() {
 
 // textOr is a result's text, or its error in its place (an error is never
 // a right answer).
-func textOr(r rfstream.Result, err error) string {
+func textOr(r engine.Result, err error) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -113,7 +113,7 @@ func textOr(r rfstream.Result, err error) string {
 
 // streamed pushes a recording in 100 ms chunks and returns the text of the
 // end-of-stream result.
-func streamed(a *frontend.Audio, push func([]float32) []rfstream.Result, flush func() []rfstream.Result) string {
+func streamed(a *frontend.Audio, push func([]float32) []engine.Result, flush func() []engine.Result) string {
 	chunk := a.Rate / 10
 	for i := 0; i < len(a.Samples); i += chunk {
 		push(a.Samples[i:min(i+chunk, len(a.Samples))])

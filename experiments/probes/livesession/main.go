@@ -21,9 +21,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -68,7 +68,7 @@ func main() {
 	// checkpoints together, the worst case for the self-training queue.
 	type run struct {
 		late []float64 // seconds from a word's end in the stream to its final result
-		last rfstream.Result
+		last engine.Result
 		err  error
 	}
 	runs := make([]run, *copies)
@@ -80,7 +80,7 @@ func main() {
 			defer wg.Done()
 			seen := 0
 			r.last, r.err = streaming.StreamAudio(context.Background(), client, "live", fmt.Sprintf("live-%s-%d", *vf.Speaker, i), audio,
-				streaming.StreamOptions{RealTime: true}, func(res rfstream.Result) {
+				streaming.StreamOptions{RealTime: true}, func(res engine.Result) {
 					if !res.Final || res.EOS || len(res.Words) <= seen {
 						return
 					}

@@ -7,7 +7,7 @@
 // digits, each with at least one "oh" (a 0 is said "oh" or "zero" at
 // random), spoken whole by the synthesiser, not joined from words.
 //
-// Every file goes through the product's recogniser (rfstream.NewLiveRecognizer,
+// Every file goes through the product's recogniser (engine.NewLiveRecognizer,
 // as `rfstream recognize` runs it). Reported per engine: "oh" alone printed
 // as 0 and heard as "oh" (Word.Spoken), strings' WER on the printed digits
 // and strings exactly right, and where the strings' "oh"s went.
@@ -25,11 +25,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/train"
 )
@@ -48,14 +48,14 @@ type clip struct {
 }
 
 func main() {
-	modelPath := flag.String("model", cli.ConnectedModel(), "the connected digit model")
-	dir := flag.String("dir", filepath.Join(cli.DataDir(), "oh-probe"), "where the probe's recordings are written (reused when complete)")
+	modelPath := flag.String("model", defaults.ConnectedModel(), "the connected digit model")
+	dir := flag.String("dir", filepath.Join(defaults.DataDir(), "oh-probe"), "where the probe's recordings are written (reused when complete)")
 	espeakVoices := flag.Int("espeak", 20, "espeak-ng speakers (none of the filler's training voices)")
 	takes := flag.Int("takes", 2, "\"oh\" alone, takes per speaker")
 	nStrings := flag.Int("strings", 6, "strings per speaker")
 	seed := flag.Uint64("seed", 7, "draws the speakers, their jitter and the strings")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,11 +63,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rec, err := rfstream.NewLiveRecognizer(m)
+	rec, err := engine.NewLiveRecognizer(m)
 	if err != nil {
 		log.Fatal(err)
 	}
-	results := make([]rfstream.Result, len(clips))
+	results := make([]engine.Result, len(clips))
 	err = parallel.ForErr(len(clips), func(i int) error {
 		a, err := clips[i].audio(*seed)
 		if err != nil {
@@ -149,18 +149,18 @@ func build(dir string, espeakVoices, takes, nStrings int, seed uint64) ([]clip, 
 		for i := range words {
 			words[i] = strconv.Itoa(rng.IntN(10))
 			if words[i] == "0" && rng.IntN(2) == 0 {
-				words[i] = rfstream.OhLabel
+				words[i] = engine.OhLabel
 			}
 		}
-		words[rng.IntN(len(words))] = rfstream.OhLabel
+		words[rng.IntN(len(words))] = engine.OhLabel
 		return words
 	}
 	for _, s := range sp {
 		for t := 0; t < takes; t++ {
-			add(s, fmt.Sprintf("oh%d", t), []string{rfstream.OhLabel}, "alone")
+			add(s, fmt.Sprintf("oh%d", t), []string{engine.OhLabel}, "alone")
 		}
 		wordFile := map[string]string{}
-		for _, w := range append(datasets.TIDIGITSWords[:10:10], rfstream.OhLabel) {
+		for _, w := range append(datasets.TIDIGITSWords[:10:10], engine.OhLabel) {
 			wordFile[w] = add(s, "w"+w, []string{w}, "")
 		}
 		for k := 0; k < nStrings; k++ {
@@ -214,13 +214,13 @@ func (c clip) audio(seed uint64) (*frontend.Audio, error) {
 }
 
 // units are a result's accepted words, a 0 said "oh" as "oh".
-func units(r rfstream.Result) []string {
+func units(r engine.Result) []string {
 	var out []string
 	for _, w := range r.Words {
 		switch {
 		case w.Rejected:
-		case w.Spoken == rfstream.OhLabel:
-			out = append(out, rfstream.OhLabel)
+		case w.Spoken == engine.OhLabel:
+			out = append(out, engine.OhLabel)
 		default:
 			out = append(out, w.Word)
 		}
@@ -235,7 +235,7 @@ type tally struct {
 	ohs, ohAsOh, ohAsZero, ohOther, ohDeleted           int
 }
 
-func report(clips []clip, results []rfstream.Result) {
+func report(clips []clip, results []engine.Result) {
 	by := map[string]*tally{}
 	var order []string
 	for i, c := range clips {
@@ -265,12 +265,12 @@ func report(clips []clip, results []rfstream.Result) {
 	}
 }
 
-func (t *tally) addAlone(r rfstream.Result) {
+func (t *tally) addAlone(r engine.Result) {
 	t.alone++
 	switch {
 	case r.Text == "0":
 		t.aloneZero++
-		if u := units(r); len(u) == 1 && u[0] == rfstream.OhLabel {
+		if u := units(r); len(u) == 1 && u[0] == engine.OhLabel {
 			t.aloneOh++
 		}
 	case r.NoSpeech:
@@ -282,7 +282,7 @@ func (t *tally) addAlone(r rfstream.Result) {
 
 // addString scores a string on its printed digits and follows its "oh"s
 // through the alignment of units.
-func (t *tally) addString(words []string, r rfstream.Result) {
+func (t *tally) addString(words []string, r engine.Result) {
 	printed := make([]string, len(words))
 	for j, w := range words {
 		printed[j] = datasets.DigitOf(w)
@@ -290,7 +290,7 @@ func (t *tally) addString(words []string, r rfstream.Result) {
 	t.strs.Add(printed, strings.Fields(r.Text))
 	hyp := units(r)
 	for _, op := range decode.EditDistance(words, hyp).Ops {
-		if op.Ref < 0 || words[op.Ref] != rfstream.OhLabel {
+		if op.Ref < 0 || words[op.Ref] != engine.OhLabel {
 			continue
 		}
 		t.ohs++

@@ -14,8 +14,8 @@ import (
 	"log"
 	"math"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/train"
 )
@@ -25,7 +25,7 @@ func main() {
 	modelPath := flag.String("model", "", "the phone model that aligns")
 	n := flag.Int("n", 120, "utterances (the first ones)")
 	flag.Parse()
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func main() {
 		log.Fatal(err)
 	}
 	us, spans = us[:min(*n, len(us))], spans[:min(*n, len(us))]
-	in := rfstream.DefaultConnectedInput()
+	in := engine.DefaultConnectedInput()
 	rate, hop := in.Audio.SampleRate, in.Audio.HopMs/1000
 	utts := make([]train.Utterance, len(us))
 	ptrs := make([]*train.Utterance, len(us))

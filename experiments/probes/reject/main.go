@@ -1,5 +1,5 @@
 // Command reject measures how well the connected digit model's evidence
-// (rfstream.WordEvidence: each decoded word against an any-state filler)
+// (engine.WordEvidence: each decoded word against an any-state filler)
 // tells words that are not digits from digits (issue 38, "not a digit").
 //
 // Every recording goes through the product's live path (the connected
@@ -23,7 +23,7 @@
 //
 // The strings step scores a connected set (make demo part 4's is
 // data/connected/demo-clean/manifest.tsv) through the product's live
-// recogniser (rfstream.NewLiveRecognizer, whose results the NATS pipeline's
+// recogniser (engine.NewLiveRecognizer, whose results the NATS pipeline's
 // equal): WER and strings exactly right, rejected words counted as deleted.
 package main
 
@@ -43,11 +43,11 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/train"
 )
@@ -80,17 +80,17 @@ type item struct {
 
 func measure(args []string) {
 	fs := flag.NewFlagSet("measure", flag.ExitOnError)
-	modelPath := fs.String("model", cli.ConnectedModel(), "the connected digit model")
+	modelPath := fs.String("model", defaults.ConnectedModel(), "the connected digit model")
 	out := fs.String("out", "reject.tsv", "where the evidence goes")
 	voices := fs.Int("voices", 40, "espeak-ng voices (half dev, half test)")
 	perWord := fs.Int("per-word", 3, "voices saying each non-digit word")
 	seed := fs.Uint64("seed", 38, "seed of the splits and the voices")
 	_ = fs.Parse(args)
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := rfstream.NewConnected(m)
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -136,8 +136,8 @@ var fillerBiases = []float64{-6, -4, -3, -2, -1.5, -1, -0.5, 0, 0.25, 0.5, 0.75,
 // hear runs the product's live path over a and writes each final
 // utterance's words with their evidence, then, for each filler bias, what
 // the recogniser prints: the text and how many words it rejected.
-func hear(c *rfstream.Connected, it item, a *frontend.Audio) (string, error) {
-	seg, err := rfstream.NewConnectedSegmenter(c, rfstream.DefaultConnectedStreamConfig(), a.Rate)
+func hear(c *engine.Connected, it item, a *frontend.Audio) (string, error) {
+	seg, err := engine.NewConnectedSegmenter(c, engine.DefaultConnectedStreamConfig(), a.Rate)
 	if err != nil {
 		return "", err
 	}
@@ -188,8 +188,8 @@ func hear(c *rfstream.Connected, it item, a *frontend.Audio) (string, error) {
 
 // withFillerBias is ll with bias added to the filler's states (a copy;
 // ll unchanged when the model has no filler).
-func withFillerBias(c *rfstream.Connected, ll blas32.General, bias float64) blas32.General {
-	f := slices.Index(c.Model.Labels, rfstream.FillerLabel)
+func withFillerBias(c *engine.Connected, ll blas32.General, bias float64) blas32.General {
+	f := slices.Index(c.Model.Labels, engine.FillerLabel)
 	if f < 0 {
 		return ll
 	}
@@ -254,7 +254,7 @@ func buildItems(nVoices, perWord int, seed uint64) ([]item, error) {
 			items = append(items, synthItem("synth", h, strconv.Itoa(d), name, s.Voice, rng.Uint64()))
 		}
 	}
-	recs, err := datasets.FSDD(cli.FSDDDir())
+	recs, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +452,7 @@ func curve(args []string) {
 func combinedCurve(hs []heard, maxFRR float64) {
 	for _, ft := range features {
 		score := func(e wordEv) float64 {
-			if e.label == rfstream.FillerLabel {
+			if e.label == engine.FillerLabel {
 				return math.Inf(1)
 			}
 			return ft.score(e)
@@ -542,16 +542,16 @@ func fillerCurve(hs []heard, maxFRR float64) {
 
 func scoreStrings(args []string) {
 	fs := flag.NewFlagSet("strings", flag.ExitOnError)
-	modelPath := fs.String("model", cli.ConnectedModel(), "the connected digit model")
+	modelPath := fs.String("model", defaults.ConnectedModel(), "the connected digit model")
 	bias := fs.Float64("bias", math.NaN(), "filler bias in place of the model's")
 	fill := fs.Float64("edge-fill-ms", math.NaN(), "the endpointer's EdgeFillMs in place of the default's")
 	_ = fs.Parse(args)
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if !math.IsNaN(*bias) {
-		var dc rfstream.ConnectedDecoder
+		var dc engine.ConnectedDecoder
 		if err := json.Unmarshal(m.Decoder, &dc); err != nil {
 			log.Fatal(err)
 		}
@@ -560,7 +560,7 @@ func scoreStrings(args []string) {
 			log.Fatal(err)
 		}
 	}
-	rec, err := rfstream.NewLiveRecognizer(m)
+	rec, err := engine.NewLiveRecognizer(m)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 )
 
@@ -26,29 +26,29 @@ import (
 // liveWithFill is the live recogniser of a connected model with the
 // default endpointer's EdgeFillMs set to fillMs.
 type liveWithFill struct {
-	c   *rfstream.Connected
-	cfg rfstream.SpotterConfig
+	c   *engine.Connected
+	cfg engine.SpotterConfig
 }
 
-func connectedWithFill(m *rfstream.Model, fillMs float64) (rfstream.Recognizer, error) {
-	c, err := rfstream.NewConnected(m)
+func connectedWithFill(m *engine.Model, fillMs float64) (engine.Recognizer, error) {
+	c, err := engine.NewConnected(m)
 	if err != nil {
 		return nil, err
 	}
-	cfg := rfstream.DefaultConnectedStreamConfig()
+	cfg := engine.DefaultConnectedStreamConfig()
 	cfg.EdgeFillMs = fillMs
 	return liveWithFill{c, cfg}, nil
 }
 
-func (l liveWithFill) Recognize(samples []float32, rate int) (rfstream.Result, error) {
-	s, err := rfstream.NewConnectedStream(l.c, l.cfg, rate)
+func (l liveWithFill) Recognize(samples []float32, rate int) (engine.Result, error) {
+	s, err := engine.NewConnectedStream(l.c, l.cfg, rate)
 	if err != nil {
-		return rfstream.Result{}, err
+		return engine.Result{}, err
 	}
 	out := append(s.Push(samples), s.Flush()...)
 	for _, r := range out {
 		if r.Error != "" {
-			return rfstream.Result{}, fmt.Errorf("%s", r.Error)
+			return engine.Result{}, fmt.Errorf("%s", r.Error)
 		}
 	}
 	return out[len(out)-1], nil
@@ -62,11 +62,11 @@ type tightCase struct {
 
 func tight(args []string) {
 	fs := flag.NewFlagSet("tight", flag.ExitOnError)
-	modelPath := fs.String("model", cli.ConnectedModel(), "the connected digit model")
+	modelPath := fs.String("model", defaults.ConnectedModel(), "the connected digit model")
 	half := fs.String("half", "dev", "dev: FSDD takes 5-9 and the dev voices; test: takes 0-4 and the test voices")
 	fills := fs.String("fill", "0,100,200,300,500,800", "EdgeFillMs values to measure, comma separated")
 	_ = fs.Parse(args)
-	m, err := rfstream.LoadModel(*modelPath)
+	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func tight(args []string) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		res := make([]rfstream.Result, len(cases))
+		res := make([]engine.Result, len(cases))
 		if err := parallel.ForErr(len(cases), func(i int) error {
 			res[i], err = rec.Recognize(audio[i].Samples, audio[i].Rate)
 			return err
@@ -106,7 +106,7 @@ func tight(args []string) {
 
 // tallyTight prints one line a set: recordings right, heard as no speech,
 // wrong, and words timed outside the recording (the fill must not show).
-func tallyTight(ms float64, cases []tightCase, audio []*frontend.Audio, res []rfstream.Result) {
+func tallyTight(ms float64, cases []tightCase, audio []*frontend.Audio, res []engine.Result) {
 	type count struct{ n, right, none, wrong, outside int }
 	var order []string
 	counts := map[string]*count{}

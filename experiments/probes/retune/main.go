@@ -22,10 +22,10 @@ import (
 	"log"
 	"os"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/train"
 )
@@ -39,12 +39,12 @@ func main() {
 	if *in == "" || *out == "" {
 		log.Fatal("usage: retune --model IN.rfm --out OUT.rfm [--prior-scale S] [--tight]")
 	}
-	m, err := rfstream.LoadModel(*in)
+	m, err := engine.LoadModel(*in)
 	if err != nil {
 		log.Fatal(err)
 	}
 	o := train.DefaultDigitStringOptions()
-	o.FSDD, o.TunePriorScale, o.Log = cli.FSDDDir(), *prior, os.Stderr
+	o.FSDD, o.TunePriorScale, o.Log = defaults.FSDDDir(), *prior, os.Stderr
 	recs, err := datasets.FSDD(o.FSDD)
 	if err != nil {
 		log.Fatal(err)
@@ -62,14 +62,14 @@ func main() {
 	best := train.BestTrial(trials)
 	fmt.Printf("%s: word penalty %g, acoustic scale %g, prior scale %g (dev WER %.2f %%, SER %.2f %%, %d settings tried)\n",
 		*out, best.WordPenalty, best.AcousticScale, best.PriorScale, 100*best.WER, 100*best.SER, len(trials))
-	if err := rfstream.SaveModel(*out, m); err != nil {
+	if err := engine.SaveModel(*out, m); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // tuneWithTight tunes on the recipe's dev strings and every held-out
 // training take as recorded.
-func tuneWithTight(o train.DigitStringOptions, m *rfstream.Model, trainRecs []datasets.Recording) ([]train.TuneTrial, error) {
+func tuneWithTight(o train.DigitStringOptions, m *engine.Model, trainRecs []datasets.Recording) ([]train.TuneTrial, error) {
 	dev, err := train.DigitStringDev(o, trainRecs)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func tuneWithTight(o train.DigitStringOptions, m *rfstream.Model, trainRecs []da
 			held = append(held, r)
 		}
 	}
-	rate := rfstream.DefaultConnectedInput().Audio.SampleRate
+	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	clips := make([]train.DevUtterance, len(held))
 	errs := make([]error, len(held))
 	parallel.For(len(held), func(i int) {

@@ -16,14 +16,14 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 )
 
 func main() {
 	fsdd := flag.String("fsdd", "../shared/fsdd/recordings", "FSDD recordings")
-	cfg := rfstream.DefaultSpotterConfig()
+	cfg := engine.DefaultSpotterConfig()
 	flag.Float64Var(&cfg.ThresholdDB, "threshold-db", cfg.ThresholdDB, "SpotterConfig.ThresholdDB")
 	flag.Float64Var(&cfg.MinThresholdDB, "min-threshold-db", cfg.MinThresholdDB, "SpotterConfig.MinThresholdDB (0: a fixed threshold)")
 	flag.Parse()
@@ -46,7 +46,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		seg, err := rfstream.NewSegmenter(wc, cfg, rate)
+		seg, err := engine.NewSegmenter(wc, cfg, rate)
 		if err != nil {
 			log.Fatal(err)
 		}

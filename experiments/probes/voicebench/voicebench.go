@@ -9,7 +9,7 @@ import (
 	"flag"
 	"log"
 
-	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/engine"
 )
 
 // Flags are the common flags, registered on the command line.
@@ -28,12 +28,12 @@ func Register() Flags {
 }
 
 // Words loads the --model word model, or ends the program saying why.
-func (f Flags) Words() *rfstream.WordClassifier {
-	m, err := rfstream.LoadModel(*f.Model)
+func (f Flags) Words() *engine.WordClassifier {
+	m, err := engine.LoadModel(*f.Model)
 	if err != nil {
 		log.Fatal(err)
 	}
-	words, err := rfstream.NewWordClassifier(m)
+	words, err := engine.NewWordClassifier(m)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -38,8 +38,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/frontend"
 )
@@ -82,10 +82,10 @@ func main() {
 	}
 	// run plays every recording as its own stream; with sessions each
 	// joins its voice's, without each has its own.
-	run := func(sessions map[string]*rfstream.VoiceSession) (right, errs int, byVoice map[string][2]int) {
+	run := func(sessions map[string]*engine.VoiceSession) (right, errs int, byVoice map[string][2]int) {
 		byVoice = map[string][2]int{} // right, of
 		for i, a := range audio {
-			sp, err := rfstream.NewWordSpotter(words, rfstream.DefaultSpotterConfig(), a.Rate)
+			sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), a.Rate)
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func main() {
 		fmt.Printf("%s, %d recordings, each its own stream, in the demo's session order (model %s)\n", what, len(audio), *vf.Model)
 	}
 	fmt.Printf("%-40s %9s %7s %8s\n", "sessions", "accuracy", "errors", "seconds")
-	var trained map[string]*rfstream.VoiceSession
+	var trained map[string]*engine.VoiceSession
 	for _, c := range []struct {
 		name      string
 		named     bool
@@ -125,7 +125,7 @@ func main() {
 		{"named voice, no self-training", true, false},
 	} {
 		start := time.Now()
-		sessions := map[string]*rfstream.VoiceSession{}
+		sessions := map[string]*engine.VoiceSession{}
 		for _, r := range recs {
 			if c.named && sessions[r.Speaker] == nil {
 				sessions[r.Speaker] = words.NewVoiceSession()
@@ -153,7 +153,7 @@ func main() {
 // under its lock (VoiceSession.Clone); the time to encode and to save to
 // a file, which the stage's voice writer spends off the lock; and the time
 // to decode (which also checks the model's fingerprint and every value).
-func voiceFileCost(words *rfstream.WordClassifier, sessions map[string]*rfstream.VoiceSession) {
+func voiceFileCost(words *engine.WordClassifier, sessions map[string]*engine.VoiceSession) {
 	if _, err := words.Fingerprint(); err != nil { // once per model: not a file's cost
 		log.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func voiceFileCost(words *rfstream.WordClassifier, sessions map[string]*rfstream
 		}
 		encoded := time.Since(start)
 		start = time.Now()
-		if err := rfstream.SaveVoiceSession(filepath.Join(dir, name+".rfv"), c); err != nil {
+		if err := c.Save(filepath.Join(dir, name+".rfv")); err != nil {
 			log.Fatal(err)
 		}
 		saved := time.Since(start)

@@ -37,9 +37,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
-	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/experiments/probes/voicebench"
 	"github.com/rfstream/rfstream/frontend"
 )
@@ -79,8 +79,8 @@ func main() {
 		out = append(out, datasets.Silence(int(plan.Gaps[len(plan.Gaps)-1]*float64(rate)), *gapLevel, rng)...)
 		audio = &frontend.Audio{Rate: rate, Samples: out}
 	}
-	spot := rfstream.DefaultSpotterConfig()
-	seg, err := rfstream.NewSegmenter(words.Config, spot, rate)
+	spot := engine.DefaultSpotterConfig()
+	seg, err := engine.NewSegmenter(words.Config, spot, rate)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -170,9 +170,9 @@ func percentiles(x []float64) string {
 // tally scores one speech detector's segment vectors: each alone, and in
 // order in a VoiceSession, and their cosine with their files' vectors.
 type tally struct {
-	words            *rfstream.WordClassifier
+	words            *engine.WordClassifier
 	decide           func([]float32) int
-	session          *rfstream.VoiceSession
+	session          *engine.VoiceSession
 	alone, inSession int
 	cos              float64
 }

@@ -1,0 +1,24 @@
+package rfstream
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// ReadAudio reads a recording as `rfstream recognize` reads it: a WAV or
+// NIST SPHERE file, told apart by its header, mixed down to mono. It
+// returns the samples in [-1, 1] and their rate in Hz.
+func ReadAudio(path string) (samples []float32, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	a, err := frontend.ReadAudioFrom(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return a.Samples, a.Rate, nil
+}

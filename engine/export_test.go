@@ -1,0 +1,24 @@
+package engine
+
+import (
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/frontend"
+)
+
+// AdaptToVoiceRefittingFully is AdaptToVoice with every round refitted by
+// classifier.FitRLS from the rows, the reference for its cached refits.
+func (c *WordClassifier) AdaptToVoiceRefittingFully(raw blas32.General) (*VoiceAdaptation, error) {
+	return c.adaptToVoice(raw, true)
+}
+
+// NewSegmenterSortingEveryFrame is NewSegmenter with the floor window
+// sorted afresh for every frame, the reference the sliding window must
+// equal.
+func NewSegmenterSortingEveryFrame(wc frontend.WordConfig, cfg SpotterConfig, rate int) (*Segmenter, error) {
+	s, err := NewSegmenter(wc, cfg, rate)
+	if err == nil {
+		s.sortEveryFrame = true
+	}
+	return s, err
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/fixtures"
+)
+
+// TestIsolatedWordTones recognises single synthetic words with one-word
+// grammars, and checks each word's score against a forced alignment of
+// the recording to that word (the same search by another route).
+func TestIsolatedWordTones(t *testing.T) {
+	m := toneModel(t, "rls")
+	iw, err := NewIsolatedWord(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := 0; i < 8; i++ {
+		w := []string{"lo", "hi"}[i%2]
+		s := append(datasets.Silence(int(8000*(0.05+0.2*rng.Float64())), fixtures.ToneFloor, rng), fixtures.ToneWord(w, 0.2+0.2*rng.Float64(), 0.1, 8000)...)
+		s = append(s, datasets.Silence(int(8000*0.1*rng.Float64()), fixtures.ToneFloor, rng)...)
+		a := &frontend.Audio{Samples: s, Rate: 8000}
+		got, conf, err := iw.Recognize(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != w || !(conf > 0.5 && conf <= 1) {
+			t.Errorf("recording %d (%s): recognised %q with confidence %v", i, w, got, conf)
+		}
+		x, err := iw.c.Frames(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ll := iw.c.LogLikelihoods(x)
+		scores, err := iw.FrameScores(ll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range iw.c.words {
+			al, err := decode.Align(iw.c.words[k:k+1], &iw.c.sil, ll, decode.LinearConfig{SilenceProb: iw.c.Decoder.SilenceProb}, iw.c.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := al.LogProb / float64(ll.Rows); math.Abs(scores[k]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("recording %d, word %s: score %v, forced alignment %v", i, m.Labels[k], scores[k], want)
+			}
+		}
+	}
+	if _, err := iw.FrameScores(ll0()); err == nil {
+		t.Error("no frames: want an error")
+	}
+}
+
+func ll0() blas32.General { return blas32.General{} }
