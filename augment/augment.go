@@ -67,7 +67,7 @@ func Level(a *frontend.Audio, db float64) *frontend.Audio {
 
 // Noise adds noise of kind ("white", "pink", or "background": the
 // recording's own background, its quietest stretches' spectrum and level
-// continued, datasets.EstimateBackground) so that the recording's power
+// continued, frontend.EstimateBackground) so that the recording's power
 // over the noise's is snr dB.
 func Noise(a *frontend.Audio, kind string, snr float64, rng *rand.Rand) (*frontend.Audio, error) {
 	if math.IsNaN(snr) || math.IsInf(snr, 0) {
@@ -81,7 +81,7 @@ func Noise(a *frontend.Audio, kind string, snr float64, rng *rand.Rand) (*fronte
 	if kind != "background" {
 		return out, datasets.AddNoise(out.Samples, p, datasets.Noise{Kind: kind, SNR: snr}, rng)
 	}
-	n := datasets.EstimateBackground(a.Samples, a.Rate).Noise(len(a.Samples), rng)
+	n := frontend.EstimateBackground(a.Samples, a.Rate).Noise(len(a.Samples), rng)
 	pn := power(n)
 	if pn == 0 {
 		return nil, fmt.Errorf("augment: the recording's background is silent")

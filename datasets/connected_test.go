@@ -188,7 +188,7 @@ func TestEspeak(t *testing.T) {
 	if a.Rate != 8000 || a.Duration() < 0.5 || a.Duration() > 5 {
 		t.Fatalf("espeak audio of %.2f s at %d Hz", a.Duration(), a.Rate)
 	}
-	if NoiseFloor(a.Samples, 8000) >= float64(slices.Max(a.Samples)) {
+	if frontend.NoiseFloor(a.Samples, 8000) >= float64(slices.Max(a.Samples)) {
 		t.Error("synthetic speech is no louder than its floor")
 	}
 	if _, err := Espeak("one", Voice{Name: "-x"}, 8000); err == nil {

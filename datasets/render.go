@@ -29,26 +29,6 @@ type Noise struct {
 	SNR float64
 }
 
-// NoiseFloor estimates a recording's background level: the RMS of its
-// quietest 10 ms stretches (the 10th percentile), never below 1e-5 so that
-// digitally silent files still get an audible-to-the-frontend floor.
-func NoiseFloor(samples []float32, rate int) float64 {
-	hop := max(rate/100, 1)
-	var rms []float64
-	for i := 0; i+hop <= len(samples); i += hop {
-		var s float64
-		for _, v := range samples[i : i+hop] {
-			s += float64(v) * float64(v)
-		}
-		rms = append(rms, math.Sqrt(s/float64(hop)))
-	}
-	if len(rms) == 0 {
-		return 1e-5
-	}
-	slices.Sort(rms)
-	return max(rms[len(rms)/10], 1e-5)
-}
-
 // Silence is n samples of white noise at RMS level: the pause between two
 // words continues the room's background instead of dropping to digital zero,
 // which no microphone produces.
@@ -63,7 +43,7 @@ func Silence(n int, level float64, rng *rand.Rand) []float32 {
 // PadSilence returns samples with lead and trail seconds of background-level
 // silence on either side.
 func PadSilence(samples []float32, rate int, lead, trail float64, rng *rand.Rand) []float32 {
-	level := NoiseFloor(samples, rate)
+	level := frontend.NoiseFloor(samples, rate)
 	out := Silence(int(lead*float64(rate)), level, rng)
 	out = append(out, samples...)
 	return append(out, Silence(int(trail*float64(rate)), level, rng)...)
@@ -86,19 +66,19 @@ func RenderString(p StringPlan, rate int, noise Noise, seed uint64) (*frontend.A
 		return nil, nil, fmt.Errorf("datasets: string of %d parts with %d gaps", len(p.Parts), len(p.Gaps))
 	}
 	parts := make([][]float32, len(p.Parts))
-	rooms := make([]Background, len(p.Parts))
+	rooms := make([]frontend.Background, len(p.Parts))
 	for i, r := range p.Parts {
 		a, err := frontend.ReadAudio(r.Path, rate)
 		if err != nil {
 			return nil, nil, err
 		}
 		parts[i] = a.Samples
-		rooms[i] = EstimateBackground(a.Samples, rate)
+		rooms[i] = frontend.EstimateBackground(a.Samples, rate)
 	}
 	// One room for the whole string: the pauses continue the background
 	// of the word whose background level is the median.
 	byLevel := slices.Clone(rooms)
-	slices.SortStableFunc(byLevel, func(x, y Background) int { return cmp.Compare(x.Level, y.Level) })
+	slices.SortStableFunc(byLevel, func(x, y frontend.Background) int { return cmp.Compare(x.Level, y.Level) })
 	room := byLevel[len(byLevel)/2]
 	rng := rand.New(rand.NewPCG(seed, 0x72656e64))
 	var out []float32

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -202,7 +201,7 @@ func (c *WordClassifier) selfTrain(x blas32.General, fullRefit bool) (*VoiceAdap
 		all[i] = i
 	}
 	for _, f := range c.Model.Adapt.Rounds {
-		rows, labels := SurestPerClass(res.Scores, all, f)
+		rows, labels := classifier.SurestPerClass(res.Scores, all, f)
 		if len(rows) == 0 {
 			break
 		}
@@ -285,7 +284,7 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 	lambda := func(rows int) float64 { return a.Lambda * float64(trainX.Rows+rows) / float64(trainX.Rows) }
 	if full || trainX.Rows < c.Map.OutDim() {
 		return func(rows, labels []int) (*classifier.RLS, error) {
-			return RefitOnVoice(c.Map, trainX, trainY, classes, a.Lambda, a.Seed, x, rows, labels)
+			return classifier.RefitWithRows(c.Map, trainX, trainY, classes, a.Lambda, a.Seed, x, rows, labels)
 		}, nil
 	}
 	base, err := c.trainingAccumulator(trainX, trainY)
@@ -303,21 +302,6 @@ func (c *WordClassifier) voiceRefit(x, zx blas32.General, full bool) (func(rows,
 		}
 		return acc.Solve(lambda(len(rows)))
 	}, nil
-}
-
-// RefitOnVoice is one self-training round's refit in full: the read-out
-// on map m fitted to the training rows trainX (labels trainY) plus the
-// given rows of a voice's word vectors x under the labels the model gave
-// them, with lambda, the training fit's λ, grown with the rows as
-// classifier.FitRLS's refit grows the λ its held-out rows chose. AdaptToVoice
-// refits so (or, when the fit is primal, with the training rows' sums
-// accumulated once); eval digits --self-train refits so on every voice
-// absent from training.
-func RefitOnVoice(m features.Map, trainX blas32.General, trainY []int, classes int, lambda float64, seed uint64, x blas32.General, rows, labels []int) (*classifier.RLS, error) {
-	xa := linalg.AppendRows32(trainX, x, rows)
-	ya := append(append([]int(nil), trainY...), labels...)
-	r, _, err := classifier.FitRLS(m, xa, ya, classes, classifier.FitOptions{Lambda: lambda * float64(trainX.Rows+len(rows)) / float64(trainX.Rows), Seed: seed})
-	return r, err
 }
 
 // voiceEstimate is a session's estimate of a voice's mean spectrum at a
@@ -355,53 +339,4 @@ func NormaliseVoice(x blas32.General, mels int) {
 	for _, r := range rows {
 		st.Normalise(r)
 	}
-}
-
-// SurestPerClass picks, among the given rows of scores, the fraction frac
-// the scores are surest of within each decided class: the rows with the
-// largest best-minus-second-best margin, ceil(frac·n) of a class's n.
-// Ranking within classes keeps a class the model is generally less sure
-// of from being left out, which would teach an adapted model that the
-// class never occurs. It returns the rows, class by class in class order,
-// and their decided classes.
-func SurestPerClass(scores blas32.General, rows []int, frac float64) (picked, classes []int) {
-	type cand struct {
-		row int
-		m   float64
-	}
-	decided := classifier.Argmax(scores)
-	byClass := map[int][]cand{}
-	for _, i := range rows {
-		c := decided[i]
-		byClass[c] = append(byClass[c], cand{i, Margin(linalg.Row32(scores, i))})
-	}
-	order := make([]int, 0, len(byClass))
-	for c := range byClass {
-		order = append(order, c)
-	}
-	sort.Ints(order)
-	for _, c := range order {
-		cs := byClass[c]
-		sort.SliceStable(cs, func(a, b int) bool { return cs[a].m > cs[b].m })
-		k := int(math.Ceil(frac * float64(len(cs))))
-		for _, x := range cs[:k] {
-			picked = append(picked, x.row)
-			classes = append(classes, c)
-		}
-	}
-	return picked, classes
-}
-
-// Margin is the best score minus the second best.
-func Margin(v []float32) float64 {
-	b1, b2 := math.Inf(-1), math.Inf(-1)
-	for _, x := range v {
-		switch f := float64(x); {
-		case f > b1:
-			b1, b2 = f, b1
-		case f > b2:
-			b2 = f
-		}
-	}
-	return b1 - b2
 }

@@ -396,17 +396,6 @@ func spokenResultOf(ws []decode.Word, final bool, forms map[string]spokenForm) R
 	return res
 }
 
-// RecognizeConnected runs a connected model over one recording, building
-// its map and decoder for that one call; NewRecognizer builds them once
-// for many recordings of any task.
-func RecognizeConnected(m *Model, a *frontend.Audio) (Result, error) {
-	c, err := NewConnected(m)
-	if err != nil {
-		return Result{}, err
-	}
-	return c.Recognize(a)
-}
-
 // BaseFrames is the frontend half of Frames for a pipeline that splits the
 // work between processes: the frames before ±k splicing, 1/(2k+1) of the
 // size to send. Splice(BaseFrames(a)) equals Frames(a) exactly, since

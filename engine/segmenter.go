@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/frontend"
 )
 
@@ -46,7 +45,7 @@ type SpotterConfig struct {
 	// PartialEveryMs: while a word is open, a partial hypothesis this often.
 	PartialEveryMs float64 `json:"partial_every_ms"`
 	// EdgeFillMs, when positive, puts this much of the stream's own
-	// background (datasets.EstimateBackground of the segment's samples)
+	// background (frontend.EstimateBackground of the segment's samples)
 	// before a segment whose padding would reach before the stream's first
 	// sample: a recording that begins at its word's first sample then
 	// reaches the decoder with a pause before the word, as its training
@@ -300,7 +299,7 @@ const edgeFillSeed = 0x65646765
 // withBackgroundBefore returns n samples of the samples' own background
 // followed by the samples.
 func withBackgroundBefore(samples []float32, rate, n int) []float32 {
-	fill := datasets.EstimateBackground(samples, rate).Noise(n, rand.New(rand.NewPCG(edgeFillSeed, 0)))
+	fill := frontend.EstimateBackground(samples, rate).Noise(n, rand.New(rand.NewPCG(edgeFillSeed, 0)))
 	return append(fill, samples...)
 }
 

@@ -41,11 +41,11 @@ func TestToneModelFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (go test -run ToneModelFixtures -update writes it)", err)
 		}
-		want, err := engine.RecognizeConnected(m, &frontend.Audio{Rate: 8000, Samples: s})
+		want, err := recognizeConnected(m, &frontend.Audio{Rate: 8000, Samples: s})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := engine.RecognizeConnected(stored, &frontend.Audio{Rate: 8000, Samples: s})
+		got, err := recognizeConnected(stored, &frontend.Audio{Rate: 8000, Samples: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestConnectedRecognisesToneStrings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res2, err := engine.RecognizeConnected(m2, &frontend.Audio{Rate: 16000, Samples: upsample2(s)})
+			res2, err := recognizeConnected(m2, &frontend.Audio{Rate: 16000, Samples: upsample2(s)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,4 +291,14 @@ func TestTunePriorScaleHoldsThePriorScale(t *testing.T) {
 	if c.Decoder.PriorScale != held || c.Decoder.WordPenalty != best.WordPenalty || c.Decoder.AcousticScale != best.AcousticScale {
 		t.Errorf("model decoder %+v, want the best held-prior trial %+v", c.Decoder, best)
 	}
+}
+
+// recognizeConnected decodes one recording with a connected model, its map
+// and decoder built for that one call.
+func recognizeConnected(m *engine.Model, a *frontend.Audio) (engine.Result, error) {
+	c, err := engine.NewConnected(m)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return c.Recognize(a)
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
@@ -683,7 +682,7 @@ func (e *digitsEval) scoreTest(d *splitRows, fit *fitRows, seed uint64) (blas32.
 	// the labels the recogniser decides (with combo, the whole-word and HMM
 	// scores combined); λ stays the one chosen on the training set, scaled
 	// with the number of rows, as recognize --adapt's refits do (the same
-	// engine.RefitOnVoice). The HMM keeps its training on the real
+	// classifier.RefitWithRows). The HMM keeps its training on the real
 	// voices. Pseudo-labelled rows get no --onset-trim-ms copies: they are
 	// the unseen voice's own recordings, clipped as they are (its cut "six"
 	// files are among them), and part of their labels are wrong, which
@@ -695,7 +694,7 @@ func (e *digitsEval) scoreTest(d *splitRows, fit *fitRows, seed uint64) (blas32.
 		return pseudoLabelled(s, d.sp.test, d.trained, f)
 	}
 	refit := func(rows, pl []int) (blas32.General, error) {
-		adapted, err := engine.RefitOnVoice(fit.fm, fit.x, fit.y, fit.classes, fit.rep.Lambda, fit.seed, scored, rows, pl)
+		adapted, err := classifier.RefitWithRows(fit.fm, fit.x, fit.y, fit.classes, fit.rep.Lambda, fit.seed, scored, rows, pl)
 		if err != nil {
 			return blas32.General{}, err
 		}

@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
 
@@ -132,7 +132,7 @@ func (p *predictionWriter) add(split string, recs []datasets.Recording, labels [
 		return fmt.Errorf("predictions: %d recordings, %d predictions, %d score rows", len(recs), len(pred), decision.Rows)
 	}
 	for i, r := range recs {
-		m := strconv.FormatFloat(engine.Margin(linalg.Row32(decision, i)), 'g', 6, 32)
+		m := strconv.FormatFloat(classifier.Margin(linalg.Row32(decision, i)), 'g', 6, 32)
 		if err := p.w.Write([]string{split, r.Path, r.Speaker, r.Label, labels[pred[i]], m}); err != nil {
 			return err
 		}

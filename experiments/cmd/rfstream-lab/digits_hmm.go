@@ -114,7 +114,7 @@ func (h *hmmFlags) comboWeights() ([]float64, error) {
 
 // model trains (or loads from the data cache, keyed by the training
 // recordings and every setting) the HMM model of one split and seed.
-func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*engine.IsolatedWord, error) {
+func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint64, log io.Writer) (*engine.Connected, error) {
 	cf := h.cf
 	cf.FSDD, cf.Map.Seed, cf.Log = fsdd, seed, log
 	path := filepath.Join(defaults.DataDir(), "models", "isolated", h.cacheKey(trainRecs, seed)+".rfm")
@@ -135,7 +135,7 @@ func (h *hmmFlags) model(trainRecs []datasets.Recording, fsdd string, seed uint6
 	if err != nil {
 		return nil, err
 	}
-	return engine.NewIsolatedWord(m)
+	return engine.NewConnected(m)
 }
 
 // cacheKey names the cached model of a training set and seed: every
@@ -159,8 +159,8 @@ func (h *hmmFlags) cacheKey(train []datasets.Recording, seed uint64) string {
 // pad seconds of its own background-level silence on both sides, as the
 // training recordings were: the frontend's per-utterance CMVN then sees
 // the same mix of speech and silence in training and test.
-func hmmScores(iw *engine.IsolatedWord, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
-	idx := train.LabelIndex(iw.Labels())
+func hmmScores(c *engine.Connected, test []datasets.Recording, labels []string, pad float64) (blas32.General, error) {
+	idx := train.LabelIndex(c.Model.Labels)
 	perm := make([]int, len(labels))
 	for i, l := range labels {
 		j, ok := idx[l]
@@ -181,7 +181,12 @@ func hmmScores(iw *engine.IsolatedWord, test []datasets.Recording, labels []stri
 			rng := rand.New(rand.NewPCG(uint64(i), 0x706164))
 			a.Samples = datasets.PadSilence(a.Samples, a.Rate, pad, pad, rng)
 		}
-		s, err := iw.Scores(a)
+		x, err := c.Frames(a)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", test[i].Path, err)
+			return
+		}
+		s, err := c.OneWordScores(c.LogLikelihoods(x))
 		if err != nil {
 			errs[i] = fmt.Errorf("%s: %w", test[i].Path, err)
 			return

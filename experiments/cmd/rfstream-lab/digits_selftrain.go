@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
@@ -15,7 +15,7 @@ import (
 
 // pseudoLabelled picks, for every test speaker absent from training, the
 // fraction frac of their recordings the model is surest of, class by class
-// (engine.SurestPerClass, which rfstream recognize --adapt uses too). It
+// (classifier.SurestPerClass, which rfstream recognize --adapt uses too). It
 // returns the rows and their predicted classes.
 func pseudoLabelled(scores blas32.General, test []datasets.Recording, trained map[string]bool, frac float64) (rows, labels []int) {
 	bySpeaker := map[string][]int{}
@@ -25,7 +25,7 @@ func pseudoLabelled(scores blas32.General, test []datasets.Recording, trained ma
 		}
 	}
 	for _, spk := range sortedKeys(bySpeaker) {
-		r, l := engine.SurestPerClass(scores, bySpeaker[spk], frac)
+		r, l := classifier.SurestPerClass(scores, bySpeaker[spk], frac)
 		rows, labels = append(rows, r...), append(labels, l...)
 	}
 	return rows, labels

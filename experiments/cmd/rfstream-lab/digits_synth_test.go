@@ -10,7 +10,6 @@ import (
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/linalg"
 )
@@ -84,11 +83,11 @@ func TestPseudoLabelled(t *testing.T) {
 		t.Fatalf("fraction 1: rows %v labels %v", rows, labels)
 	}
 	// A round refits on the training rows with the picked rows appended in
-	// order under their labels, λ grown with the rows (engine.RefitOnVoice).
+	// order under their labels, λ grown with the rows (classifier.RefitWithRows).
 	x := linalg.NewGeneral32(1, 2)
 	copy(x.Data, []float32{0.3, -0.2})
 	id := features.NewIdentity(2)
-	got, err := engine.RefitOnVoice(id, x, []int{1}, 2, 0.5, 1, scores, []int{2, 0}, []int{1, 0})
+	got, err := classifier.RefitWithRows(id, x, []int{1}, 2, 0.5, 1, scores, []int{2, 0}, []int{1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
@@ -260,7 +260,7 @@ func confidenceWarp(raw blas32.General, test []datasets.Recording, trained map[s
 		for spk, idx := range rows {
 			var conf float64
 			for _, i := range idx {
-				conf += engine.Margin(linalg.Row32(s, i))
+				conf += classifier.Margin(linalg.Row32(s, i))
 			}
 			conf /= float64(len(idx))
 			if b, ok := bestConf[spk]; !ok || conf > b+1e-12 || (math.Abs(conf-b) <= 1e-12 && math.Abs(c) < math.Abs(chosen[spk])) {

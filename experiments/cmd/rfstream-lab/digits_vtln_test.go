@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/datasets"
-	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/transforms"
@@ -204,7 +204,7 @@ func TestConfidenceWarpUndoesAShift(t *testing.T) {
 	if !(s.Data[0] > unwarped.Data[0]+0.01) {
 		t.Errorf("the new voice's score %v is not above its unwarped %v", s.Data[0], unwarped.Data[0])
 	}
-	if m := engine.Margin([]float32{1, 5, 3}); m != 2 {
+	if m := classifier.Margin([]float32{1, 5, 3}); m != 2 {
 		t.Errorf("margin %v, want 2", m)
 	}
 }

@@ -43,8 +43,8 @@ func main() {
 		}
 		_, own := frontend.LogMel(ac, a.Samples)
 		quiet := quantile(own, 0.1)
-		_, white := frontend.LogMel(ac, datasets.Silence(ac.SampleRate/2, datasets.NoiseFloor(a.Samples, ac.SampleRate), rng))
-		_, room := frontend.LogMel(ac, datasets.EstimateBackground(a.Samples, ac.SampleRate).Noise(ac.SampleRate/2, rng))
+		_, white := frontend.LogMel(ac, datasets.Silence(ac.SampleRate/2, frontend.NoiseFloor(a.Samples, ac.SampleRate), rng))
+		_, room := frontend.LogMel(ac, frontend.EstimateBackground(a.Samples, ac.SampleRate).Noise(ac.SampleRate/2, rng))
 		whiteDiffs[r.Speaker] = append(whiteDiffs[r.Speaker], (quantile(white, 0.5)-quiet)*nats2dB)
 		roomDiffs[r.Speaker] = append(roomDiffs[r.Speaker], (quantile(room, 0.5)-quiet)*nats2dB)
 	}

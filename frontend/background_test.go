@@ -1,4 +1,4 @@
-package datasets
+package frontend
 
 import (
 	"math"
@@ -143,7 +143,7 @@ func TestBackgroundFollowsTheRecordingsSpectrum(t *testing.T) {
 	if got := tilt(noise[:2000]); math.Abs(got-background) > 5 {
 		t.Errorf("low/high band power ratio %.1f dB, the background's %.1f dB", got, background)
 	}
-	if white := tilt(Silence(2000, b.Level, rng)); math.Abs(white-background) < 12 {
+	if white := tilt(Background{Level: b.Level, drive: b.Level}.Noise(2000, rng)); math.Abs(white-background) < 12 {
 		t.Fatalf("white noise's band ratio %.1f dB is near the background's %.1f: the check above cannot fail", white, background)
 	}
 }

@@ -1,4 +1,4 @@
-package datasets
+package frontend
 
 import (
 	"cmp"
@@ -181,4 +181,24 @@ func (b Background) Noise(n int, rng *rand.Rand) []float32 {
 		}
 	}
 	return out
+}
+
+// NoiseFloor estimates a recording's background level: the RMS of its
+// quietest 10 ms stretches (the 10th percentile), never below 1e-5 so that
+// digitally silent files still get an audible-to-the-frontend floor.
+func NoiseFloor(samples []float32, rate int) float64 {
+	hop := max(rate/100, 1)
+	var rms []float64
+	for i := 0; i+hop <= len(samples); i += hop {
+		var s float64
+		for _, v := range samples[i : i+hop] {
+			s += float64(v) * float64(v)
+		}
+		rms = append(rms, math.Sqrt(s/float64(hop)))
+	}
+	if len(rms) == 0 {
+		return 1e-5
+	}
+	slices.Sort(rms)
+	return max(rms[len(rms)/10], 1e-5)
 }
