@@ -106,3 +106,23 @@ func (sv *serving) stage(name string) []*streaming.Stages {
 	}
 	return all
 }
+
+// sumStats returns the counters of every stage set added up: shards'
+// frontends each count their own streams' messages.
+func sumStats(all []*streaming.Stages) func() streaming.Stats {
+	return func() streaming.Stats {
+		var t streaming.Stats
+		for _, st := range all {
+			s := st.Stats()
+			t.Messages += s.Messages
+			t.Duplicates += s.Duplicates
+			t.Errors += s.Errors
+			t.Lost += s.Lost
+			t.Vectors += s.Vectors
+			t.Batches += s.Batches
+			t.Shed += s.Shed
+			t.Voices += s.Voices
+		}
+		return t
+	}
+}
