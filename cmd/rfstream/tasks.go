@@ -86,7 +86,7 @@ func findLab(stderr io.Writer) (path string, cleanup func(), err error) {
 }
 
 // modulePath is this module's import path, as go.mod declares it.
-const modulePath = "github.com/rfstream/rfstream/engine"
+const modulePath = "github.com/rfstream/rfstream"
 
 // checkoutRoot finds the checkout of this module that holds the working
 // directory: the nearest folder upwards whose go.mod declares modulePath
