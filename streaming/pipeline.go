@@ -285,30 +285,38 @@ type counters struct {
 	messages, duplicates, errors, lost, vectors, batches, shed, dropped atomic.Int64
 }
 
+// core is what the stages of one Start share: the connection, the
+// Pipeline, the micro services and durable consumers they read through,
+// the stop channel and wait group of their goroutines, the counters, and
+// publishing results.
+type core struct {
+	nc        *nats.Conn
+	p         Pipeline
+	services  []micro.Service // one a stage; their endpoints are its subscriptions (micro.go)
+	consumers []jetstream.ConsumeContext
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	stats     counters
+}
+
 // Stages is a running set of stage workers on one connection.
 type Stages struct {
-	nc       *nats.Conn
-	p        Pipeline
-	services []micro.Service // one a stage; their endpoints are its subscriptions (micro.go)
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	*core
 
-	releases  sync.WaitGroup // held segments not yet released (release)
-	mu        sync.Mutex     // guards front, ended and voices (the frontend's state)
-	decMu     sync.Mutex     // guards dec and decEnded (the decoder's state)
-	stats     counters
-	front     map[string]*frontStream
-	voices    map[string]*namedVoice
-	files     voiceWriter // writes voices' files off mu
-	dec       map[string]*decStream
-	ended     *endedStreams // the frontend's (ended.go)
-	decEnded  *endedStreams // the decoder's
-	frontQ    *fairQueue    // the frontend's streams' messages (fair.go)
-	decQ      *fairQueue    // the decoder's
-	featQ     *fairQueue    // the features stage's
-	buckets   *audioBuckets // the frontend's audio rate bound (admit.go)
-	imageCh   chan work
-	consumers []jetstream.ConsumeContext
+	releases sync.WaitGroup // held segments not yet released (release)
+	mu       sync.Mutex     // guards front, ended and voices (the frontend's state)
+	decMu    sync.Mutex     // guards dec and decEnded (the decoder's state)
+	front    map[string]*frontStream
+	voices   map[string]*namedVoice
+	files    voiceWriter // writes voices' files off mu
+	dec      map[string]*decStream
+	ended    *endedStreams // the frontend's (ended.go)
+	decEnded *endedStreams // the decoder's
+	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
+	decQ     *fairQueue    // the decoder's
+	featQ    *fairQueue    // the features stage's
+	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
+	imageCh  chan work
 }
 
 // work is one message for a stateless stage; ack, set for messages from a
@@ -348,7 +356,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	if len(names) == 0 {
 		names = AllStages
 	}
-	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
+	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
 		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded),
 		frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), decQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
 		featQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
@@ -455,12 +463,12 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 
 // stateless feeds a stateless stage's channel: from a core queue group,
 // or from the durable consumer of the same name in a durable pipeline.
-func (s *Stages) stateless(svc micro.Service, kind, group string, ch chan work) error {
+func (c *core) stateless(svc micro.Service, kind, group string, ch chan work) error {
 	deliver := func(w work) { ch <- w }
-	if s.p.Durable {
-		return s.consumeDurable(group, kind, deliver)
+	if c.p.Durable {
+		return c.consumeDurable(group, kind, deliver)
 	}
-	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
+	return c.endpoint(svc, kind, Wildcard(c.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
 }
 
 // statelessFair feeds the features stage's fair queue (admitSegment):
@@ -476,16 +484,16 @@ func (s *Stages) statelessFair(svc micro.Service, kind, group string) error {
 // loop runs a batching worker over a fair queue: it waits for a message,
 // takes up to limit messages from the streams in turn (fairQueue.batch),
 // and handles them together.
-func (s *Stages) loop(q *fairQueue, limit int, handle func([]work)) {
-	s.wg.Add(1)
+func (c *core) loop(q *fairQueue, limit int, handle func([]work)) {
+	c.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer c.wg.Done()
 		for {
 			batch, ok := q.batch(limit)
 			if !ok {
 				return
 			}
-			s.stats.batches.Add(1)
+			c.stats.batches.Add(1)
 			handle(batch)
 		}
 	}()
@@ -493,10 +501,10 @@ func (s *Stages) loop(q *fairQueue, limit int, handle func([]work)) {
 
 // serveTurns runs a stateful stage's worker: stream after stream in turn
 // (fairQueue.turn), it handles the messages each turn allows, in order.
-func (s *Stages) serveTurns(q *fairQueue, handle func(stream string, w work)) {
-	s.wg.Add(1)
+func (c *core) serveTurns(q *fairQueue, handle func(stream string, w work)) {
+	c.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer c.wg.Done()
 		for {
 			stream, items, ok := q.turn()
 			if !ok {
@@ -731,13 +739,13 @@ const (
 
 // pace lets other goroutines in after the i-th stream ended, pausing after
 // every expiryBatch; it reports false when the stages are stopping.
-func (s *Stages) pace(i int) bool {
+func (c *core) pace(i int) bool {
 	if (i+1)%expiryBatch != 0 {
 		runtime.Gosched()
 		return true
 	}
 	select {
-	case <-s.stop:
+	case <-c.stop:
 		return false
 	case <-time.After(expiryPause):
 		return true
@@ -745,45 +753,45 @@ func (s *Stages) pace(i int) bool {
 }
 
 // publishResult sends a result on a stream's result subject.
-func (s *Stages) publishResult(stream string, r engine.Result) {
-	s.nc.PublishMsg(s.resultMsg(stream, r))
+func (c *core) publishResult(stream string, r engine.Result) {
+	c.nc.PublishMsg(c.resultMsg(stream, r))
 }
 
 // resultMsg is the message that carries r on stream's result subject.
-func (s *Stages) resultMsg(stream string, r engine.Result) *nats.Msg {
+func (c *core) resultMsg(stream string, r engine.Result) *nats.Msg {
 	b, _ := json.Marshal(r)
-	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
+	m := nats.NewMsg(Subject(c.p.Name, KindResult, stream))
 	m.Data = b
 	if r.EOS {
 		m.Header.Set(HdrEOS, "1")
 	}
 	if r.Error != "" {
-		s.stats.errors.Add(1)
+		c.stats.errors.Add(1)
 	}
 	return m
 }
 
 // endedResult answers a message that came after its stream's end.
-func (s *Stages) endedResult(stream string) {
-	s.endedError(stream, "stream %q has already ended; start a new stream name", stream)
+func (c *core) endedResult(stream string) {
+	c.endedError(stream, "stream %q has already ended; start a new stream name", stream)
 }
 
 // endedError is errorResult for a stream that has ended, marked as such
 // (HdrEnded) for a restarted stage reading the store (resume.go).
-func (s *Stages) endedError(stream, format string, args ...any) {
-	m := s.resultMsg(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
+func (c *core) endedError(stream, format string, args ...any) {
+	m := c.resultMsg(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 	m.Header.Set(HdrEnded, "1")
-	s.nc.PublishMsg(m)
+	c.nc.PublishMsg(m)
 }
 
 // errorResult sends a stream a result that carries only an error.
-func (s *Stages) errorResult(stream, format string, args ...any) {
-	s.publishResult(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
+func (c *core) errorResult(stream, format string, args ...any) {
+	c.publishResult(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 }
 
 // owns reports whether this process's frontend and decoder take stream
 // (Pipeline.Shards).
-func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
+func (c *core) owns(stream string) bool { return ShardOf(stream, c.p.Shards) == c.p.Shard }
 
 // maxPayload is the largest message body the stages publish: the server's
 // limit less room for headers.
