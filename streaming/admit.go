@@ -175,21 +175,6 @@ func closing(subject, why string) work {
 	return work{m: &nats.Msg{Subject: subject, Header: nats.Header{}}, refuse: why}
 }
 
-// admitScores is the decoder's subscription callback. A stream whose
-// scores queue past MaxStreamQueue is ended by its closing item with the
-// words decoded until then; its later messages find it ended and are
-// dropped.
-func (s *Stages) admitScores(m *nats.Msg, replayed bool) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
-		return
-	}
-	if !s.decQ.push(stream, work{m: m, size: len(m.Data), replayed: replayed}, false) {
-		s.stats.dropped.Add(1)
-		s.decQ.push(stream, closing(m.Subject, fmt.Sprintf("the stream has more segments queued at the decoder than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)), true)
-	}
-}
-
 // admitSegment is the features stage's callback (core NATS; a durable
 // consumer's messages are bounded by its MaxAckPending instead). A
 // segment over its stream's bound is answered at once with an error, so

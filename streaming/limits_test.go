@@ -221,9 +221,9 @@ func expiryStall(t *testing.T, n int) time.Duration {
 		st.mu.Lock()
 		front := len(st.front)
 		st.mu.Unlock()
-		st.decMu.Lock()
-		dec := len(st.dec)
-		st.decMu.Unlock()
+		st.dec.mu.Lock()
+		dec := len(st.dec.streams)
+		st.dec.mu.Unlock()
 		if front == n && dec == n {
 			break
 		}
@@ -237,11 +237,11 @@ func expiryStall(t *testing.T, n int) time.Duration {
 		f.last = f.last.Add(-idle)
 	}
 	st.mu.Unlock()
-	st.decMu.Lock()
-	for _, d := range st.dec {
+	st.dec.mu.Lock()
+	for _, d := range st.dec.streams {
 		d.last = d.last.Add(-2 * idle)
 	}
-	st.decMu.Unlock()
+	st.dec.mu.Unlock()
 	probes := map[string]chan *nats.Msg{KindPCM: resultsOf(t, nc, "probepcm"), KindScores: resultsOf(t, nc, "probescores")}
 	var worst time.Duration
 	for deadline := time.Now().Add(60 * time.Second); eos.Load() < int64(2*n); time.Sleep(5 * time.Millisecond) {
@@ -298,10 +298,10 @@ func TestDecoderHeldSegmentsAreBounded(t *testing.T) {
 	if end := got[len(got)-1]; !end.EOS || len(end.Words) != bound+1 || len(end.Gaps) != 1 {
 		t.Fatalf("end-of-stream result %+v", end)
 	}
-	st.decMu.Lock()
-	defer st.decMu.Unlock()
-	if len(st.dec) != 0 {
-		t.Fatalf("%d decoder streams left", len(st.dec))
+	st.dec.mu.Lock()
+	defer st.dec.mu.Unlock()
+	if len(st.dec.streams) != 0 {
+		t.Fatalf("%d decoder streams left", len(st.dec.streams))
 	}
 }
 
@@ -404,7 +404,7 @@ func FuzzReorderBounds(f *testing.F) {
 			scores.Header.Set(HdrSeq, strconv.Itoa(seq))
 			scores.Header.Set(HdrFinal, "1")
 			scores.Data = make([]byte, 16*size)
-			st.onScores(scores)
+			st.dec.onScores(scores)
 			st.mu.Lock()
 			for name, fs := range st.front {
 				// One message alone may be larger than the bound: held
@@ -415,14 +415,14 @@ func FuzzReorderBounds(f *testing.F) {
 				}
 			}
 			st.mu.Unlock()
-			st.decMu.Lock()
-			for name, ds := range st.dec {
+			st.dec.mu.Lock()
+			for name, ds := range st.dec.streams {
 				if (ds.bytes > decoderBytesFactor*held && len(ds.pending) > 1) || len(ds.pending) > decoderWindowFactor*window {
-					st.decMu.Unlock()
+					st.dec.mu.Unlock()
 					t.Fatalf("decoder stream %s holds %d messages, %d bytes", name, len(ds.pending), ds.bytes)
 				}
 			}
-			st.decMu.Unlock()
+			st.dec.mu.Unlock()
 		}
 		if n := runtime.NumGoroutine(); n > goroutines+2 {
 			t.Fatalf("%d goroutines after the messages, %d before", n, goroutines)

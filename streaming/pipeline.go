@@ -305,18 +305,15 @@ type Stages struct {
 
 	releases sync.WaitGroup // held segments not yet released (release)
 	mu       sync.Mutex     // guards front, ended and voices (the frontend's state)
-	decMu    sync.Mutex     // guards dec and decEnded (the decoder's state)
 	front    map[string]*frontStream
 	voices   map[string]*namedVoice
-	files    voiceWriter // writes voices' files off mu
-	dec      map[string]*decStream
+	files    voiceWriter   // writes voices' files off mu
 	ended    *endedStreams // the frontend's (ended.go)
-	decEnded *endedStreams // the decoder's
 	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
-	decQ     *fairQueue    // the decoder's
 	featQ    *fairQueue    // the features stage's
 	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
 	imageCh  chan work
+	dec      *decoderStage
 }
 
 // work is one message for a stateless stage; ack, set for messages from a
@@ -357,9 +354,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		names = AllStages
 	}
 	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
-		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded),
-		frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), decQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
+		ended: newEndedStreams(p.MaxEnded), frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
 		featQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
+	s.dec = newDecoderStage(s.core)
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -394,7 +391,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = fmt.Errorf("streaming: stage %s needs one audio model, a word model or a connected one", n)
 				break
 			}
-			toFeatures, toDecoder := p.audioKinds()
+			toFeatures, _ := p.audioKinds()
 			switch n {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
@@ -426,8 +423,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					s.loop(s.featQ, limit, s.scoreVectors)
 				}
 			case StageDecoder:
-				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.admitScores)
-				s.serveTurns(s.decQ, s.decItem)
+				err = s.dec.start(svc)
 			}
 		case StageTagger:
 			if p.Images == nil {
@@ -580,7 +576,7 @@ func (s *Stages) Close() error {
 	for len(s.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	for _, q := range []*fairQueue{s.decQ, s.featQ} {
+	for _, q := range []*fairQueue{s.dec.queue, s.featQ} {
 		for !q.empty() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -590,7 +586,7 @@ func (s *Stages) Close() error {
 	default:
 		close(s.stop)
 	}
-	for _, q := range []*fairQueue{s.frontQ, s.decQ, s.featQ} {
+	for _, q := range []*fairQueue{s.frontQ, s.dec.queue, s.featQ} {
 		q.close()
 	}
 	s.wg.Wait()
@@ -638,7 +634,7 @@ func (s *Stages) sweep() {
 			s.buckets.expire(now.Add(-s.p.IdleTimeout), s.frontQ.busy)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
-			s.expireDecoder(now)
+			s.dec.expire(now)
 		}
 	}
 }
@@ -650,11 +646,7 @@ func (s *Stages) restartIdleClocks(now time.Time) {
 		st.last = now
 	}
 	s.mu.Unlock()
-	s.decMu.Lock()
-	for _, st := range s.dec {
-		st.last = now
-	}
-	s.decMu.Unlock()
+	s.dec.restartIdleClocks(now)
 }
 
 // expireFront ends the frontend's idle streams and forgets ended streams
@@ -693,30 +685,6 @@ func (s *Stages) expireFront(now time.Time) {
 			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
 		}
 		s.mu.Unlock()
-		if !s.pace(i) {
-			return
-		}
-	}
-}
-
-// expireDecoder does for the decoder what expireFront does for the
-// frontend, after twice the idle timeout.
-func (s *Stages) expireDecoder(now time.Time) {
-	s.decMu.Lock()
-	var idle []string
-	for name, st := range s.dec {
-		if now.Sub(st.last) > 2*s.p.IdleTimeout {
-			idle = append(idle, name)
-		}
-	}
-	s.decEnded.expire(now.Add(-10 * s.p.IdleTimeout))
-	s.decMu.Unlock()
-	for i, name := range idle {
-		s.decMu.Lock()
-		if st := s.dec[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout && !s.decQ.busy(name) {
-			s.endDecoderIdle(name, st)
-		}
-		s.decMu.Unlock()
 		if !s.pace(i) {
 			return
 		}
