@@ -174,25 +174,3 @@ func (s *Stages) admitPCM(m *nats.Msg, replayed bool) {
 func closing(subject, why string) work {
 	return work{m: &nats.Msg{Subject: subject, Header: nats.Header{}}, refuse: why}
 }
-
-// admitSegment is the features stage's callback (core NATS; a durable
-// consumer's messages are bounded by its MaxAckPending instead). A
-// segment over its stream's bound is answered at once with an error, so
-// the decoder still counts it; an end-of-stream marker is always queued.
-func (s *Stages) admitSegment(w work) {
-	stream := StreamOf(w.m.Subject)
-	force := w.ack != nil || headerBool(w.m, HdrEOS)
-	s.splitReadOut(&w)
-	if s.featQ.push(stream, w, force) {
-		return
-	}
-	s.stats.dropped.Add(1)
-	_, kind := s.p.audioKinds()
-	out := nats.NewMsg(Subject(s.p.Name, kind, stream))
-	for k, v := range w.m.Header {
-		out.Header[k] = v
-	}
-	out.Header.Del(HdrReadOut)
-	out.Header.Set(HdrError, fmt.Sprintf("the stream has more segments queued at the features stage than the %d bytes a stream may (serve --max-stream-queue-mib); segment dropped", s.p.MaxStreamQueue))
-	s.nc.PublishMsg(out)
-}

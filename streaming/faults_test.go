@@ -462,7 +462,7 @@ func FuzzWordMessage(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := &Stages{core: &core{p: Pipeline{Words: words}}}
+	s := &featuresStage{core: &core{p: Pipeline{Words: words}}}
 	dim, out, classes := words.Config.Dim(), words.Map.OutDim(), words.Model.RLS.Classes
 	f.Add(EncodeF32(make([]float32, dim)), "")
 	f.Add(EncodeF32(make([]float32, dim+out*classes)), "2")

@@ -310,9 +310,9 @@ type Stages struct {
 	files    voiceWriter   // writes voices' files off mu
 	ended    *endedStreams // the frontend's (ended.go)
 	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
-	featQ    *fairQueue    // the features stage's
 	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
 	imageCh  chan work
+	feat     *featuresStage
 	dec      *decoderStage
 }
 
@@ -355,7 +355,8 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	}
 	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
 		ended: newEndedStreams(p.MaxEnded), frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
-		featQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
+		buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
+	s.feat = &featuresStage{core: s.core, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)}
 	s.dec = newDecoderStage(s.core)
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
@@ -391,7 +392,6 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = fmt.Errorf("streaming: stage %s needs one audio model, a word model or a connected one", n)
 				break
 			}
-			toFeatures, _ := p.audioKinds()
 			switch n {
 			case StageFrontend:
 				// One token after pcm and forget, two after voice: a plain
@@ -410,18 +410,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 					go p.Words.PrepareAdaptation()
 				}
 			case StageFeatures:
-				err = s.statelessFair(svc, toFeatures, QueueFeatures)
-				// Shedding looks at the whole backlog (up to 8 batches) at
-				// once, so each stream keeps at most its newest partial.
-				limit := p.Batch
-				if p.ShedPartials {
-					limit = 8 * p.Batch
-				}
-				if p.Connected != nil {
-					s.loop(s.featQ, limit, s.scoreFrames)
-				} else {
-					s.loop(s.featQ, limit, s.scoreVectors)
-				}
+				err = s.feat.start(svc)
 			case StageDecoder:
 				err = s.dec.start(svc)
 			}
@@ -465,16 +454,6 @@ func (c *core) stateless(svc micro.Service, kind, group string, ch chan work) er
 		return c.consumeDurable(group, kind, deliver)
 	}
 	return c.endpoint(svc, kind, Wildcard(c.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
-}
-
-// statelessFair feeds the features stage's fair queue (admitSegment):
-// from a core queue group, or from the durable consumer of the same name
-// in a durable pipeline.
-func (s *Stages) statelessFair(svc micro.Service, kind, group string) error {
-	if s.p.Durable {
-		return s.consumeDurable(group, kind, s.admitSegment)
-	}
-	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { s.admitSegment(work{m: m}) })
 }
 
 // loop runs a batching worker over a fair queue: it waits for a message,
@@ -576,7 +555,7 @@ func (s *Stages) Close() error {
 	for len(s.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	for _, q := range []*fairQueue{s.dec.queue, s.featQ} {
+	for _, q := range []*fairQueue{s.dec.queue, s.feat.queue} {
 		for !q.empty() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -586,7 +565,7 @@ func (s *Stages) Close() error {
 	default:
 		close(s.stop)
 	}
-	for _, q := range []*fairQueue{s.frontQ, s.dec.queue, s.featQ} {
+	for _, q := range []*fairQueue{s.frontQ, s.dec.queue, s.feat.queue} {
 		q.close()
 	}
 	s.wg.Wait()
