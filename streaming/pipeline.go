@@ -311,9 +311,9 @@ type Stages struct {
 	ended    *endedStreams // the frontend's (ended.go)
 	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
 	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
-	imageCh  chan work
 	feat     *featuresStage
 	dec      *decoderStage
+	tag      *taggerStage
 }
 
 // work is one message for a stateless stage; ack, set for messages from a
@@ -358,6 +358,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
 	s.feat = &featuresStage{core: s.core, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)}
 	s.dec = newDecoderStage(s.core)
+	s.tag = &taggerStage{core: s.core}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -419,14 +420,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = errors.New("streaming: stage tagger needs an image model")
 				break
 			}
-			s.imageCh = make(chan work, 4096)
-			err = s.stateless(svc, KindImage, QueueTagger, s.imageCh)
-			if err == nil {
-				err = s.requestEndpoint(svc, KindTag, TagSubject(p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
-			}
-			// Images have no real-time deadline: a backlog is tagged in
-			// GEMMs of up to 8 batches, which is where throughput comes from.
-			s.tagLoop(s.imageCh, TaggerBatch(p))
+			err = s.tag.start(svc)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}
@@ -444,16 +438,6 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// stateless feeds a stateless stage's channel: from a core queue group,
-// or from the durable consumer of the same name in a durable pipeline.
-func (c *core) stateless(svc micro.Service, kind, group string, ch chan work) error {
-	deliver := func(w work) { ch <- w }
-	if c.p.Durable {
-		return c.consumeDurable(group, kind, deliver)
-	}
-	return c.endpoint(svc, kind, Wildcard(c.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
 }
 
 // loop runs a batching worker over a fair queue: it waits for a message,
@@ -552,7 +536,7 @@ func (s *Stages) Close() error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.releases.Wait()
-	for len(s.imageCh) > 0 && time.Now().Before(deadline) {
+	for len(s.tag.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for _, q := range []*fairQueue{s.dec.queue, s.feat.queue} {
