@@ -306,8 +306,7 @@ type Stages struct {
 	releases sync.WaitGroup // held segments not yet released (release)
 	mu       sync.Mutex     // guards front, ended and voices (the frontend's state)
 	front    map[string]*frontStream
-	voices   map[string]*namedVoice
-	files    voiceWriter   // writes voices' files off mu
+	voices   *voiceSessions
 	ended    *endedStreams // the frontend's (ended.go)
 	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
 	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
@@ -353,9 +352,10 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	if len(names) == 0 {
 		names = AllStages
 	}
-	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
+	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{},
 		ended: newEndedStreams(p.MaxEnded), frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
 		buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
+	s.voices = &voiceSessions{core: s.core, byName: map[string]*namedVoice{}, live: s.liveVoices}
 	s.feat = &featuresStage{core: s.core, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)}
 	s.dec = newDecoderStage(s.core)
 	s.tag = &taggerStage{core: s.core}
@@ -505,7 +505,7 @@ func ackAll(batch []work) {
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
 	s.mu.Lock()
-	voices := len(s.voices)
+	voices := len(s.voices.byName)
 	s.mu.Unlock()
 	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
@@ -562,12 +562,9 @@ func (s *Stages) Close() error {
 		}
 	}
 	s.mu.Lock()
-	for name, v := range s.voices {
-		_, err := s.saveVoice(name, v, keep)
-		keep(err)
-	}
+	s.voices.saveAll(keep)
 	s.mu.Unlock()
-	s.files.waitAll() // these writes, and ended streams' still running
+	s.voices.files.waitAll() // these writes, and ended streams' still running
 	return errors.Join(errs...)
 }
 
@@ -626,18 +623,7 @@ func (s *Stages) expireFront(now time.Time) {
 		}
 	}
 	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
-	if len(s.voices) > 0 {
-		live := s.liveVoices()
-		for name, v := range s.voices {
-			if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
-				// Written off the lock (streamVoice waits for it before
-				// reading the file again). An error has no stream to go
-				// to; the file keeps what was last written.
-				s.saveVoice(name, v, nil)
-				delete(s.voices, name)
-			}
-		}
-	}
+	s.voices.expire(now)
 	s.mu.Unlock()
 	for i, name := range idle {
 		s.mu.Lock()

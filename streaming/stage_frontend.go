@@ -314,10 +314,10 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		case voice != "":
 			// A named voice is claimed when its stream starts, so a live
 			// stream keeps its session from being evicted.
-			st.voice = s.streamVoice(stream, voice)
-			s.rejoinVoice(stream, st)
+			st.voice = s.voices.streamVoice(stream, voice)
+			s.voices.rejoinVoice(stream, st)
 		default:
-			st.voice = s.newVoiceSession()
+			st.voice = s.voices.newVoiceSession()
 		}
 	} else if rate != st.rate {
 		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
@@ -447,7 +447,7 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg engine.Se
 			commit = false
 		}
 		var named *namedVoice
-		if nv := s.voices[st.voiceName]; st.voiceName != "" && nv != nil && nv.session == st.voice {
+		if nv := s.voices.byName[st.voiceName]; st.voiceName != "" && nv != nil && nv.session == st.voice {
 			named = nv
 		}
 		if commit && named != nil {
@@ -498,13 +498,13 @@ func (s *Stages) endSegments(stream string, st *frontStream) {
 // before the marker.
 func (s *Stages) finishStream(stream string, st *frontStream) {
 	end := s.endMessage(stream, st)
-	v := s.voices[st.voiceName]
+	v := s.voices.byName[st.voiceName]
 	if st.voiceName == "" || v == nil || v.session != st.voice {
 		s.nc.PublishMsg(end)
 		return
 	}
 	v.closeOpen(stream)
-	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
+	asked, err := s.voices.saveVoice(st.voiceName, v, func(err error) {
 		if err != nil {
 			s.errorResult(stream, "saving the voice: %v", err)
 		}

@@ -90,7 +90,7 @@ func voiceNames(st *Stages) []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var names []string
-	for n := range st.voices {
+	for n := range st.voices.byName {
 		names = append(names, n)
 	}
 	sort.Strings(names)
