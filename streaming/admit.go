@@ -18,7 +18,11 @@ import (
 // over a bound gets one closing item in its queue instead, after what it
 // had queued, which ends it with an error result that says why; its later
 // messages are dropped here. Everything else about a message is checked by
-// the worker, in the stream's order.
+// the worker, in the stream's order. Each stage's callback is in the
+// stage's file: admitPCM (stage_frontend.go), admitSegment
+// (stage_features.go) and admitScores (stage_decoder.go); this file holds
+// the bounds' defaults, the frontend's audio rate bound (audioBuckets) and
+// the closing item.
 
 // Defaults of the admission bounds (Pipeline.MaxAudioRate, MaxAudioBurst,
 // MaxStreamQueue, MaxStageQueue). The product's own clients send at most
@@ -136,37 +140,6 @@ func (a *audioBuckets) prune(now time.Time) {
 		if !b.refused && b.seconds+a.rate*now.Sub(b.at).Seconds() >= a.burst {
 			delete(a.streams, name)
 		}
-	}
-}
-
-// admitPCM is the frontend's subscription callback (PCM and voice
-// subjects).
-func (s *Stages) admitPCM(m *nats.Msg, replayed bool) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
-		return // another shard's stream: it answers, even to refuse
-	}
-	w := work{m: m, size: len(m.Data), replayed: replayed}
-	if len(m.Data) > MaxChunkBytes {
-		// Refused in its turn (frontMessage), but its payload is not
-		// kept meanwhile.
-		w.m = &nats.Msg{Subject: m.Subject, Header: m.Header}
-	}
-	drop, why := false, ""
-	if !replayed { // its bucket was charged when it first came
-		drop, why = s.buckets.take(stream, m, len(w.m.Data))
-	}
-	if drop {
-		s.stats.dropped.Add(1)
-		return
-	}
-	if why == "" && !s.frontQ.push(stream, w, false) {
-		why = fmt.Sprintf("the stream has more audio queued at the frontend than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)
-	}
-	if why != "" {
-		s.buckets.refuse(stream)
-		s.stats.dropped.Add(1)
-		s.frontQ.push(stream, closing(m.Subject, why), true)
 	}
 }
 

@@ -46,9 +46,9 @@ func TestEndedStreamsAreBounded(t *testing.T) {
 		end(i)
 	}
 	eosResults(streams)
-	st.mu.Lock()
-	front := st.ended.len()
-	st.mu.Unlock()
+	st.front.mu.Lock()
+	front := st.front.ended.len()
+	st.front.mu.Unlock()
 	st.dec.mu.Lock()
 	dec := st.dec.ended.len()
 	st.dec.mu.Unlock()

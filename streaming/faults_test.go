@@ -394,7 +394,7 @@ func FuzzPCMMessage(f *testing.F) {
 		m.Header.Set(HdrEOS, eos)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		st.onPCM(m)
+		st.front.onPCM(m)
 		runtime.ReadMemStats(&after)
 		limit := uint64(pcmAllocPerByte*len(data) + 12*frontend.MaxFilterTaps + pcmAllocSlack)
 		if got := after.TotalAlloc - before.TotalAlloc; got > limit {

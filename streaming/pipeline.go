@@ -20,8 +20,9 @@ import (
 )
 
 // What the stages share: the Pipeline they run, Start, which subscribes
-// them, the batching of the stateless ones, Stats, Close, the sweep that
-// ends quiet streams, and publishing results. Each stage has a file of its
+// them, core (the connection, the counters, the workers' loops, publishing
+// results), Stats, Close, and the sweep that ends quiet streams. Each
+// stage is a type of its own, with its state and methods in a file of its
 // own, stage_<name>.go.
 
 // Stage names, for running only some stages in a process.
@@ -261,6 +262,14 @@ func (p *Pipeline) audioKinds() (toFeatures, toDecoder string) {
 	return KindVector, KindScores
 }
 
+// newSegmenter cuts a stream at rate for the pipeline's audio model.
+func (p *Pipeline) newSegmenter(rate int) (*engine.Segmenter, error) {
+	if p.Connected != nil {
+		return engine.NewConnectedSegmenter(p.Connected, p.Spotter, rate)
+	}
+	return engine.NewSegmenter(p.Words.Config, p.Spotter, rate)
+}
+
 // Stats counts what the stages saw; all fields are totals since Start.
 type Stats struct {
 	Messages, Duplicates, Errors, Lost int64
@@ -299,20 +308,15 @@ type core struct {
 	stats     counters
 }
 
-// Stages is a running set of stage workers on one connection.
+// Stages is a running set of stage workers on one connection: one of each
+// stage (stage_<name>.go), sharing core, whatever stages Start was asked
+// to run.
 type Stages struct {
 	*core
-
-	releases sync.WaitGroup // held segments not yet released (release)
-	mu       sync.Mutex     // guards front, ended and voices (the frontend's state)
-	front    map[string]*frontStream
-	voices   *voiceSessions
-	ended    *endedStreams // the frontend's (ended.go)
-	frontQ   *fairQueue    // the frontend's streams' messages (fair.go)
-	buckets  *audioBuckets // the frontend's audio rate bound (admit.go)
-	feat     *featuresStage
-	dec      *decoderStage
-	tag      *taggerStage
+	front *frontendStage
+	feat  *featuresStage
+	dec   *decoderStage
+	tag   *taggerStage
 }
 
 // work is one message for a stateless stage; ack, set for messages from a
@@ -352,13 +356,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	if len(names) == 0 {
 		names = AllStages
 	}
-	s := &Stages{core: &core{nc: nc, p: p, stop: make(chan struct{})}, front: map[string]*frontStream{},
-		ended: newEndedStreams(p.MaxEnded), frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
-		buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
-	s.voices = &voiceSessions{core: s.core, byName: map[string]*namedVoice{}, live: s.liveVoices}
-	s.feat = &featuresStage{core: s.core, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)}
-	s.dec = newDecoderStage(s.core)
-	s.tag = &taggerStage{core: s.core}
+	c := &core{nc: nc, p: p, stop: make(chan struct{})}
+	s := &Stages{core: c, front: newFrontendStage(c), feat: &featuresStage{core: c, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)},
+		dec: newDecoderStage(c), tag: &taggerStage{core: c}}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -395,21 +395,7 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 			}
 			switch n {
 			case StageFrontend:
-				// One token after pcm and forget, two after voice: a plain
-				// stream's name can never be a voice's stream's.
-				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.admitPCM)
-				if err == nil {
-					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.admitPCM)
-				}
-				s.serveTurns(s.frontQ, s.frontItem)
-				if err == nil {
-					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
-				}
-				if p.Words != nil && !p.NoSelfTrain {
-					// The sessions' first self-training need not pay for
-					// what all of them share (an error comes back then).
-					go p.Words.PrepareAdaptation()
-				}
+				err = s.front.start(svc)
 			case StageFeatures:
 				err = s.feat.start(svc)
 			case StageDecoder:
@@ -504,9 +490,9 @@ func ackAll(batch []work) {
 
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
-	s.mu.Lock()
-	voices := len(s.voices.byName)
-	s.mu.Unlock()
+	s.front.mu.Lock()
+	voices := len(s.front.voices.byName)
+	s.front.mu.Unlock()
 	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
 		Dropped: s.stats.dropped.Load()}
@@ -532,10 +518,10 @@ func (s *Stages) Close() error {
 	// What the subscriptions queued is handled (the frontend's first: it
 	// may set segments aside for a self-training, which are published
 	// once it ends).
-	for !s.frontQ.empty() && time.Now().Before(deadline) {
+	for !s.front.queue.empty() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.releases.Wait()
+	s.front.releases.Wait()
 	for len(s.tag.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -549,7 +535,7 @@ func (s *Stages) Close() error {
 	default:
 		close(s.stop)
 	}
-	for _, q := range []*fairQueue{s.frontQ, s.dec.queue, s.feat.queue} {
+	for _, q := range []*fairQueue{s.front.queue, s.dec.queue, s.feat.queue} {
 		q.close()
 	}
 	s.wg.Wait()
@@ -561,10 +547,10 @@ func (s *Stages) Close() error {
 			errMu.Unlock()
 		}
 	}
-	s.mu.Lock()
-	s.voices.saveAll(keep)
-	s.mu.Unlock()
-	s.voices.files.waitAll() // these writes, and ended streams' still running
+	s.front.mu.Lock()
+	s.front.voices.saveAll(keep)
+	s.front.mu.Unlock()
+	s.front.voices.files.waitAll() // these writes, and ended streams' still running
 	return errors.Join(errs...)
 }
 
@@ -587,55 +573,15 @@ func (s *Stages) sweep() {
 			// that outlasted the idle timeout.
 			if n := s.nc.Stats().Reconnects; !s.nc.IsConnected() || n != reconnects {
 				reconnects = n
-				s.restartIdleClocks(now)
+				s.front.restartIdleClocks(now)
+				s.dec.restartIdleClocks(now)
 				continue
 			}
-			s.expireFront(now)
-			s.buckets.expire(now.Add(-s.p.IdleTimeout), s.frontQ.busy)
+			s.front.expire(now)
+			s.front.buckets.expire(now.Add(-s.p.IdleTimeout), s.front.queue.busy)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
 			s.dec.expire(now)
-		}
-	}
-}
-
-// restartIdleClocks counts every live stream's idle time from now.
-func (s *Stages) restartIdleClocks(now time.Time) {
-	s.mu.Lock()
-	for _, st := range s.front {
-		st.last = now
-	}
-	s.mu.Unlock()
-	s.dec.restartIdleClocks(now)
-}
-
-// expireFront ends the frontend's idle streams and forgets ended streams
-// and idle voices. The idle streams are listed under s.mu and then ended
-// one at a time, each under the lock only for its own end, so that other
-// streams' messages are handled in between: thousands of streams expiring
-// together once held the lock for seconds.
-func (s *Stages) expireFront(now time.Time) {
-	s.mu.Lock()
-	var idle []string
-	for name, st := range s.front {
-		if now.Sub(st.last) > s.p.IdleTimeout {
-			idle = append(idle, name)
-		}
-	}
-	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
-	s.voices.expire(now)
-	s.mu.Unlock()
-	for i, name := range idle {
-		s.mu.Lock()
-		// Still idle: a message may have come since the list was made.
-		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout && !s.frontQ.busy(name) {
-			s.endIdle(name, st)
-			delete(s.front, name)
-			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
-		}
-		s.mu.Unlock()
-		if !s.pace(i) {
-			return
 		}
 	}
 }

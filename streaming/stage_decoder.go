@@ -408,8 +408,8 @@ func (s *decoderStage) restartIdleClocks(now time.Time) {
 }
 
 // expire ends the decoder's idle streams and forgets ended streams (the
-// sweep's, pipeline.go), as the frontend's expireFront does, after twice
-// the idle timeout.
+// sweep's, pipeline.go), as frontendStage.expire does, after twice the
+// idle timeout.
 func (s *decoderStage) expire(now time.Time) {
 	s.mu.Lock()
 	var idle []string

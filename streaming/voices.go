@@ -9,7 +9,6 @@ package streaming
 // stream's end (saveVoice).
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,8 +16,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream/engine"
 )
@@ -209,17 +206,6 @@ func (s *voiceSessions) evictVoice(stream string) bool {
 	return true
 }
 
-// liveVoices are the voices named by streams that have not ended.
-func (s *Stages) liveVoices() map[string]bool {
-	live := map[string]bool{}
-	for _, st := range s.front {
-		if st.voiceName != "" {
-			live[st.voiceName] = true
-		}
-	}
-	return live
-}
-
 // expire forgets the voices that no live stream names and that have had
 // no word for VoiceIdle, with the frontend's lock held (its sweep's),
 // asking for their files to be written.
@@ -255,28 +241,6 @@ type ForgetAnswer struct {
 	// no more.
 	Forgotten bool   `json:"forgotten"`
 	Error     string `json:"error,omitempty"`
-}
-
-// onForget forgets a named voice at a client's request (KindForget): its
-// session leaves memory and its voice file is deleted, unless a live
-// stream names the voice.
-func (s *Stages) onForget(m *nats.Msg) {
-	name := StreamOf(m.Subject)
-	if !s.owns(name) {
-		return // the voice's shard answers
-	}
-	answer := ForgetAnswer{Voice: name}
-	var err error
-	if err = CheckName("voice", name); err == nil {
-		s.mu.Lock()
-		answer.Forgotten, err = s.voices.forget(name)
-		s.mu.Unlock()
-	}
-	if err != nil {
-		answer.Error = err.Error()
-	}
-	b, _ := json.Marshal(answer)
-	s.nc.Publish(Subject(s.p.Name, KindForgotten, name), b)
 }
 
 // forget drops a named voice from memory and deletes its file (and any
