@@ -18,7 +18,11 @@ import (
 // over a bound gets one closing item in its queue instead, after what it
 // had queued, which ends it with an error result that says why; its later
 // messages are dropped here. Everything else about a message is checked by
-// the worker, in the stream's order.
+// the worker, in the stream's order. Each stage's callback is in the
+// stage's file: admitPCM (stage_frontend.go), admitSegment
+// (stage_features.go) and admitScores (stage_decoder.go); this file holds
+// the bounds' defaults, the frontend's audio rate bound (audioBuckets) and
+// the closing item.
 
 // Defaults of the admission bounds (Pipeline.MaxAudioRate, MaxAudioBurst,
 // MaxStreamQueue, MaxStageQueue). The product's own clients send at most
@@ -139,75 +143,7 @@ func (a *audioBuckets) prune(now time.Time) {
 	}
 }
 
-// admitPCM is the frontend's subscription callback (PCM and voice
-// subjects).
-func (s *Stages) admitPCM(m *nats.Msg, replayed bool) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
-		return // another shard's stream: it answers, even to refuse
-	}
-	w := work{m: m, size: len(m.Data), replayed: replayed}
-	if len(m.Data) > MaxChunkBytes {
-		// Refused in its turn (frontMessage), but its payload is not
-		// kept meanwhile.
-		w.m = &nats.Msg{Subject: m.Subject, Header: m.Header}
-	}
-	drop, why := false, ""
-	if !replayed { // its bucket was charged when it first came
-		drop, why = s.buckets.take(stream, m, len(w.m.Data))
-	}
-	if drop {
-		s.stats.dropped.Add(1)
-		return
-	}
-	if why == "" && !s.frontQ.push(stream, w, false) {
-		why = fmt.Sprintf("the stream has more audio queued at the frontend than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)
-	}
-	if why != "" {
-		s.buckets.refuse(stream)
-		s.stats.dropped.Add(1)
-		s.frontQ.push(stream, closing(m.Subject, why), true)
-	}
-}
-
 // closing is the item that ends a stream over an admission bound.
 func closing(subject, why string) work {
 	return work{m: &nats.Msg{Subject: subject, Header: nats.Header{}}, refuse: why}
-}
-
-// admitScores is the decoder's subscription callback. A stream whose
-// scores queue past MaxStreamQueue is ended by its closing item with the
-// words decoded until then; its later messages find it ended and are
-// dropped.
-func (s *Stages) admitScores(m *nats.Msg, replayed bool) {
-	stream := StreamOf(m.Subject)
-	if !s.owns(stream) {
-		return
-	}
-	if !s.decQ.push(stream, work{m: m, size: len(m.Data), replayed: replayed}, false) {
-		s.stats.dropped.Add(1)
-		s.decQ.push(stream, closing(m.Subject, fmt.Sprintf("the stream has more segments queued at the decoder than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)), true)
-	}
-}
-
-// admitSegment is the features stage's callback (core NATS; a durable
-// consumer's messages are bounded by its MaxAckPending instead). A
-// segment over its stream's bound is answered at once with an error, so
-// the decoder still counts it; an end-of-stream marker is always queued.
-func (s *Stages) admitSegment(w work) {
-	stream := StreamOf(w.m.Subject)
-	force := w.ack != nil || headerBool(w.m, HdrEOS)
-	s.splitReadOut(&w)
-	if s.featQ.push(stream, w, force) {
-		return
-	}
-	s.stats.dropped.Add(1)
-	_, kind := s.p.audioKinds()
-	out := nats.NewMsg(Subject(s.p.Name, kind, stream))
-	for k, v := range w.m.Header {
-		out.Header[k] = v
-	}
-	out.Header.Del(HdrReadOut)
-	out.Header.Set(HdrError, fmt.Sprintf("the stream has more segments queued at the features stage than the %d bytes a stream may (serve --max-stream-queue-mib); segment dropped", s.p.MaxStreamQueue))
-	s.nc.PublishMsg(out)
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
-
-	"github.com/rfstream/rfstream/engine"
 )
 
 // Audio that never reached the frontend: PCM messages the reorder window
@@ -17,9 +15,10 @@ import (
 // it keep the times they have in the stream, drops a word whose audio
 // straddles the stretch (sending its span as a gap marker instead), and
 // sends the decoder a gap marker for the stretch, which the stream's
-// end-of-stream result then lists as a gap. Before,
-// the words after a lost stretch came earlier by its length, and a
-// restarted frontend counted times from the first message it got.
+// end-of-stream result then lists as a gap (frontendStage.skipAudio and
+// placeSegment, stage_frontend.go). Before, the words after a lost stretch
+// came earlier by its length, and a restarted frontend counted times from
+// the first message it got.
 
 // maxOffset bounds HdrOffset: 2⁴⁸ samples are more than a century of
 // 48 kHz audio.
@@ -68,38 +67,6 @@ func (st *frontStream) missing(offset int64, n int) int64 {
 		return int64(st.lostMsgs) * int64(chunk)
 	}
 	return 0
-}
-
-// skipAudio moves the stream's clock over missing samples and sends the
-// decoder a gap marker for them, with s.mu held.
-func (s *Stages) skipAudio(stream string, st *frontStream, missing int64) {
-	rate := float64(st.rate)
-	from, to := float64(st.pos)/rate, float64(st.pos+missing)/rate
-	at := float64(st.samples) / rate
-	for len(st.cuts) > 1 && st.cuts[1].at < at-cutsKept {
-		st.cuts = st.cuts[1:]
-	}
-	st.cuts = append(st.cuts, audioCut{at: at, shift: to - at})
-	st.pos += missing
-	s.publishSegment(stream, st, engine.Segment{Start: from, End: to}) // no Audio: a gap marker
-}
-
-// placeSegment gives a segment the stream's times and publishes it, unless
-// its audio straddles a missing stretch, with s.mu held. The segmenter
-// knows only the audio that arrived, so it may join a word before the
-// stretch with one after it: such a word is dropped, and its final
-// segment's span, in the stream's time, sent as a gap marker instead.
-func (s *Stages) placeSegment(stream string, st *frontStream, seg engine.Segment) {
-	for _, c := range st.cuts {
-		if seg.Start < c.at && seg.End > c.at {
-			if seg.Final {
-				s.publishSegment(stream, st, engine.Segment{Start: st.streamTime(seg.Start), End: st.streamTime(seg.End), Final: true})
-			}
-			return
-		}
-	}
-	seg.Start, seg.End = st.streamTime(seg.Start), st.streamTime(seg.End)
-	s.publishSegment(stream, st, seg)
 }
 
 // streamTime turns a time of the segmenter into the stream's.

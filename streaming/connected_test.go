@@ -160,7 +160,7 @@ func TestScoredUtteranceIsPublishedBeforeTheBatchEnds(t *testing.T) {
 		m.Data = EncodeF32(frames.Data[:frames.Rows*frames.Cols])
 		return work{m: m}
 	}
-	st.scoreFrames([]work{segment("first"), segment("second")})
+	st.feat.scoreFrames([]work{segment("first"), segment("second")})
 	if len(heard) != 1 {
 		t.Fatalf("stream first heard nothing within 20 s of its utterance being scored, while the batch waited")
 	}

@@ -133,41 +133,41 @@ func readStored(ctx context.Context, nc *nats.Conn, pipeline, filter string, ina
 // pipeline an ordered consumer of the store (readStored), so that what is
 // stored while the stage's connection is away reaches it once it is back,
 // starting with the stored messages of the streams still open (resume.go).
-func (s *Stages) storedInput(svc micro.Service, name, subject string, h func(m *nats.Msg, replayed bool)) error {
-	if !s.p.Durable {
-		return s.endpoint(svc, name, subject, "", func(m *nats.Msg) { h(m, false) })
+func (c *core) storedInput(svc micro.Service, name, subject string, h func(m *nats.Msg, replayed bool)) error {
+	if !c.p.Durable {
+		return c.endpoint(svc, name, subject, "", func(m *nats.Msg) { h(m, false) })
 	}
 	// Finding the open streams takes up to two requests a stored stream,
 	// up to maxResumedSubjects of them: more time than the subscription.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resume := func(store jetstream.Stream) (resumePoint, error) {
-		return resumeFrom(ctx, store, s.p.Name, subject, s.owns)
+		return resumeFrom(ctx, store, c.p.Name, subject, c.owns)
 	}
-	cc, err := readStored(ctx, s.nc, s.p.Name, subject, 5*time.Minute, resume, h)
+	cc, err := readStored(ctx, c.nc, c.p.Name, subject, 5*time.Minute, resume, h)
 	if err != nil {
 		return err
 	}
-	s.consumers = append(s.consumers, cc)
+	c.consumers = append(c.consumers, cc)
 	return nil
 }
 
 // consumeDurable hands deliver the messages of the durable consumer name
 // (shared by every worker of the stage) over kind's subjects; each work
 // item carries its ack.
-func (s *Stages) consumeDurable(name, kind string, deliver func(work)) error {
+func (c *core) consumeDurable(name, kind string, deliver func(work)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, stream, err := EnsureStore(ctx, s.nc, s.p.Name)
+	_, stream, err := EnsureStore(ctx, c.nc, c.p.Name)
 	if err != nil {
 		return err
 	}
 	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       name,
-		Description:   "rfstream " + name + " workers of pipeline " + s.p.Name,
-		FilterSubject: Wildcard(s.p.Name, kind),
+		Description:   "rfstream " + name + " workers of pipeline " + c.p.Name,
+		FilterSubject: Wildcard(c.p.Name, kind),
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       s.p.AckWait,
+		AckWait:       c.p.AckWait,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxAckPending: 8192,
 	})
@@ -180,10 +180,10 @@ func (s *Stages) consumeDurable(name, kind string, deliver func(work)) error {
 			msg.Header = nats.Header{}
 		}
 		deliver(work{m: msg, ack: func() { m.Ack() }})
-	}, jetstream.PullMaxMessages(2*s.p.Batch))
+	}, jetstream.PullMaxMessages(2*c.p.Batch))
 	if err != nil {
 		return fmt.Errorf("streaming: consume %s: %w", name, err)
 	}
-	s.consumers = append(s.consumers, cc)
+	c.consumers = append(c.consumers, cc)
 	return nil
 }

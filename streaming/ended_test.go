@@ -46,12 +46,12 @@ func TestEndedStreamsAreBounded(t *testing.T) {
 		end(i)
 	}
 	eosResults(streams)
-	st.mu.Lock()
-	front := st.ended.len()
-	st.mu.Unlock()
-	st.decMu.Lock()
-	dec := st.decEnded.len()
-	st.decMu.Unlock()
+	st.front.mu.Lock()
+	front := st.front.ended.len()
+	st.front.mu.Unlock()
+	st.dec.mu.Lock()
+	dec := st.dec.ended.len()
+	st.dec.mu.Unlock()
 	if front != bound || dec != bound {
 		t.Fatalf("after %d ended streams the frontend remembers %d and the decoder %d, want the bound %d each", streams, front, dec, bound)
 	}

@@ -244,18 +244,18 @@ func TestStreamOverItsAudioRateIsEndedAlone(t *testing.T) {
 // the returned function is called, so that what is published meanwhile is
 // all queued (the subscription callback never takes the stage's lock).
 func holdFrontend(st *Stages) (release func()) {
-	st.mu.Lock()
+	st.front.mu.Lock()
 	var once sync.Once
-	return func() { once.Do(st.mu.Unlock) }
+	return func() { once.Do(st.front.mu.Unlock) }
 }
 
 // waitQueued waits until the frontend's queue holds at least n bytes.
 func waitQueued(t *testing.T, st *Stages, n int) {
 	t.Helper()
 	waitFor(t, "the frontend's queue to fill", func() bool {
-		st.frontQ.mu.Lock()
-		defer st.frontQ.mu.Unlock()
-		return st.frontQ.bytes >= n
+		st.front.queue.mu.Lock()
+		defer st.front.queue.mu.Unlock()
+		return st.front.queue.bytes >= n
 	})
 }
 
@@ -275,9 +275,9 @@ func TestStreamQueueIsBoundedBeforeQueueing(t *testing.T) {
 	}
 	publish(t, nc, "hog", 256, nil, map[string]string{HdrEOS: "1"})
 	waitFor(t, "the hog's messages to be refused", func() bool { return st.stats.dropped.Load() >= 200 })
-	st.frontQ.mu.Lock()
-	queued := st.frontQ.bytes
-	st.frontQ.mu.Unlock()
+	st.front.queue.mu.Lock()
+	queued := st.front.queue.bytes
+	st.front.queue.mu.Unlock()
 	if queued > bound+minItemCost {
 		t.Fatalf("%d bytes queued for one stream, over its %d-byte bound", queued, bound)
 	}
@@ -308,7 +308,7 @@ func TestABacklogDelaysOnlyItsOwnStream(t *testing.T) {
 	waitQueued(t, st, 59*200<<10)
 	speech, _ := EncodePCM(toymodels.UpDown(), EncF32)
 	publish(t, nc, "probe", 0, speech, map[string]string{HdrRate: "8000", HdrEncoding: EncF32, HdrEOS: "1"})
-	waitFor(t, "the probe to be queued", func() bool { return st.frontQ.busy("probe") })
+	waitFor(t, "the probe to be queued", func() bool { return st.front.queue.busy("probe") })
 	// How many messages the frontend had handled when the probe's first
 	// segment left it: counted there, not when the probe's result comes
 	// back, since the frontend goes on with the backlog meanwhile (the

@@ -394,7 +394,7 @@ func FuzzPCMMessage(f *testing.F) {
 		m.Header.Set(HdrEOS, eos)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		st.onPCM(m)
+		st.front.onPCM(m)
 		runtime.ReadMemStats(&after)
 		limit := uint64(pcmAllocPerByte*len(data) + 12*frontend.MaxFilterTaps + pcmAllocSlack)
 		if got := after.TotalAlloc - before.TotalAlloc; got > limit {
@@ -462,7 +462,7 @@ func FuzzWordMessage(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := &Stages{p: Pipeline{Words: words}}
+	s := &featuresStage{core: &core{p: Pipeline{Words: words}}}
 	dim, out, classes := words.Config.Dim(), words.Map.OutDim(), words.Model.RLS.Classes
 	f.Add(EncodeF32(make([]float32, dim)), "")
 	f.Add(EncodeF32(make([]float32, dim+out*classes)), "2")

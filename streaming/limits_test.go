@@ -136,9 +136,9 @@ func TestBadSequenceNumbersAreRefusedAndStillEndTheStream(t *testing.T) {
 func TestHeldBytesPerStreamAreBounded(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{})
 	held := func(stream string) int {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if f := st.front[stream]; f != nil {
+		st.front.mu.Lock()
+		defer st.front.mu.Unlock()
+		if f := st.front.streams[stream]; f != nil {
 			return f.bytes
 		}
 		return -1
@@ -218,12 +218,12 @@ func expiryStall(t *testing.T, n int) time.Duration {
 		sendRaw(t, nc, KindScores, "gap"+strconv.Itoa(i), map[string]string{HdrSeq: "1", HdrFinal: "1", HdrStart: "1", HdrEnd: "2"}, scores)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		st.mu.Lock()
-		front := len(st.front)
-		st.mu.Unlock()
-		st.decMu.Lock()
-		dec := len(st.dec)
-		st.decMu.Unlock()
+		st.front.mu.Lock()
+		front := len(st.front.streams)
+		st.front.mu.Unlock()
+		st.dec.mu.Lock()
+		dec := len(st.dec.streams)
+		st.dec.mu.Unlock()
 		if front == n && dec == n {
 			break
 		}
@@ -232,16 +232,16 @@ func expiryStall(t *testing.T, n int) time.Duration {
 		}
 	}
 	// Every stream goes idle at the sweep's next tick.
-	st.mu.Lock()
-	for _, f := range st.front {
+	st.front.mu.Lock()
+	for _, f := range st.front.streams {
 		f.last = f.last.Add(-idle)
 	}
-	st.mu.Unlock()
-	st.decMu.Lock()
-	for _, d := range st.dec {
+	st.front.mu.Unlock()
+	st.dec.mu.Lock()
+	for _, d := range st.dec.streams {
 		d.last = d.last.Add(-2 * idle)
 	}
-	st.decMu.Unlock()
+	st.dec.mu.Unlock()
 	probes := map[string]chan *nats.Msg{KindPCM: resultsOf(t, nc, "probepcm"), KindScores: resultsOf(t, nc, "probescores")}
 	var worst time.Duration
 	for deadline := time.Now().Add(60 * time.Second); eos.Load() < int64(2*n); time.Sleep(5 * time.Millisecond) {
@@ -298,10 +298,10 @@ func TestDecoderHeldSegmentsAreBounded(t *testing.T) {
 	if end := got[len(got)-1]; !end.EOS || len(end.Words) != bound+1 || len(end.Gaps) != 1 {
 		t.Fatalf("end-of-stream result %+v", end)
 	}
-	st.decMu.Lock()
-	defer st.decMu.Unlock()
-	if len(st.dec) != 0 {
-		t.Fatalf("%d decoder streams left", len(st.dec))
+	st.dec.mu.Lock()
+	defer st.dec.mu.Unlock()
+	if len(st.dec.streams) != 0 {
+		t.Fatalf("%d decoder streams left", len(st.dec.streams))
 	}
 }
 
@@ -399,30 +399,30 @@ func FuzzReorderBounds(f *testing.F) {
 			pcm.Header.Set(HdrSeq, strconv.Itoa(seq))
 			pcm.Header.Set(HdrRate, "8000")
 			pcm.Data = make([]byte, size)
-			st.onPCM(pcm)
+			st.front.onPCM(pcm)
 			scores := nats.NewMsg(Subject("fuzz", KindScores, stream))
 			scores.Header.Set(HdrSeq, strconv.Itoa(seq))
 			scores.Header.Set(HdrFinal, "1")
 			scores.Data = make([]byte, 16*size)
-			st.onScores(scores)
-			st.mu.Lock()
-			for name, fs := range st.front {
+			st.dec.onScores(scores)
+			st.front.mu.Lock()
+			for name, fs := range st.front.streams {
 				// One message alone may be larger than the bound: held
 				// bytes are checked before each message is added.
 				if (fs.bytes > held && len(fs.pending) > 1) || len(fs.pending) > window+1 {
-					st.mu.Unlock()
+					st.front.mu.Unlock()
 					t.Fatalf("frontend stream %s holds %d messages, %d bytes", name, len(fs.pending), fs.bytes)
 				}
 			}
-			st.mu.Unlock()
-			st.decMu.Lock()
-			for name, ds := range st.dec {
+			st.front.mu.Unlock()
+			st.dec.mu.Lock()
+			for name, ds := range st.dec.streams {
 				if (ds.bytes > decoderBytesFactor*held && len(ds.pending) > 1) || len(ds.pending) > decoderWindowFactor*window {
-					st.decMu.Unlock()
+					st.dec.mu.Unlock()
 					t.Fatalf("decoder stream %s holds %d messages, %d bytes", name, len(ds.pending), ds.bytes)
 				}
 			}
-			st.decMu.Unlock()
+			st.dec.mu.Unlock()
 		}
 		if n := runtime.NumGoroutine(); n > goroutines+2 {
 			t.Fatalf("%d goroutines after the messages, %d before", n, goroutines)

@@ -83,8 +83,8 @@ func (s *Stages) addService(stage string) (micro.Service, error) {
 // makes a plain subscription, where every instance sees every message (the
 // stateful stages, which pick their streams by ShardOf); otherwise the
 // instances of a queue group share the messages.
-func (s *Stages) endpoint(svc micro.Service, name, subject, queue string, h nats.MsgHandler) error {
-	return s.requestEndpoint(svc, name, subject, queue, micro.HandlerFunc(func(r micro.Request) { h(requestMsg(r)) }))
+func (c *core) endpoint(svc micro.Service, name, subject, queue string, h nats.MsgHandler) error {
+	return c.requestEndpoint(svc, name, subject, queue, micro.HandlerFunc(func(r micro.Request) { h(requestMsg(r)) }))
 }
 
 // pendingMessages bounds the messages waiting in the NATS client for one
@@ -93,13 +93,13 @@ func (s *Stages) endpoint(svc micro.Service, name, subject, queue string, h nats
 const pendingMessages = 1 << 20
 
 // requestEndpoint is endpoint for a handler that answers micro requests.
-func (s *Stages) requestEndpoint(svc micro.Service, name, subject, queue string, h micro.Handler) error {
+func (c *core) requestEndpoint(svc micro.Service, name, subject, queue string, h micro.Handler) error {
 	// The callbacks only queue each message for the stage's worker
 	// (admit.go), so what waits in the NATS client is what comes while
 	// the stage's queue is full (MaxStageQueue): past as much again, the
 	// client drops messages and reports a slow consumer (serve logs it).
 	// nats.go's default limits (64 MB) would drop a burst of streams.
-	opts := []micro.EndpointOpt{micro.WithEndpointSubject(subject), micro.WithEndpointPendingLimits(pendingMessages, s.p.MaxStageQueue)}
+	opts := []micro.EndpointOpt{micro.WithEndpointSubject(subject), micro.WithEndpointPendingLimits(pendingMessages, c.p.MaxStageQueue)}
 	if queue == "" {
 		opts = append(opts, micro.WithEndpointQueueGroupDisabled())
 	} else {
@@ -124,24 +124,24 @@ func requestMsg(r micro.Request) *nats.Msg {
 // stopServices stops the stages' services, which drains their endpoints'
 // subscriptions, and waits until the messages the server had sent them
 // before are handled (or until deadline).
-func (s *Stages) stopServices(deadline time.Time) []error {
+func (c *core) stopServices(deadline time.Time) []error {
 	var errs []error
-	for _, svc := range s.services {
+	for _, svc := range c.services {
 		if err := svc.Stop(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			errs = append(errs, err)
 		}
 	}
-	if len(s.services) == 0 || s.nc.IsClosed() {
+	if len(c.services) == 0 || c.nc.IsClosed() {
 		return errs
 	}
 	// After the round trip every message the server sent before the
 	// unsubscriptions is queued in this client; the barrier runs once each
 	// subscription has handled what it had queued.
-	if err := s.nc.FlushTimeout(time.Until(deadline)); err != nil {
+	if err := c.nc.FlushTimeout(time.Until(deadline)); err != nil {
 		return errs
 	}
 	done := make(chan struct{})
-	if err := s.nc.Barrier(func() { close(done) }); err != nil {
+	if err := c.nc.Barrier(func() { close(done) }); err != nil {
 		return errs
 	}
 	select {

@@ -20,8 +20,9 @@ import (
 )
 
 // What the stages share: the Pipeline they run, Start, which subscribes
-// them, the batching of the stateless ones, Stats, Close, the sweep that
-// ends quiet streams, and publishing results. Each stage has a file of its
+// them, core (the connection, the counters, the workers' loops, publishing
+// results), Stats, Close, and the sweep that ends quiet streams. Each
+// stage is a type of its own, with its state and methods in a file of its
 // own, stage_<name>.go.
 
 // Stage names, for running only some stages in a process.
@@ -261,6 +262,14 @@ func (p *Pipeline) audioKinds() (toFeatures, toDecoder string) {
 	return KindVector, KindScores
 }
 
+// newSegmenter cuts a stream at rate for the pipeline's audio model.
+func (p *Pipeline) newSegmenter(rate int) (*engine.Segmenter, error) {
+	if p.Connected != nil {
+		return engine.NewConnectedSegmenter(p.Connected, p.Spotter, rate)
+	}
+	return engine.NewSegmenter(p.Words.Config, p.Spotter, rate)
+}
+
 // Stats counts what the stages saw; all fields are totals since Start.
 type Stats struct {
 	Messages, Duplicates, Errors, Lost int64
@@ -285,30 +294,29 @@ type counters struct {
 	messages, duplicates, errors, lost, vectors, batches, shed, dropped atomic.Int64
 }
 
-// Stages is a running set of stage workers on one connection.
-type Stages struct {
-	nc       *nats.Conn
-	p        Pipeline
-	services []micro.Service // one a stage; their endpoints are its subscriptions (micro.go)
-	stop     chan struct{}
-	wg       sync.WaitGroup
-
-	releases  sync.WaitGroup // held segments not yet released (release)
-	mu        sync.Mutex     // guards front, ended and voices (the frontend's state)
-	decMu     sync.Mutex     // guards dec and decEnded (the decoder's state)
-	stats     counters
-	front     map[string]*frontStream
-	voices    map[string]*namedVoice
-	files     voiceWriter // writes voices' files off mu
-	dec       map[string]*decStream
-	ended     *endedStreams // the frontend's (ended.go)
-	decEnded  *endedStreams // the decoder's
-	frontQ    *fairQueue    // the frontend's streams' messages (fair.go)
-	decQ      *fairQueue    // the decoder's
-	featQ     *fairQueue    // the features stage's
-	buckets   *audioBuckets // the frontend's audio rate bound (admit.go)
-	imageCh   chan work
+// core is what the stages of one Start share: the connection, the
+// Pipeline, the micro services and durable consumers they read through,
+// the stop channel and wait group of their goroutines, the counters, and
+// publishing results.
+type core struct {
+	nc        *nats.Conn
+	p         Pipeline
+	services  []micro.Service // one a stage; their endpoints are its subscriptions (micro.go)
 	consumers []jetstream.ConsumeContext
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	stats     counters
+}
+
+// Stages is a running set of stage workers on one connection: one of each
+// stage (stage_<name>.go), sharing core, whatever stages Start was asked
+// to run.
+type Stages struct {
+	*core
+	front *frontendStage
+	feat  *featuresStage
+	dec   *decoderStage
+	tag   *taggerStage
 }
 
 // work is one message for a stateless stage; ack, set for messages from a
@@ -348,10 +356,9 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	if len(names) == 0 {
 		names = AllStages
 	}
-	s := &Stages{nc: nc, p: p, stop: make(chan struct{}), front: map[string]*frontStream{}, voices: map[string]*namedVoice{},
-		dec: map[string]*decStream{}, ended: newEndedStreams(p.MaxEnded), decEnded: newEndedStreams(p.MaxEnded),
-		frontQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), decQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue),
-		featQ: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue), buckets: newAudioBuckets(p.MaxAudioRate, p.MaxAudioBurst, p.MaxStreams+p.MaxEnded)}
+	c := &core{nc: nc, p: p, stop: make(chan struct{})}
+	s := &Stages{core: c, front: newFrontendStage(c), feat: &featuresStage{core: c, queue: newFairQueue(p.MaxStreamQueue, p.MaxStageQueue)},
+		dec: newDecoderStage(c), tag: &taggerStage{core: c}}
 	if p.VoiceDir != "" && p.Words != nil {
 		// The model's fingerprint names its voice folder; computing it
 		// now (tens of ms for a large model) keeps it off a stream's path,
@@ -386,54 +393,20 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 				err = fmt.Errorf("streaming: stage %s needs one audio model, a word model or a connected one", n)
 				break
 			}
-			toFeatures, toDecoder := p.audioKinds()
 			switch n {
 			case StageFrontend:
-				// One token after pcm and forget, two after voice: a plain
-				// stream's name can never be a voice's stream's.
-				err = s.storedInput(svc, KindPCM, Subject(p.Name, KindPCM, "*"), s.admitPCM)
-				if err == nil {
-					err = s.storedInput(svc, KindVoice, VoiceSubject(p.Name, "*", "*"), s.admitPCM)
-				}
-				s.serveTurns(s.frontQ, s.frontItem)
-				if err == nil {
-					err = s.endpoint(svc, KindForget, Subject(p.Name, KindForget, "*"), "", s.onForget)
-				}
-				if p.Words != nil && !p.NoSelfTrain {
-					// The sessions' first self-training need not pay for
-					// what all of them share (an error comes back then).
-					go p.Words.PrepareAdaptation()
-				}
+				err = s.front.start(svc)
 			case StageFeatures:
-				err = s.statelessFair(svc, toFeatures, QueueFeatures)
-				// Shedding looks at the whole backlog (up to 8 batches) at
-				// once, so each stream keeps at most its newest partial.
-				limit := p.Batch
-				if p.ShedPartials {
-					limit = 8 * p.Batch
-				}
-				if p.Connected != nil {
-					s.loop(s.featQ, limit, s.scoreFrames)
-				} else {
-					s.loop(s.featQ, limit, s.scoreVectors)
-				}
+				err = s.feat.start(svc)
 			case StageDecoder:
-				err = s.storedInput(svc, toDecoder, Wildcard(p.Name, toDecoder), s.admitScores)
-				s.serveTurns(s.decQ, s.decItem)
+				err = s.dec.start(svc)
 			}
 		case StageTagger:
 			if p.Images == nil {
 				err = errors.New("streaming: stage tagger needs an image model")
 				break
 			}
-			s.imageCh = make(chan work, 4096)
-			err = s.stateless(svc, KindImage, QueueTagger, s.imageCh)
-			if err == nil {
-				err = s.requestEndpoint(svc, KindTag, TagSubject(p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
-			}
-			// Images have no real-time deadline: a backlog is tagged in
-			// GEMMs of up to 8 batches, which is where throughput comes from.
-			s.tagLoop(s.imageCh, TaggerBatch(p))
+			err = s.tag.start(svc)
 		default:
 			err = fmt.Errorf("streaming: unknown stage %q (known: %v)", n, AllStages)
 		}
@@ -453,39 +426,19 @@ func Start(nc *nats.Conn, p Pipeline, names ...string) (*Stages, error) {
 	return s, nil
 }
 
-// stateless feeds a stateless stage's channel: from a core queue group,
-// or from the durable consumer of the same name in a durable pipeline.
-func (s *Stages) stateless(svc micro.Service, kind, group string, ch chan work) error {
-	deliver := func(w work) { ch <- w }
-	if s.p.Durable {
-		return s.consumeDurable(group, kind, deliver)
-	}
-	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { deliver(work{m: m}) })
-}
-
-// statelessFair feeds the features stage's fair queue (admitSegment):
-// from a core queue group, or from the durable consumer of the same name
-// in a durable pipeline.
-func (s *Stages) statelessFair(svc micro.Service, kind, group string) error {
-	if s.p.Durable {
-		return s.consumeDurable(group, kind, s.admitSegment)
-	}
-	return s.endpoint(svc, kind, Wildcard(s.p.Name, kind), group, func(m *nats.Msg) { s.admitSegment(work{m: m}) })
-}
-
 // loop runs a batching worker over a fair queue: it waits for a message,
 // takes up to limit messages from the streams in turn (fairQueue.batch),
 // and handles them together.
-func (s *Stages) loop(q *fairQueue, limit int, handle func([]work)) {
-	s.wg.Add(1)
+func (c *core) loop(q *fairQueue, limit int, handle func([]work)) {
+	c.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer c.wg.Done()
 		for {
 			batch, ok := q.batch(limit)
 			if !ok {
 				return
 			}
-			s.stats.batches.Add(1)
+			c.stats.batches.Add(1)
 			handle(batch)
 		}
 	}()
@@ -493,10 +446,10 @@ func (s *Stages) loop(q *fairQueue, limit int, handle func([]work)) {
 
 // serveTurns runs a stateful stage's worker: stream after stream in turn
 // (fairQueue.turn), it handles the messages each turn allows, in order.
-func (s *Stages) serveTurns(q *fairQueue, handle func(stream string, w work)) {
-	s.wg.Add(1)
+func (c *core) serveTurns(q *fairQueue, handle func(stream string, w work)) {
+	c.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer c.wg.Done()
 		for {
 			stream, items, ok := q.turn()
 			if !ok {
@@ -537,9 +490,9 @@ func ackAll(batch []work) {
 
 // Stats returns the counters.
 func (s *Stages) Stats() Stats {
-	s.mu.Lock()
-	voices := len(s.voices)
-	s.mu.Unlock()
+	s.front.mu.Lock()
+	voices := len(s.front.voices.byName)
+	s.front.mu.Unlock()
 	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
 		Dropped: s.stats.dropped.Load()}
@@ -565,14 +518,14 @@ func (s *Stages) Close() error {
 	// What the subscriptions queued is handled (the frontend's first: it
 	// may set segments aside for a self-training, which are published
 	// once it ends).
-	for !s.frontQ.empty() && time.Now().Before(deadline) {
+	for !s.front.queue.empty() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.releases.Wait()
-	for len(s.imageCh) > 0 && time.Now().Before(deadline) {
+	s.front.releases.Wait()
+	for len(s.tag.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	for _, q := range []*fairQueue{s.decQ, s.featQ} {
+	for _, q := range []*fairQueue{s.dec.queue, s.feat.queue} {
 		for !q.empty() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -582,7 +535,7 @@ func (s *Stages) Close() error {
 	default:
 		close(s.stop)
 	}
-	for _, q := range []*fairQueue{s.frontQ, s.decQ, s.featQ} {
+	for _, q := range []*fairQueue{s.front.queue, s.dec.queue, s.feat.queue} {
 		q.close()
 	}
 	s.wg.Wait()
@@ -594,13 +547,10 @@ func (s *Stages) Close() error {
 			errMu.Unlock()
 		}
 	}
-	s.mu.Lock()
-	for name, v := range s.voices {
-		_, err := s.saveVoice(name, v, keep)
-		keep(err)
-	}
-	s.mu.Unlock()
-	s.files.waitAll() // these writes, and ended streams' still running
+	s.front.mu.Lock()
+	s.front.voices.saveAll(keep)
+	s.front.mu.Unlock()
+	s.front.voices.files.waitAll() // these writes, and ended streams' still running
 	return errors.Join(errs...)
 }
 
@@ -623,94 +573,15 @@ func (s *Stages) sweep() {
 			// that outlasted the idle timeout.
 			if n := s.nc.Stats().Reconnects; !s.nc.IsConnected() || n != reconnects {
 				reconnects = n
-				s.restartIdleClocks(now)
+				s.front.restartIdleClocks(now)
+				s.dec.restartIdleClocks(now)
 				continue
 			}
-			s.expireFront(now)
-			s.buckets.expire(now.Add(-s.p.IdleTimeout), s.frontQ.busy)
+			s.front.expire(now)
+			s.front.buckets.expire(now.Add(-s.p.IdleTimeout), s.front.queue.busy)
 			// The decoder waits twice as long, so a stream the frontend
 			// ends for idleness gets its end-of-stream result through it.
-			s.expireDecoder(now)
-		}
-	}
-}
-
-// restartIdleClocks counts every live stream's idle time from now.
-func (s *Stages) restartIdleClocks(now time.Time) {
-	s.mu.Lock()
-	for _, st := range s.front {
-		st.last = now
-	}
-	s.mu.Unlock()
-	s.decMu.Lock()
-	for _, st := range s.dec {
-		st.last = now
-	}
-	s.decMu.Unlock()
-}
-
-// expireFront ends the frontend's idle streams and forgets ended streams
-// and idle voices. The idle streams are listed under s.mu and then ended
-// one at a time, each under the lock only for its own end, so that other
-// streams' messages are handled in between: thousands of streams expiring
-// together once held the lock for seconds.
-func (s *Stages) expireFront(now time.Time) {
-	s.mu.Lock()
-	var idle []string
-	for name, st := range s.front {
-		if now.Sub(st.last) > s.p.IdleTimeout {
-			idle = append(idle, name)
-		}
-	}
-	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
-	if len(s.voices) > 0 {
-		live := s.liveVoices()
-		for name, v := range s.voices {
-			if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
-				// Written off the lock (streamVoice waits for it before
-				// reading the file again). An error has no stream to go
-				// to; the file keeps what was last written.
-				s.saveVoice(name, v, nil)
-				delete(s.voices, name)
-			}
-		}
-	}
-	s.mu.Unlock()
-	for i, name := range idle {
-		s.mu.Lock()
-		// Still idle: a message may have come since the list was made.
-		if st := s.front[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout && !s.frontQ.busy(name) {
-			s.endIdle(name, st)
-			delete(s.front, name)
-			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
-		}
-		s.mu.Unlock()
-		if !s.pace(i) {
-			return
-		}
-	}
-}
-
-// expireDecoder does for the decoder what expireFront does for the
-// frontend, after twice the idle timeout.
-func (s *Stages) expireDecoder(now time.Time) {
-	s.decMu.Lock()
-	var idle []string
-	for name, st := range s.dec {
-		if now.Sub(st.last) > 2*s.p.IdleTimeout {
-			idle = append(idle, name)
-		}
-	}
-	s.decEnded.expire(now.Add(-10 * s.p.IdleTimeout))
-	s.decMu.Unlock()
-	for i, name := range idle {
-		s.decMu.Lock()
-		if st := s.dec[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout && !s.decQ.busy(name) {
-			s.endDecoderIdle(name, st)
-		}
-		s.decMu.Unlock()
-		if !s.pace(i) {
-			return
+			s.dec.expire(now)
 		}
 	}
 }
@@ -731,13 +602,13 @@ const (
 
 // pace lets other goroutines in after the i-th stream ended, pausing after
 // every expiryBatch; it reports false when the stages are stopping.
-func (s *Stages) pace(i int) bool {
+func (c *core) pace(i int) bool {
 	if (i+1)%expiryBatch != 0 {
 		runtime.Gosched()
 		return true
 	}
 	select {
-	case <-s.stop:
+	case <-c.stop:
 		return false
 	case <-time.After(expiryPause):
 		return true
@@ -745,45 +616,45 @@ func (s *Stages) pace(i int) bool {
 }
 
 // publishResult sends a result on a stream's result subject.
-func (s *Stages) publishResult(stream string, r engine.Result) {
-	s.nc.PublishMsg(s.resultMsg(stream, r))
+func (c *core) publishResult(stream string, r engine.Result) {
+	c.nc.PublishMsg(c.resultMsg(stream, r))
 }
 
 // resultMsg is the message that carries r on stream's result subject.
-func (s *Stages) resultMsg(stream string, r engine.Result) *nats.Msg {
+func (c *core) resultMsg(stream string, r engine.Result) *nats.Msg {
 	b, _ := json.Marshal(r)
-	m := nats.NewMsg(Subject(s.p.Name, KindResult, stream))
+	m := nats.NewMsg(Subject(c.p.Name, KindResult, stream))
 	m.Data = b
 	if r.EOS {
 		m.Header.Set(HdrEOS, "1")
 	}
 	if r.Error != "" {
-		s.stats.errors.Add(1)
+		c.stats.errors.Add(1)
 	}
 	return m
 }
 
 // endedResult answers a message that came after its stream's end.
-func (s *Stages) endedResult(stream string) {
-	s.endedError(stream, "stream %q has already ended; start a new stream name", stream)
+func (c *core) endedResult(stream string) {
+	c.endedError(stream, "stream %q has already ended; start a new stream name", stream)
 }
 
 // endedError is errorResult for a stream that has ended, marked as such
 // (HdrEnded) for a restarted stage reading the store (resume.go).
-func (s *Stages) endedError(stream, format string, args ...any) {
-	m := s.resultMsg(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
+func (c *core) endedError(stream, format string, args ...any) {
+	m := c.resultMsg(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 	m.Header.Set(HdrEnded, "1")
-	s.nc.PublishMsg(m)
+	c.nc.PublishMsg(m)
 }
 
 // errorResult sends a stream a result that carries only an error.
-func (s *Stages) errorResult(stream, format string, args ...any) {
-	s.publishResult(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
+func (c *core) errorResult(stream, format string, args ...any) {
+	c.publishResult(stream, engine.Result{Error: fmt.Sprintf(format, args...)})
 }
 
 // owns reports whether this process's frontend and decoder take stream
 // (Pipeline.Shards).
-func (s *Stages) owns(stream string) bool { return ShardOf(stream, s.p.Shards) == s.p.Shard }
+func (c *core) owns(stream string) bool { return ShardOf(stream, c.p.Shards) == c.p.Shard }
 
 // maxPayload is the largest message body the stages publish: the server's
 // limit less room for headers.

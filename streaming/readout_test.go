@@ -146,9 +146,9 @@ func TestQueuedSegmentsShareTheirReadOut(t *testing.T) {
 		send(seq)
 	}
 	waitFor(t, "the segments to be queued", func() bool {
-		st.featQ.mu.Lock()
-		defer st.featQ.mu.Unlock()
-		return st.featQ.streams["fast"] != nil && len(st.featQ.streams["fast"].items)+int(st.stats.dropped.Load()) == segments-1
+		st.feat.queue.mu.Lock()
+		defer st.feat.queue.mu.Unlock()
+		return st.feat.queue.streams["fast"] != nil && len(st.feat.queue.streams["fast"].items)+int(st.stats.dropped.Load()) == segments-1
 	})
 	close(gate)
 	want := words.ScoreRowsWith(vectors, repeatReadOut(words.Model.RLS, readOut, segments))

@@ -142,11 +142,11 @@ func TestReplayedAudioSkipsTheRateBound(t *testing.T) {
 		}
 		return m
 	}
-	st.admitPCM(msg(0, make([]byte, 16000), HdrRate, "8000"), true) // 1 s
+	st.front.admitPCM(msg(0, make([]byte, 16000), HdrRate, "8000"), true) // 1 s
 	for i := 1; i < 40; i++ {
-		st.admitPCM(msg(i, make([]byte, 160000)), true) // 10 s each
+		st.front.admitPCM(msg(i, make([]byte, 160000)), true) // 10 s each
 	}
-	st.admitPCM(msg(40, nil, HdrEOS, "1"), true)
+	st.front.admitPCM(msg(40, nil, HdrEOS, "1"), true)
 	expectResults(t, collect(t, ch, 20*time.Second), "")
 	if d := st.Stats().Dropped; d != 0 {
 		t.Errorf("%d replayed messages dropped at admission", d)

@@ -6,9 +6,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/engine"
@@ -17,8 +19,47 @@ import (
 // The decoder stage turns each stream's scores (word model) or HMM-state
 // log-likelihoods (connected model) into results on the stream's result
 // subject, in the order of its segments. Its state per stream is under its
-// own lock (s.decMu), apart from the frontend's, so the two stages may run
-// in one process without waiting for each other.
+// own lock (decoderStage.mu), apart from the frontend's, so the two stages
+// may run in one process without waiting for each other.
+
+// decoderStage is the decoder stage: its streams' state, the streams it
+// has ended, and the queue its worker takes their messages from.
+type decoderStage struct {
+	*core
+	mu      sync.Mutex // guards streams and ended
+	streams map[string]*decStream
+	ended   *endedStreams
+	queue   *fairQueue // the streams' messages (fair.go)
+}
+
+func newDecoderStage(c *core) *decoderStage {
+	return &decoderStage{core: c, streams: map[string]*decStream{}, ended: newEndedStreams(c.p.MaxEnded),
+		queue: newFairQueue(c.p.MaxStreamQueue, c.p.MaxStageQueue)}
+}
+
+// start subscribes the decoder to what the features stage sends it and
+// starts its worker.
+func (s *decoderStage) start(svc micro.Service) error {
+	_, toDecoder := s.p.audioKinds()
+	err := s.storedInput(svc, toDecoder, Wildcard(s.p.Name, toDecoder), s.admitScores)
+	s.serveTurns(s.queue, s.decItem)
+	return err
+}
+
+// admitScores is the decoder's subscription callback. A stream whose
+// scores queue past MaxStreamQueue is ended by its closing item with the
+// words decoded until then; its later messages find it ended and are
+// dropped.
+func (s *decoderStage) admitScores(m *nats.Msg, replayed bool) {
+	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return
+	}
+	if !s.queue.push(stream, work{m: m, size: len(m.Data), replayed: replayed}, false) {
+		s.stats.dropped.Add(1)
+		s.queue.push(stream, closing(m.Subject, fmt.Sprintf("the stream has more segments queued at the decoder than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)), true)
+	}
+}
 
 // decStream is the decoder stage's state for one stream.
 type decStream struct {
@@ -44,9 +85,9 @@ type decStream struct {
 // the end-of-stream marker's count of segments is reached the stream's
 // end-of-stream result follows. A gap is waited for until the stream goes
 // idle or the messages held past it reach the decoder's bound
-// (decoderHeld); then it is skipped, its time span reported, and the words
-// around it kept.
-func (s *Stages) onScores(m *nats.Msg) {
+// (decoderOverBound); then it is skipped, its time span reported, and the
+// words around it kept.
+func (s *decoderStage) onScores(m *nats.Msg) {
 	if stream := StreamOf(m.Subject); s.owns(stream) {
 		s.handleScores(stream, m)
 	}
@@ -55,44 +96,44 @@ func (s *Stages) onScores(m *nats.Msg) {
 // decItem is the decoder worker's handler for one queued item
 // (pipeline.go, serveTurns): a message from the features stage, or the
 // item that ends a stream whose queue went over its bound (admitScores).
-func (s *Stages) decItem(stream string, w work) {
+func (s *decoderStage) decItem(stream string, w work) {
 	if w.refuse == "" {
 		s.handleScores(stream, w.m)
 		return
 	}
-	s.decMu.Lock()
-	defer s.decMu.Unlock()
-	if _, done := s.decEnded.get(stream); done {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, done := s.ended.get(stream); done {
 		return
 	}
 	s.errorResult(stream, "%s; the stream is ended with the words decoded so far", w.refuse)
-	st := s.dec[stream]
+	st := s.streams[stream]
 	if st == nil {
 		s.publishResult(stream, engine.Result{EOS: true, Final: true, Error: "stream ended at the decoder: " + w.refuse})
-		s.decEnded.add(stream, endedStream{at: time.Now()})
+		s.ended.add(stream, endedStream{at: time.Now()})
 		return
 	}
 	s.giveUp(stream, st, "the decoder ended the stream over its queue bound", true)
 }
 
 // handleScores is onScores for one of this decoder's streams.
-func (s *Stages) handleScores(stream string, m *nats.Msg) {
-	s.decMu.Lock()
-	defer s.decMu.Unlock()
-	if _, done := s.decEnded.get(stream); done {
+func (s *decoderStage) handleScores(stream string, m *nats.Msg) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, done := s.ended.get(stream); done {
 		// A redelivered copy after the stream's final result.
 		s.stats.duplicates.Add(1)
 		return
 	}
-	st := s.dec[stream]
+	st := s.streams[stream]
 	if st == nil {
-		if len(s.dec) >= 2*s.p.MaxStreams {
+		if len(s.streams) >= 2*s.p.MaxStreams {
 			// Its frontend admitted it (MaxStreams), so this is a stray:
 			// one end-of-stream error result, and its later messages are
 			// dropped as copies after the end.
 			s.publishResult(stream, engine.Result{EOS: true, Final: true,
-				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.dec))})
-			s.decEnded.add(stream, endedStream{at: time.Now()})
+				Error: fmt.Sprintf("the decoder serves %d streams, the most it may; stream refused", len(s.streams))})
+			s.ended.add(stream, endedStream{at: time.Now()})
 			return
 		}
 		st = &decStream{reorder: reorder{pending: map[int]*nats.Msg{}}, count: -1}
@@ -101,7 +142,7 @@ func (s *Stages) handleScores(stream string, m *nats.Msg) {
 		} else {
 			st.tr = engine.Transcript{Labels: s.p.Words.Model.Labels}
 		}
-		s.dec[stream] = st
+		s.streams[stream] = st
 	}
 	st.last = time.Now()
 	defer func() { st.last = time.Now() }()
@@ -172,13 +213,13 @@ const decoderWindowFactor, decoderBytesFactor = 16, 4
 
 // decoderOverBound reports whether holding m would take st past the
 // decoder's bound.
-func (s *Stages) decoderOverBound(st *decStream, m *nats.Msg) bool {
+func (s *decoderStage) decoderOverBound(st *decStream, m *nats.Msg) bool {
 	return len(st.pending) >= decoderWindowFactor*s.p.Window || st.bytes+len(m.Data) > decoderBytesFactor*s.p.MaxHeldBytes
 }
 
 // drain turns a stream's held messages into results while they are in
 // sequence.
-func (s *Stages) drain(stream string, st *decStream) {
+func (s *decoderStage) drain(stream string, st *decStream) {
 	for {
 		msg, ok := st.take()
 		if !ok {
@@ -214,7 +255,7 @@ func (s *Stages) drain(stream string, st *decStream) {
 // if any are held: it reports the gap's time span, from the end of the
 // segments before it to the start of the one after it, in an error result
 // that keeps the words heard so far, and goes on with what is held.
-func (s *Stages) skipGap(stream string, st *decStream, why string) {
+func (s *decoderStage) skipGap(stream string, st *decStream, why string) {
 	if len(st.pending) == 0 {
 		return
 	}
@@ -227,7 +268,7 @@ func (s *Stages) skipGap(stream string, st *decStream, why string) {
 
 // reportGap records a gap and says so in an error result that carries the
 // words heard so far.
-func (s *Stages) reportGap(stream string, st *decStream, g engine.Gap) {
+func (s *decoderStage) reportGap(stream string, st *decStream, g engine.Gap) {
 	if len(g.Reason) > maxGapReason {
 		g.Reason = strings.ToValidUTF8(g.Reason[:maxGapReason], "") + "…"
 	}
@@ -266,11 +307,11 @@ func appendGap(gaps []engine.Gap, g engine.Gap) []engine.Gap {
 }
 
 // newPart turns a stream over to the segments of a frontend that took it
-// up mid-way (HdrPart part, numbered from 0 again), with s.decMu held: the
+// up mid-way (HdrPart part, numbered from 0 again), with s.mu held: the
 // earlier part's held segments are decoded, skipping the gaps among them,
 // and what it never delivered falls in the gap the new part's first
 // segment, a gap marker from the stream's start, reports.
-func (s *Stages) newPart(stream string, st *decStream, part int) {
+func (s *decoderStage) newPart(stream string, st *decStream, part int) {
 	for len(st.pending) > 0 {
 		s.skipGap(stream, st, "the frontend that numbered them stopped, and another took the stream up")
 	}
@@ -279,12 +320,12 @@ func (s *Stages) newPart(stream string, st *decStream, part int) {
 }
 
 // giveUp ends a stream whose segments stopped short (lost between the
-// stages) or whose end-of-stream marker was malformed, with s.decMu held:
+// stages) or whose end-of-stream marker was malformed, with s.mu held:
 // every gap among the held segments is skipped and reported, then the
 // missing tail (unless the stream's length in segments is unknown because
 // its malformed marker did arrive), and the end-of-stream result carries
 // every word decoded.
-func (s *Stages) giveUp(stream string, st *decStream, why string, tail bool) {
+func (s *decoderStage) giveUp(stream string, st *decStream, why string, tail bool) {
 	for len(st.pending) > 0 {
 		s.skipGap(stream, st, why)
 	}
@@ -301,15 +342,15 @@ func (s *Stages) giveUp(stream string, st *decStream, why string, tail bool) {
 }
 
 // endDecoded publishes a stream's end-of-stream result and forgets it.
-func (s *Stages) endDecoded(stream string, st *decStream) {
+func (s *decoderStage) endDecoded(stream string, st *decStream) {
 	r := st.end()
 	if len(st.gaps) > 0 {
 		r.Gaps = st.gaps
 		r.NoSpeech = false // what the gaps held is unknown
 	}
 	s.publishResult(stream, r)
-	delete(s.dec, stream)
-	s.decEnded.add(stream, endedStream{at: time.Now()})
+	delete(s.streams, stream)
+	s.ended.add(stream, endedStream{at: time.Now()})
 }
 
 // result turns a segment's scores (word model) or log-likelihoods (connected
@@ -350,8 +391,43 @@ func (st *decStream) end() engine.Result {
 }
 
 // endDecoderIdle closes a stream whose messages stopped short of its end,
-// with s.decMu held (the sweep's): the words decoded are kept, and the
+// with s.mu held (the sweep's): the words decoded are kept, and the
 // gaps, held segments skipped over and the missing tail, reported.
-func (s *Stages) endDecoderIdle(stream string, st *decStream) {
+func (s *decoderStage) endDecoderIdle(stream string, st *decStream) {
 	s.giveUp(stream, st, fmt.Sprintf("the decoder waited %v for them", 2*s.p.IdleTimeout), true)
+}
+
+// restartIdleClocks counts every stream's idle time from now (the sweep's,
+// after the connection was away).
+func (s *decoderStage) restartIdleClocks(now time.Time) {
+	s.mu.Lock()
+	for _, st := range s.streams {
+		st.last = now
+	}
+	s.mu.Unlock()
+}
+
+// expire ends the decoder's idle streams and forgets ended streams (the
+// sweep's, pipeline.go), as frontendStage.expire does, after twice the
+// idle timeout.
+func (s *decoderStage) expire(now time.Time) {
+	s.mu.Lock()
+	var idle []string
+	for name, st := range s.streams {
+		if now.Sub(st.last) > 2*s.p.IdleTimeout {
+			idle = append(idle, name)
+		}
+	}
+	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
+	s.mu.Unlock()
+	for i, name := range idle {
+		s.mu.Lock()
+		if st := s.streams[name]; st != nil && time.Since(st.last) > 2*s.p.IdleTimeout && !s.queue.busy(name) {
+			s.endDecoderIdle(name, st)
+		}
+		s.mu.Unlock()
+		if !s.pace(i) {
+			return
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/classifier"
@@ -21,8 +22,62 @@ import (
 // one GEMM serves many streams, and with ShedPartials stalePartials picks
 // the partial words of a batch not worth scoring.
 
+// featuresStage is the features stage: the queue its batching worker takes
+// the streams' segments from, in turn.
+type featuresStage struct {
+	*core
+	queue *fairQueue // the streams' segments (fair.go)
+}
+
+// start subscribes the features stage to what the frontend sends, from a
+// core queue group or from the durable consumer of the same name in a
+// durable pipeline, and starts its batching worker.
+func (s *featuresStage) start(svc micro.Service) error {
+	toFeatures, _ := s.p.audioKinds()
+	var err error
+	if s.p.Durable {
+		err = s.consumeDurable(QueueFeatures, toFeatures, s.admitSegment)
+	} else {
+		err = s.endpoint(svc, toFeatures, Wildcard(s.p.Name, toFeatures), QueueFeatures, func(m *nats.Msg) { s.admitSegment(work{m: m}) })
+	}
+	// Shedding looks at the whole backlog (up to 8 batches) at once, so
+	// each stream keeps at most its newest partial.
+	limit := s.p.Batch
+	if s.p.ShedPartials {
+		limit = 8 * s.p.Batch
+	}
+	if s.p.Connected != nil {
+		s.loop(s.queue, limit, s.scoreFrames)
+	} else {
+		s.loop(s.queue, limit, s.scoreVectors)
+	}
+	return err
+}
+
+// admitSegment is the features stage's callback (core NATS; a durable
+// consumer's messages are bounded by its MaxAckPending instead). A
+// segment over its stream's bound is answered at once with an error, so
+// the decoder still counts it; an end-of-stream marker is always queued.
+func (s *featuresStage) admitSegment(w work) {
+	stream := StreamOf(w.m.Subject)
+	force := w.ack != nil || headerBool(w.m, HdrEOS)
+	s.splitReadOut(&w)
+	if s.queue.push(stream, w, force) {
+		return
+	}
+	s.stats.dropped.Add(1)
+	_, kind := s.p.audioKinds()
+	out := nats.NewMsg(Subject(s.p.Name, kind, stream))
+	for k, v := range w.m.Header {
+		out.Header[k] = v
+	}
+	out.Header.Del(HdrReadOut)
+	out.Header.Set(HdrError, fmt.Sprintf("the stream has more segments queued at the features stage than the %d bytes a stream may (serve --max-stream-queue-mib); segment dropped", s.p.MaxStreamQueue))
+	s.nc.PublishMsg(out)
+}
+
 // scoreVectors maps a batch of word vectors from any streams in one GEMM.
-func (s *Stages) scoreVectors(batch []work) {
+func (s *featuresStage) scoreVectors(batch []work) {
 	dim := s.p.Words.Config.Dim()
 	s.stats.vectors.Add(int64(len(batch)))
 	stale := s.stalePartials(batch)
@@ -83,7 +138,7 @@ func (s *Stages) scoreVectors(batch []work) {
 // (fairQueue.push). A message of a connected model, without a read-out,
 // or too short to hold one is left as it came (wordMessage says what is
 // wrong with it).
-func (s *Stages) splitReadOut(w *work) {
+func (s *featuresStage) splitReadOut(w *work) {
 	if s.p.Words == nil || w.m.Header.Get(HdrReadOut) == "" {
 		return
 	}
@@ -106,7 +161,7 @@ type lastReadOut struct {
 // stream's own read-out when the frontend stage sent one (HdrReadOut).
 // A read-out that is last's bytes (shared in the queue) is last's, not
 // decoded again; last then holds the message's.
-func (s *Stages) wordMessage(w work, dim int, last *lastReadOut) ([]float32, *classifier.RLS, error) {
+func (s *featuresStage) wordMessage(w work, dim int, last *lastReadOut) ([]float32, *classifier.RLS, error) {
 	m := w.m
 	h := m.Header.Get(HdrReadOut)
 	if h == "" {
@@ -165,7 +220,7 @@ func (s *Stages) wordMessage(w work, dim int, last *lastReadOut) ([]float32, *cl
 // experiments/journal/streaming.md). Batching only saves the channel round
 // trips. A stream's segments are in order in the batch, so they are
 // published in order.
-func (s *Stages) scoreFrames(batch []work) {
+func (s *featuresStage) scoreFrames(batch []work) {
 	s.stats.vectors.Add(int64(len(batch)))
 	stale := s.stalePartials(batch)
 	for i, w := range batch {
@@ -183,7 +238,7 @@ func (s *Stages) scoreFrames(batch []work) {
 
 // frameScores is the log-likelihoods message for one segment of frames
 // (or the marker, gap or error it passes on).
-func (s *Stages) frameScores(m *nats.Msg, stale bool) *nats.Msg {
+func (s *featuresStage) frameScores(m *nats.Msg, stale bool) *nats.Msg {
 	c := s.p.Connected
 	dim := c.BaseDim()
 	out := nats.NewMsg(Subject(s.p.Name, KindLogLik, StreamOf(m.Subject)))
@@ -212,7 +267,7 @@ func (s *Stages) frameScores(m *nats.Msg, stale bool) *nats.Msg {
 // stalePartials marks, with ShedPartials, the partial words of a batch
 // whose stream has a later segment or its end-of-stream marker in the same
 // batch.
-func (s *Stages) stalePartials(batch []work) map[int]bool {
+func (s *featuresStage) stalePartials(batch []work) map[int]bool {
 	if !s.p.ShedPartials || len(batch) < 2 {
 		return nil
 	}

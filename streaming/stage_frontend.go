@@ -1,11 +1,14 @@
 package streaming
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/engine"
@@ -13,15 +16,32 @@ import (
 
 // The frontend stage turns each stream's PCM into segments for the
 // features stage: word vectors for a word model, frames for a connected
-// one. Its state per stream is under one lock (s.mu), so it handles one
-// message at a time, whatever the stream. Read top-down, one PCM message
-// goes onPCM (its sequence number, duplicates, ended streams) → advance
-// (the reorder window) → frontMessage (headers, the stream's segmenter and
-// voice session) → publishSegment (set aside while the voice self-trains:
-// release) → publishSegmentNow (the word vector or frames, out). A stream
-// ends through endSegments → finishStream → endMessage, or, gone quiet,
-// through endIdle, which the sweep (pipeline.go) calls. Named voices'
-// sessions and their files are voices.go's.
+// one. Its state per stream is under one lock (frontendStage.mu), so it
+// handles one message at a time, whatever the stream. Read top-down, one
+// PCM message goes admitPCM (the audio rate and queue bounds, admit.go) →
+// frontItem, in the stream's turn → handlePCM (its sequence number,
+// duplicates, ended streams) → advance (the reorder window) → frontMessage
+// (headers, the stream's segmenter and voice session) → placeSegment (the
+// stream's time over missing audio, audiogap.go) → publishSegment (set
+// aside while the voice self-trains: release) → publishSegmentNow (the
+// word vector or frames, out). A stream ends through endSegments →
+// finishStream → endMessage, or, gone quiet, through endIdle, which expire
+// calls for the sweep (pipeline.go). Named voices' sessions and their
+// files are voices.go's (voiceSessions).
+
+// frontendStage is the frontend stage: its streams' state, the streams it
+// has ended, its named voices, the queue its worker takes the streams'
+// messages from and their audio rate bound.
+type frontendStage struct {
+	*core
+	mu       sync.Mutex // guards streams, ended and voices
+	streams  map[string]*frontStream
+	ended    *endedStreams
+	voices   *voiceSessions
+	queue    *fairQueue     // the streams' messages (fair.go)
+	buckets  *audioBuckets  // the streams' audio rate bound (admit.go)
+	releases sync.WaitGroup // held segments not yet released (release)
+}
 
 // frontStream is the frontend stage's state for one stream.
 type frontStream struct {
@@ -76,10 +96,69 @@ type frontStream struct {
 	tooBig map[int]int
 }
 
+func newFrontendStage(c *core) *frontendStage {
+	s := &frontendStage{core: c, streams: map[string]*frontStream{}, ended: newEndedStreams(c.p.MaxEnded),
+		queue: newFairQueue(c.p.MaxStreamQueue, c.p.MaxStageQueue), buckets: newAudioBuckets(c.p.MaxAudioRate, c.p.MaxAudioBurst, c.p.MaxStreams+c.p.MaxEnded)}
+	s.voices = &voiceSessions{core: c, byName: map[string]*namedVoice{}, live: s.liveVoices}
+	return s
+}
+
+// start subscribes the frontend to its streams' PCM and to requests to
+// forget a voice, and starts its worker.
+func (s *frontendStage) start(svc micro.Service) error {
+	// One token after pcm and forget, two after voice: a plain stream's
+	// name can never be a voice's stream's.
+	err := s.storedInput(svc, KindPCM, Subject(s.p.Name, KindPCM, "*"), s.admitPCM)
+	if err == nil {
+		err = s.storedInput(svc, KindVoice, VoiceSubject(s.p.Name, "*", "*"), s.admitPCM)
+	}
+	s.serveTurns(s.queue, s.frontItem)
+	if err == nil {
+		err = s.endpoint(svc, KindForget, Subject(s.p.Name, KindForget, "*"), "", s.onForget)
+	}
+	if s.p.Words != nil && !s.p.NoSelfTrain {
+		// The sessions' first self-training need not pay for what all of
+		// them share (an error comes back then).
+		go s.p.Words.PrepareAdaptation()
+	}
+	return err
+}
+
+// admitPCM is the frontend's subscription callback (PCM and voice
+// subjects).
+func (s *frontendStage) admitPCM(m *nats.Msg, replayed bool) {
+	stream := StreamOf(m.Subject)
+	if !s.owns(stream) {
+		return // another shard's stream: it answers, even to refuse
+	}
+	w := work{m: m, size: len(m.Data), replayed: replayed}
+	if len(m.Data) > MaxChunkBytes {
+		// Refused in its turn (frontMessage), but its payload is not
+		// kept meanwhile.
+		w.m = &nats.Msg{Subject: m.Subject, Header: m.Header}
+	}
+	drop, why := false, ""
+	if !replayed { // its bucket was charged when it first came
+		drop, why = s.buckets.take(stream, m, len(w.m.Data))
+	}
+	if drop {
+		s.stats.dropped.Add(1)
+		return
+	}
+	if why == "" && !s.queue.push(stream, w, false) {
+		why = fmt.Sprintf("the stream has more audio queued at the frontend than the %d bytes a stream may (serve --max-stream-queue-mib)", s.p.MaxStreamQueue)
+	}
+	if why != "" {
+		s.buckets.refuse(stream)
+		s.stats.dropped.Add(1)
+		s.queue.push(stream, closing(m.Subject, why), true)
+	}
+}
+
 // frontItem is the frontend worker's handler for one queued item
 // (pipeline.go, serveTurns): a PCM message, or the item that ends a stream
-// admission refused (admit.go).
-func (s *Stages) frontItem(stream string, w work) {
+// admission refused (admitPCM).
+func (s *frontendStage) frontItem(stream string, w work) {
 	if w.refuse != "" {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -95,7 +174,7 @@ func (s *Stages) frontItem(stream string, w work) {
 
 // onPCM handles one PCM message at once (tests; the stage itself queues
 // them per stream first: admitPCM).
-func (s *Stages) onPCM(m *nats.Msg) {
+func (s *frontendStage) onPCM(m *nats.Msg) {
 	if stream := StreamOf(m.Subject); s.owns(stream) {
 		s.handlePCM(m, len(m.Data), false)
 	}
@@ -104,7 +183,7 @@ func (s *Stages) onPCM(m *nats.Msg) {
 // handlePCM handles one PCM message of one of this frontend's streams;
 // size is its payload's size as it arrived (admitPCM keeps no payload over
 // MaxChunkBytes); replayed, whether it was stored before the stage started.
-func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
+func (s *frontendStage) handlePCM(m *nats.Msg, size int, replayed bool) {
 	stream := StreamOf(m.Subject)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -142,14 +221,14 @@ func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
 		s.endedResult(stream)
 		return
 	}
-	st := s.front[stream]
+	st := s.streams[stream]
 	if st == nil {
-		if len(s.front) >= s.p.MaxStreams {
+		if len(s.streams) >= s.p.MaxStreams {
 			s.refuseStream(stream)
 			return
 		}
 		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject), takenUp: replayed, replayedUpTo: -1}
-		s.front[stream] = st
+		s.streams[stream] = st
 	}
 	if replayed {
 		st.replayedUpTo = max(st.replayedUpTo, seq)
@@ -195,16 +274,16 @@ func (s *Stages) handlePCM(m *nats.Msg, size int, replayed bool) {
 // s.mu held: its one end-of-stream result is an error that says why, and
 // its later messages are dropped as copies of an ended stream's (until the
 // ended stream is forgotten, 10 idle timeouts on, when a retry may start).
-func (s *Stages) refuseStream(stream string) {
+func (s *frontendStage) refuseStream(stream string) {
 	s.publishResult(stream, engine.Result{EOS: true, Final: true,
-		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.front))})
+		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.streams))})
 	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
 
 // endFront forgets an ended stream's state, remembering its end, with
 // s.mu held.
-func (s *Stages) endFront(stream string, st *frontStream) {
-	delete(s.front, stream)
+func (s *frontendStage) endFront(stream string, st *frontStream) {
+	delete(s.streams, stream)
 	s.ended.add(stream, endedStream{at: time.Now(), next: st.next})
 }
 
@@ -213,11 +292,11 @@ func (s *Stages) endFront(stream string, st *frontStream) {
 // with s.mu held: what it holds is handled, gaps skipped and reported, and
 // the stream gets its one end-of-stream result (an error one if it never
 // started). A stream already ended has had its result.
-func (s *Stages) endRefused(stream, what string) {
+func (s *frontendStage) endRefused(stream, what string) {
 	if _, done := s.ended.get(stream); done {
 		return
 	}
-	st := s.front[stream]
+	st := s.streams[stream]
 	switch {
 	case st == nil:
 		s.endUnstarted(stream, what+", and no earlier message arrived")
@@ -236,7 +315,7 @@ func (s *Stages) endRefused(stream, what string) {
 // A gap is waited for until more than Window later messages are held (or
 // at once with force); then it is reported lost and skipped. It reports
 // whether the stream ended.
-func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
+func (s *frontendStage) advance(stream string, st *frontStream, force bool) bool {
 	for {
 		msg, ok := st.take()
 		if !ok {
@@ -257,7 +336,7 @@ func (s *Stages) advance(stream string, st *frontStream, force bool) bool {
 
 // frontMessage handles one in-order PCM message with s.mu held and
 // reports whether the stream ended.
-func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool {
+func (s *frontendStage) frontMessage(stream string, st *frontStream, m *nats.Msg) bool {
 	eos := headerBool(m, HdrEOS)
 	fail := func(format string, args ...any) bool {
 		s.errorResult(stream, format, args...)
@@ -302,7 +381,7 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		if rate <= 0 {
 			return fail("the first message of a stream needs an %s header", HdrRate)
 		}
-		seg, err := s.newSegmenter(rate)
+		seg, err := s.p.newSegmenter(rate)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -314,10 +393,10 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 		case voice != "":
 			// A named voice is claimed when its stream starts, so a live
 			// stream keeps its session from being evicted.
-			st.voice = s.streamVoice(stream, voice)
-			s.rejoinVoice(stream, st)
+			st.voice = s.voices.streamVoice(stream, voice)
+			s.voices.rejoinVoice(stream, st)
 		default:
-			st.voice = s.newVoiceSession()
+			st.voice = s.voices.newVoiceSession()
 		}
 	} else if rate != st.rate {
 		return fail("sample rate changed from %d to %d Hz within the stream; message dropped", st.rate, rate)
@@ -354,11 +433,36 @@ func (s *Stages) frontMessage(stream string, st *frontStream, m *nats.Msg) bool 
 	return eos
 }
 
-func (s *Stages) newSegmenter(rate int) (*engine.Segmenter, error) {
-	if s.p.Connected != nil {
-		return engine.NewConnectedSegmenter(s.p.Connected, s.p.Spotter, rate)
+// skipAudio moves the stream's clock over missing samples and sends the
+// decoder a gap marker for them, with s.mu held.
+func (s *frontendStage) skipAudio(stream string, st *frontStream, missing int64) {
+	rate := float64(st.rate)
+	from, to := float64(st.pos)/rate, float64(st.pos+missing)/rate
+	at := float64(st.samples) / rate
+	for len(st.cuts) > 1 && st.cuts[1].at < at-cutsKept {
+		st.cuts = st.cuts[1:]
 	}
-	return engine.NewSegmenter(s.p.Words.Config, s.p.Spotter, rate)
+	st.cuts = append(st.cuts, audioCut{at: at, shift: to - at})
+	st.pos += missing
+	s.publishSegment(stream, st, engine.Segment{Start: from, End: to}) // no Audio: a gap marker
+}
+
+// placeSegment gives a segment the stream's times and publishes it, unless
+// its audio straddles a missing stretch, with s.mu held. The segmenter
+// knows only the audio that arrived, so it may join a word before the
+// stretch with one after it: such a word is dropped, and its final
+// segment's span, in the stream's time, sent as a gap marker instead.
+func (s *frontendStage) placeSegment(stream string, st *frontStream, seg engine.Segment) {
+	for _, c := range st.cuts {
+		if seg.Start < c.at && seg.End > c.at {
+			if seg.Final {
+				s.publishSegment(stream, st, engine.Segment{Start: st.streamTime(seg.Start), End: st.streamTime(seg.End), Final: true})
+			}
+			return
+		}
+	}
+	seg.Start, seg.End = st.streamTime(seg.Start), st.streamTime(seg.End)
+	s.publishSegment(stream, st, seg)
 }
 
 // publishSegment computes a segment's word vector, or for a connected
@@ -366,7 +470,7 @@ func (s *Stages) newSegmenter(rate int) (*engine.Segmenter, error) {
 // features stage. A segment whose voice session is busy self-training
 // (and every later one of its stream) is set aside instead, so that the
 // stage, which serves all streams on one goroutine, never waits for it.
-func (s *Stages) publishSegment(stream string, st *frontStream, seg engine.Segment) {
+func (s *frontendStage) publishSegment(stream string, st *frontStream, seg engine.Segment) {
 	if len(st.held) > 0 {
 		st.held = append(st.held, seg)
 		return
@@ -388,7 +492,7 @@ var sessionBusy = (*engine.VoiceSession).Busy
 // release publishes a stream's held segments once busy is closed, in
 // order, setting them aside again if a later one needs a self-training
 // still running, then the end-of-stream marker if it came meanwhile.
-func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
+func (s *frontendStage) release(stream string, st *frontStream, busy <-chan struct{}) {
 	defer s.releases.Done()
 	<-busy
 	s.mu.Lock()
@@ -410,7 +514,7 @@ func (s *Stages) release(stream string, st *frontStream, busy <-chan struct{}) {
 	}
 }
 
-func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg engine.Segment) {
+func (s *frontendStage) publishSegmentNow(stream string, st *frontStream, seg engine.Segment) {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrSeq, strconv.Itoa(st.segments))
@@ -447,7 +551,7 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg engine.Se
 			commit = false
 		}
 		var named *namedVoice
-		if nv := s.voices[st.voiceName]; st.voiceName != "" && nv != nil && nv.session == st.voice {
+		if nv := s.voices.byName[st.voiceName]; st.voiceName != "" && nv != nil && nv.session == st.voice {
 			named = nv
 		}
 		if commit && named != nil {
@@ -479,7 +583,7 @@ func (s *Stages) publishSegmentNow(stream string, st *frontStream, seg engine.Se
 	s.nc.PublishMsg(m)
 }
 
-func (s *Stages) endSegments(stream string, st *frontStream) {
+func (s *frontendStage) endSegments(stream string, st *frontStream) {
 	for _, seg := range st.seg.Flush() {
 		s.placeSegment(stream, st, seg)
 	}
@@ -496,15 +600,15 @@ func (s *Stages) endSegments(stream string, st *frontStream) {
 // the marker follows the write, so a client that has the stream's last
 // result finds the file written; a failed write is reported to the stream
 // before the marker.
-func (s *Stages) finishStream(stream string, st *frontStream) {
+func (s *frontendStage) finishStream(stream string, st *frontStream) {
 	end := s.endMessage(stream, st)
-	v := s.voices[st.voiceName]
+	v := s.voices.byName[st.voiceName]
 	if st.voiceName == "" || v == nil || v.session != st.voice {
 		s.nc.PublishMsg(end)
 		return
 	}
 	v.closeOpen(stream)
-	asked, err := s.saveVoice(st.voiceName, v, func(err error) {
+	asked, err := s.voices.saveVoice(st.voiceName, v, func(err error) {
 		if err != nil {
 			s.errorResult(stream, "saving the voice: %v", err)
 		}
@@ -519,7 +623,7 @@ func (s *Stages) finishStream(stream string, st *frontStream) {
 }
 
 // endMessage is a stream's end-of-stream marker for the next stage.
-func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
+func (s *frontendStage) endMessage(stream string, st *frontStream) *nats.Msg {
 	kind, _ := s.p.audioKinds()
 	m := nats.NewMsg(Subject(s.p.Name, kind, stream))
 	m.Header.Set(HdrEOS, "1")
@@ -542,7 +646,7 @@ func (s *Stages) endMessage(stream string, st *frontStream) *nats.Msg {
 // (lost, or the client died), with s.mu held: it reports the fact, handles
 // what it holds skipping any gap, and closes the stream so the client still
 // gets one end-of-stream result.
-func (s *Stages) endIdle(stream string, st *frontStream) {
+func (s *frontendStage) endIdle(stream string, st *frontStream) {
 	s.errorResult(stream, "stream idle for %v without end-of-stream; ending it with the audio that arrived", s.p.IdleTimeout)
 	if s.advance(stream, st, true) {
 		return
@@ -556,6 +660,80 @@ func (s *Stages) endIdle(stream string, st *frontStream) {
 
 // endUnstarted gives a stream that ends before any message started it its
 // one end-of-stream result, which its client waits for.
-func (s *Stages) endUnstarted(stream, why string) {
+func (s *frontendStage) endUnstarted(stream, why string) {
 	s.publishResult(stream, engine.Result{EOS: true, Final: true, Error: "stream never started: " + why})
+}
+
+// restartIdleClocks counts every stream's idle time from now (the sweep's,
+// after the connection was away).
+func (s *frontendStage) restartIdleClocks(now time.Time) {
+	s.mu.Lock()
+	for _, st := range s.streams {
+		st.last = now
+	}
+	s.mu.Unlock()
+}
+
+// expire ends the frontend's idle streams and forgets ended streams and
+// idle voices (the sweep's, pipeline.go). The idle streams are listed
+// under s.mu and then ended one at a time, each under the lock only for
+// its own end, so that other streams' messages are handled in between:
+// thousands of streams expiring together once held the lock for seconds.
+func (s *frontendStage) expire(now time.Time) {
+	s.mu.Lock()
+	var idle []string
+	for name, st := range s.streams {
+		if now.Sub(st.last) > s.p.IdleTimeout {
+			idle = append(idle, name)
+		}
+	}
+	s.ended.expire(now.Add(-10 * s.p.IdleTimeout))
+	s.voices.expire(now)
+	s.mu.Unlock()
+	for i, name := range idle {
+		s.mu.Lock()
+		// Still idle: a message may have come since the list was made.
+		if st := s.streams[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout && !s.queue.busy(name) {
+			s.endIdle(name, st)
+			delete(s.streams, name)
+			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
+		}
+		s.mu.Unlock()
+		if !s.pace(i) {
+			return
+		}
+	}
+}
+
+// liveVoices are the voices named by streams that have not ended.
+func (s *frontendStage) liveVoices() map[string]bool {
+	live := map[string]bool{}
+	for _, st := range s.streams {
+		if st.voiceName != "" {
+			live[st.voiceName] = true
+		}
+	}
+	return live
+}
+
+// onForget forgets a named voice at a client's request (KindForget): its
+// session leaves memory and its voice file is deleted, unless a live
+// stream names the voice.
+func (s *frontendStage) onForget(m *nats.Msg) {
+	name := StreamOf(m.Subject)
+	if !s.owns(name) {
+		return // the voice's shard answers
+	}
+	answer := ForgetAnswer{Voice: name}
+	var err error
+	if err = CheckName("voice", name); err == nil {
+		s.mu.Lock()
+		answer.Forgotten, err = s.voices.forget(name)
+		s.mu.Unlock()
+	}
+	if err != nil {
+		answer.Error = err.Error()
+	}
+	b, _ := json.Marshal(answer)
+	s.nc.Publish(Subject(s.p.Name, KindForgotten, name), b)
 }

@@ -45,6 +45,34 @@ func TaggerBatch(p Pipeline) int {
 	return 8 * p.Batch
 }
 
+// taggerStage is the tagger stage: the channel its batching worker takes
+// image messages from (nil until the stage starts).
+type taggerStage struct {
+	*core
+	imageCh chan work
+}
+
+// start subscribes the tagger to image streams, from a core queue group or
+// from the durable consumer of the same name in a durable pipeline, and to
+// requests on TagSubject, and starts its worker.
+func (s *taggerStage) start(svc micro.Service) error {
+	s.imageCh = make(chan work, 4096)
+	deliver := func(w work) { s.imageCh <- w }
+	var err error
+	if s.p.Durable {
+		err = s.consumeDurable(QueueTagger, KindImage, deliver)
+	} else {
+		err = s.endpoint(svc, KindImage, Wildcard(s.p.Name, KindImage), QueueTagger, func(m *nats.Msg) { deliver(work{m: m}) })
+	}
+	if err == nil {
+		err = s.requestEndpoint(svc, KindTag, TagSubject(s.p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
+	}
+	// Images have no real-time deadline: a backlog is tagged in GEMMs of up
+	// to 8 batches, which is where throughput comes from.
+	s.tagLoop(s.imageCh, TaggerBatch(s.p))
+	return err
+}
+
 // imageBatch is one batch of image messages on its way through the tagger
 // stage: decoded, then tagged, then answered.
 type imageBatch struct {
@@ -61,7 +89,7 @@ type imageBatch struct {
 // a seventh of the GEMM's time at MNIST's size) no longer adds to it.
 // Batches keep their order, and every batch taken from ch is answered
 // before the stage's goroutines end.
-func (s *Stages) tagLoop(ch chan work, limit int) {
+func (s *taggerStage) tagLoop(ch chan work, limit int) {
 	decoded := make(chan *imageBatch, 1)
 	tagged := make(chan *imageBatch, 1)
 	s.wg.Add(3)
@@ -97,7 +125,7 @@ func (s *Stages) tagLoop(ch chan work, limit int) {
 
 // decodeImages checks and decodes a batch; a message that cannot be tagged
 // gets its error reply here.
-func (s *Stages) decodeImages(batch []work) *imageBatch {
+func (s *taggerStage) decodeImages(batch []work) *imageBatch {
 	t := s.p.Images
 	b := &imageBatch{work: batch, replies: make([]TagsMessage, len(batch)), x: linalg.NewGeneral32(len(batch), t.Map.InDim())}
 	for i, w := range batch {
@@ -127,7 +155,7 @@ func (s *Stages) decodeImages(batch []work) *imageBatch {
 // failed image also sets micro's error headers, so the endpoint's $SRV.STATS
 // counts it. The request is tagged at once, alone: a request-reply client
 // waits for its answer, and a batch would make it wait for others.
-func (s *Stages) onTagRequest(r micro.Request) {
+func (s *taggerStage) onTagRequest(r micro.Request) {
 	m := requestMsg(r)
 	reply, code := s.tagOne(m)
 	s.stats.messages.Add(1)
@@ -147,7 +175,7 @@ func (s *Stages) onTagRequest(r micro.Request) {
 // tagOne tags the image of one request as a batch of one, through the
 // same checks and tagging as an image stream's; code is the micro error
 // code of a failure: 400 for the request's fault, 500 for the stage's.
-func (s *Stages) tagOne(m *nats.Msg) (reply TagsMessage, code string) {
+func (s *taggerStage) tagOne(m *nats.Msg) (reply TagsMessage, code string) {
 	if m.Header.Get(HdrSeq) == "" {
 		m.Header.Set(HdrSeq, "0") // optional on a request, its own stream of one
 	}
@@ -183,7 +211,7 @@ func decodeImageInto(dst []float32, m *nats.Msg, h, w int) error {
 }
 
 // tagImages tags a decoded batch, from any streams, with one GEMM.
-func (s *Stages) tagImages(b *imageBatch) {
+func (s *taggerStage) tagImages(b *imageBatch) {
 	if len(b.ok) == 0 {
 		return
 	}
@@ -200,7 +228,7 @@ func (s *Stages) tagImages(b *imageBatch) {
 
 // answerImages publishes a tagged batch's replies, each on its stream's
 // tags subject, and then acknowledges its messages.
-func (s *Stages) answerImages(b *imageBatch) {
+func (s *taggerStage) answerImages(b *imageBatch) {
 	s.stats.messages.Add(int64(len(b.work)))
 	if s.p.hold != nil {
 		s.p.hold()

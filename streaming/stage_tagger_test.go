@@ -69,7 +69,7 @@ func TestTaggerAnswersEveryBatchInOrderEvenWhenClosed(t *testing.T) {
 func TestNonFiniteScoreIsAnErrorReply(t *testing.T) {
 	nc, st := pipelineWith(t, Pipeline{})
 	ch := subscribe(t, nc, Subject("toy", KindTags, "nan"))
-	st.answerImages(&imageBatch{
+	st.tag.answerImages(&imageBatch{
 		work:    []work{{m: &nats.Msg{Subject: Subject("toy", KindImage, "nan")}}},
 		replies: []TagsMessage{{Seq: 4, Tags: []engine.Tag{{Label: "a", Score: 0.5}, {Label: "b", Score: math.NaN()}}}},
 	})

@@ -9,7 +9,6 @@ package streaming
 // stream's end (saveVoice).
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,10 +17,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/rfstream/rfstream/engine"
 )
+
+// voiceSessions are the frontend's named voices: their sessions in memory
+// and the writer of their files, under the frontend's lock.
+type voiceSessions struct {
+	*core
+	byName map[string]*namedVoice
+	files  voiceWriter // writes voices' files off the frontend's lock
+	// live lists the voices named by the frontend's streams that have not
+	// ended, which stay in memory.
+	live func() map[string]bool
+}
 
 // namedVoice is a voice's session in the frontend stage, shared by every
 // stream that names the voice (HdrVoice).
@@ -37,8 +45,8 @@ type namedVoice struct {
 	openChanged bool
 }
 
-// closeOpen forgets stream's count of committed recordings, with s.mu
-// held: the stream has ended, or started afresh.
+// closeOpen forgets stream's count of committed recordings, with the
+// frontend's lock held: the stream has ended, or started afresh.
 func (v *namedVoice) closeOpen(stream string) {
 	if _, ok := v.session.Open[stream]; ok {
 		delete(v.session.Open, stream)
@@ -47,14 +55,14 @@ func (v *namedVoice) closeOpen(stream string) {
 }
 
 // rejoinVoice settles a stream that has just claimed its named voice's
-// session, with s.mu held. The session's count for the stream (Open) is
-// what the frontend before this one had committed of it, saved with the
-// voice when it stopped: a stream taken up again from its first stored
+// session, with the frontend's lock held. The session's count for the
+// stream (Open) is what the frontend before this one had committed of it,
+// saved with the voice when it stopped: a stream taken up again from its first stored
 // message (takenUp) skips committing that many final words, which the
 // session already holds, and counts on from there; any other stream of
 // that name is a new one, whose count starts at 0.
-func (s *Stages) rejoinVoice(stream string, st *frontStream) {
-	v := s.voices[st.voiceName]
+func (s *voiceSessions) rejoinVoice(stream string, st *frontStream) {
+	v := s.byName[st.voiceName]
 	if v == nil || v.session != st.voice {
 		return // a session for this stream only
 	}
@@ -65,20 +73,21 @@ func (s *Stages) rejoinVoice(stream string, st *frontStream) {
 	v.closeOpen(stream)
 }
 
-// streamVoice returns the session of the voice a stream names, with s.mu
-// held: from memory, else from its voice file (VoiceDir), else new.
-func (s *Stages) streamVoice(stream, name string) *engine.VoiceSession {
-	if v := s.voices[name]; v != nil {
+// streamVoice returns the session of the voice a stream names, with the
+// frontend's lock held: from memory, else from its voice file (VoiceDir),
+// else new.
+func (s *voiceSessions) streamVoice(stream, name string) *engine.VoiceSession {
+	if v := s.byName[name]; v != nil {
 		return v.session
 	}
-	if len(s.voices) < s.p.MaxVoices || s.evictVoice(stream) {
+	if len(s.byName) < s.p.MaxVoices || s.evictVoice(stream) {
 		v := &namedVoice{last: time.Now()}
 		if v.session = s.readVoice(stream, name); v.session != nil {
 			v.saved = v.session.Recordings()
 		} else {
 			v.session = s.newVoiceSession()
 		}
-		s.voices[name] = v
+		s.byName[name] = v
 		return v.session
 	}
 	s.errorResult(stream, "all %d voice sessions are in use by live streams: voice %q gets a session for this stream only", s.p.MaxVoices, name)
@@ -86,13 +95,13 @@ func (s *Stages) streamVoice(stream, name string) *engine.VoiceSession {
 }
 
 // voiceFile is where VoiceDir keeps a voice (rfstream's VoicePath).
-func (s *Stages) voiceFile(name string) (string, error) {
+func (s *voiceSessions) voiceFile(name string) (string, error) {
 	return s.p.Words.VoicePath(s.p.VoiceDir, name)
 }
 
 // readVoice reads a voice's file, or returns nil when there is none (or no
 // VoiceDir). A file that cannot be read is renamed aside and reported.
-func (s *Stages) readVoice(stream, name string) *engine.VoiceSession {
+func (s *voiceSessions) readVoice(stream, name string) *engine.VoiceSession {
 	if s.p.VoiceDir == "" {
 		return nil
 	}
@@ -139,10 +148,10 @@ func setAside(path string) (string, error) {
 // saveVoice asks for a named voice's file to be written (by s.files, from
 // a copy of the session) when VoiceDir is set and the session has
 // committed recordings since it was last written or read, or the last
-// write failed, with s.mu held. It reports whether a write was asked for;
-// then, when not nil, is called with the write's outcome on the writer's
-// goroutine. An error before any write is returned.
-func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, error) {
+// write failed, with the frontend's lock held. It reports whether a write
+// was asked for; then, when not nil, is called with the write's outcome on
+// the writer's goroutine. An error before any write is returned.
+func (s *voiceSessions) saveVoice(name string, v *namedVoice, then func(error)) (bool, error) {
 	if s.p.VoiceDir == "" || (v.session.Recordings() == v.saved && !v.failed.Load() && !v.openChanged) {
 		return false, nil
 	}
@@ -163,20 +172,20 @@ func (s *Stages) saveVoice(name string, v *namedVoice, then func(error)) (bool, 
 	return true, nil
 }
 
-func (s *Stages) newVoiceSession() *engine.VoiceSession {
+func (s *voiceSessions) newVoiceSession() *engine.VoiceSession {
 	v := s.p.Words.NewVoiceSession()
 	v.SelfTrain = v.SelfTrain && !s.p.NoSelfTrain
 	return v
 }
 
 // evictVoice drops the named voice heard least recently that no live
-// stream names from memory (asking for its file to be written), with s.mu
-// held, and reports whether there was one.
-func (s *Stages) evictVoice(stream string) bool {
-	live := s.liveVoices()
+// stream names from memory (asking for its file to be written), with the
+// frontend's lock held, and reports whether there was one.
+func (s *voiceSessions) evictVoice(stream string) bool {
+	live := s.live()
 	oldest := ""
-	for name, v := range s.voices {
-		if !live[name] && (oldest == "" || v.last.Before(s.voices[oldest].last)) {
+	for name, v := range s.byName {
+		if !live[name] && (oldest == "" || v.last.Before(s.byName[oldest].last)) {
 			oldest = name
 		}
 	}
@@ -191,21 +200,38 @@ func (s *Stages) evictVoice(stream string) bool {
 			s.errorResult(stream, "saving voice %q before dropping it from memory: %v", oldest, err)
 		}
 	}
-	_, err := s.saveVoice(oldest, s.voices[oldest], report)
+	_, err := s.saveVoice(oldest, s.byName[oldest], report)
 	report(err)
-	delete(s.voices, oldest)
+	delete(s.byName, oldest)
 	return true
 }
 
-// liveVoices are the voices named by streams that have not ended.
-func (s *Stages) liveVoices() map[string]bool {
-	live := map[string]bool{}
-	for _, st := range s.front {
-		if st.voiceName != "" {
-			live[st.voiceName] = true
+// expire forgets the voices that no live stream names and that have had
+// no word for VoiceIdle, with the frontend's lock held (its sweep's),
+// asking for their files to be written.
+func (s *voiceSessions) expire(now time.Time) {
+	if len(s.byName) == 0 {
+		return
+	}
+	live := s.live()
+	for name, v := range s.byName {
+		if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
+			// Written off the lock (streamVoice waits for it before
+			// reading the file again). An error has no stream to go
+			// to; the file keeps what was last written.
+			s.saveVoice(name, v, nil)
+			delete(s.byName, name)
 		}
 	}
-	return live
+}
+
+// saveAll asks for every voice's file to be written (saveVoice), with the
+// frontend's lock held, as the stages close; keep is given each error.
+func (s *voiceSessions) saveAll(keep func(error)) {
+	for name, v := range s.byName {
+		_, err := s.saveVoice(name, v, keep)
+		keep(err)
+	}
 }
 
 // ForgetAnswer is the frontend stage's answer to ForgetVoice.
@@ -217,37 +243,15 @@ type ForgetAnswer struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// onForget forgets a named voice at a client's request (KindForget): its
-// session leaves memory and its voice file is deleted, unless a live
-// stream names the voice.
-func (s *Stages) onForget(m *nats.Msg) {
-	name := StreamOf(m.Subject)
-	if !s.owns(name) {
-		return // the voice's shard answers
-	}
-	answer := ForgetAnswer{Voice: name}
-	var err error
-	if err = CheckName("voice", name); err == nil {
-		s.mu.Lock()
-		answer.Forgotten, err = s.forget(name)
-		s.mu.Unlock()
-	}
-	if err != nil {
-		answer.Error = err.Error()
-	}
-	b, _ := json.Marshal(answer)
-	s.nc.Publish(Subject(s.p.Name, KindForgotten, name), b)
-}
-
 // forget drops a named voice from memory and deletes its file (and any
-// copies of it set aside as unreadable), with s.mu held, and reports
-// whether there was anything to forget.
-func (s *Stages) forget(name string) (bool, error) {
-	if s.liveVoices()[name] {
+// copies of it set aside as unreadable), with the frontend's lock held,
+// and reports whether there was anything to forget.
+func (s *voiceSessions) forget(name string) (bool, error) {
+	if s.live()[name] {
 		return false, fmt.Errorf("voice %q is in use by a live stream; forget it once its streams have ended", name)
 	}
-	_, known := s.voices[name]
-	delete(s.voices, name)
+	_, known := s.byName[name]
+	delete(s.byName, name)
 	if s.p.VoiceDir == "" || s.p.Words == nil {
 		return known, nil
 	}

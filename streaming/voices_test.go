@@ -87,10 +87,10 @@ func withoutVoice(rs []engine.Result) []engine.Result {
 }
 
 func voiceNames(st *Stages) []string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.front.mu.Lock()
+	defer st.front.mu.Unlock()
 	var names []string
-	for n := range st.voices {
+	for n := range st.front.voices.byName {
 		names = append(names, n)
 	}
 	sort.Strings(names)
