@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
@@ -21,6 +22,7 @@ func init() {
 	cli.RegisterTask(&cli.Task{Name: "mnist", Summary: "MNIST digits (or any IDX image/label files): random features + RLS", Train: trainMNIST})
 	cli.RegisterTask(&cli.Task{Name: "connected", Summary: "connected digit strings: frame classifier over HMM states + Viterbi (WER/SER)", Train: trainConnected})
 	cli.RegisterTask(&cli.Task{Name: "images", Summary: "your own pictures: a folder of class subfolders (PNG, JPEG, GIF, PGM) → random features + RLS, with an out-of-domain rule", Train: trainImageFolder})
+	cli.RegisterTask(&cli.Task{Name: "shipped", Summary: "the models that ship with rfstream, from their recipes: what recognize, stream, serve and tag use when no model is named", Train: trainShipped})
 	cli.RegisterTask(&cli.Task{Name: "phones", Summary: "phone recognition: 3-state phone HMMs trained by alignment, phone loop (PER on held-out voices)", Train: trainPhones})
 }
 
@@ -198,4 +200,21 @@ func trainPhones(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	return nil
+}
+
+func trainShipped(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train shipped", "--out DIR [--only NAME,…]", stderr)
+	out := fs.String("out", "", "folder to write the models and their manifest.json to (make models: internal/shipped)")
+	only := fs.String("only", "", "comma-separated names of the models to train (default: all of them; the manifest keeps the others' entries)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("train shipped: --out DIR is required")
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	return defaults.TrainShipped(*out, names, stderr)
 }
