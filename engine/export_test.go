@@ -22,3 +22,14 @@ func NewSegmenterSortingEveryFrame(wc frontend.WordConfig, cfg SpotterConfig, ra
 	}
 	return s, err
 }
+
+// RecognizeFinalsOnly is what NewLiveRecognizer does with a connected
+// model, with the endpointer configured by cfg.
+func RecognizeFinalsOnly(c *Connected, cfg SpotterConfig, samples []float32, rate int) (Result, error) {
+	s, err := NewConnectedStream(c, cfg, rate)
+	if err != nil {
+		return Result{}, err
+	}
+	s.seg.FinalsOnly()
+	return endOfStream(s, samples)
+}

@@ -143,3 +143,52 @@ func TestHeardWord(t *testing.T) {
 		}
 	}
 }
+
+// The live recogniser decodes no partial results (only the end of the
+// stream is read), yet its answer is the stream's to the word and the
+// microsecond: on a long string cut into several utterances, one of them
+// at MaxWordMs, while the stream pushed in 100 ms chunks decoded partials.
+func TestLiveRecognizerSkipsPartialsNotWords(t *testing.T) {
+	m, err := engine.LoadModel("../testdata/tones-rls.rfm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := engine.NewConnected(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for i := range 14 {
+		words = append(words, []string{"lo", "hi"}[i%3%2])
+	}
+	s := toneString(words, 9)
+	// A pause longer than the endpointer's trailing silence: the string
+	// is two utterances.
+	s = append(append(s, make([]float32, 8000)...), toneString(words[:5], 10)...)
+	cfg := engine.DefaultConnectedStreamConfig()
+	cfg.MaxWordMs = 4000 // the first utterance is cut here once
+	cs, err := engine.NewConnectedStream(c, cfg, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := streamIn100ms(s, cs.Push, cs.Flush)
+	partials, finals := 0, 0
+	for _, r := range rs {
+		if r.Final {
+			finals++
+		} else {
+			partials++
+		}
+	}
+	if partials < 10 || finals < 3 {
+		t.Fatalf("the stream gave %d partial and %d final results: too few to compare", partials, finals)
+	}
+	r, err := engine.RecognizeFinalsOnly(c, cfg, s, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rs[len(rs)-1]
+	if !reflect.DeepEqual(r.Words, want.Words) || r.Text != want.Text || len(r.Words) == 0 {
+		t.Fatalf("finals only %+v\nstreamed %+v", r, want)
+	}
+}

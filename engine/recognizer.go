@@ -64,8 +64,15 @@ func (r heardWordRecognizer) Recognize(samples []float32, rate int) (Result, err
 // default segmentation) and its end-of-stream result is returned, with
 // Conf the least sure word's. A word model then hears every word the
 // segmenter finds, not the recording as one word (NewRecognizer).
+//
+// Only the end-of-stream result is read, so a connected-word or phone
+// model's stream decodes no partial results: they would re-decode the open
+// utterance from its start every PartialEveryMs (CMVN over the utterance
+// needs its end), which made a long recording cost time quadratic in its
+// length. The final results are the same, since partials change nothing
+// the endpointer or the transcript keeps.
 func NewLiveRecognizer(m *Model) (Recognizer, error) {
-	start, err := NewStreamStarter(m)
+	start, err := newStreamStarter(m, true)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +91,12 @@ func (r liveRecognizer) Recognize(samples []float32, rate int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return endOfStream(s, samples)
+}
+
+// endOfStream pushes a whole recording through a fresh stream and returns
+// its last result, with the string's confidence.
+func endOfStream(s Stream, samples []float32) (Result, error) {
 	out := append(s.Push(samples), s.Flush()...)
 	res := out[len(out)-1]
 	for _, e := range out {

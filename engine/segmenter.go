@@ -119,6 +119,11 @@ type Segmenter struct {
 	// sortEveryFrame rebuilds floorWindow for every frame (tests compare
 	// the sliding window against it).
 	sortEveryFrame bool
+	// finalsOnly cuts no partial segments: a caller that reads only the
+	// final words (a whole recording heard offline) need not copy and
+	// decode the open word again every PartialEveryMs. The final segments
+	// are the same: partials change none of the endpointer's state.
+	finalsOnly bool
 }
 
 // NewSegmenter starts a segmenter for input at rate Hz that cuts words for
@@ -142,6 +147,10 @@ func NewSegmenter(wc frontend.WordConfig, cfg SpotterConfig, rate int) (*Segment
 func (s *Segmenter) frames(ms float64) int64 {
 	return int64(math.Ceil(ms / s.wc.Audio.HopMs))
 }
+
+// FinalsOnly makes the segmenter cut final segments only, no partial ones;
+// call it before the first Push.
+func (s *Segmenter) FinalsOnly() { s.finalsOnly = true }
 
 // Push adds samples at the segmenter's input rate.
 func (s *Segmenter) Push(pcm []float32) []Segment {
@@ -252,7 +261,7 @@ func (s *Segmenter) scan(ending bool) []Segment {
 			out = append(out, s.close(f+1-int64(s.silenceRun)))
 			continue
 		}
-		if f-s.lastPart >= s.frames(s.cfg.PartialEveryMs) {
+		if !s.finalsOnly && f-s.lastPart >= s.frames(s.cfg.PartialEveryMs) {
 			s.lastPart = f
 			out = append(out, s.partial(f+1))
 		}
@@ -339,6 +348,7 @@ func HeardWord(wc frontend.WordConfig, cfg SpotterConfig, samples []float32, rat
 	if err != nil {
 		return false, err
 	}
+	s.FinalsOnly()
 	for _, seg := range append(s.Push(samples), s.Flush()...) {
 		if seg.Final {
 			return true, nil

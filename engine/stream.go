@@ -34,7 +34,13 @@ type StreamStarter func(rate int) (Stream, error)
 // NewStreamStarter builds a model's recogniser once and returns what starts
 // a stream on it, so that a program hearing many recordings does not
 // rebuild the model for each.
-func NewStreamStarter(m *Model) (StreamStarter, error) {
+func NewStreamStarter(m *Model) (StreamStarter, error) { return newStreamStarter(m, false) }
+
+// newStreamStarter is NewStreamStarter; with finalsOnly a connected-word or
+// phone model's streams decode final results only (NewLiveRecognizer's).
+// A word model's spotter always classifies its partial words: a word lasts
+// at most MaxWordMs, so they cost a bounded multiple of the final ones.
+func newStreamStarter(m *Model, finalsOnly bool) (StreamStarter, error) {
 	switch m.Task {
 	case TaskWords:
 		c, err := NewWordClassifier(m)
@@ -47,7 +53,13 @@ func NewStreamStarter(m *Model) (StreamStarter, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(rate int) (Stream, error) { return NewConnectedStream(c, c.StreamConfig(), rate) }, nil
+		return func(rate int) (Stream, error) {
+			s, err := NewConnectedStream(c, c.StreamConfig(), rate)
+			if err == nil && finalsOnly {
+				s.seg.FinalsOnly()
+			}
+			return s, err
+		}, nil
 	}
 	return nil, fmt.Errorf("model task %q cannot recognise audio (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
 }
