@@ -117,6 +117,15 @@ type Projections struct {
 	w    blas32.General
 	once sync.Once
 	wt   []float32 // wᵀ (d × k), built when a sparse row first comes
+	// packed is w laid out for dense rows (Packed), built when a dense
+	// row first comes.
+	packOnce sync.Once
+	packed   *Packed
+}
+
+func (p *Projections) packedW() *Packed {
+	p.packOnce.Do(func() { p.packed = PackBt(p.w) })
+	return p.packed
 }
 
 // NewProjections holds w (not copied: it must not change).
@@ -138,8 +147,9 @@ func (p *Projections) transposed() []float32 {
 // MulABt sets dst = x·wᵀ for the rows x that s was split from, as MulABt32
 // does: the sparse rows by their nonzeros (vecmath.CSR, on every core),
 // whose values then do not depend on the other rows of the batch, the
-// dense ones by one GEMM (or, when they are few, by their nonzeros too:
-// a dense row's last bits depend on its batch, as in any GEMM).
+// dense ones by one packed product (Packed; or, when they are few, by
+// their nonzeros too). Through the BLAS, where the packed kernel does not
+// run, a dense row's last bits depend on its batch, as in any GEMM.
 func (p *Projections) MulABt(dst blas32.General, s *SplitRows) {
 	x, k := s.x, p.w.Rows
 	if x.Cols != p.w.Cols || dst.Rows != x.Rows || dst.Cols != k {
@@ -147,7 +157,7 @@ func (p *Projections) MulABt(dst blas32.General, s *SplitRows) {
 		return
 	}
 	if len(s.sparseAt) == 0 {
-		MulABt32(dst, x, p.w)
+		p.packedW().Mul(dst, x)
 		return
 	}
 	// The sparse rows first: after a GEMM the BLAS's threads spin for a
@@ -161,7 +171,7 @@ func (p *Projections) MulABt(dst blas32.General, s *SplitRows) {
 			s.products = make([]float32, nd*k)
 		}
 		prod := blas32.General{Rows: nd, Cols: k, Stride: k, Data: s.products[:nd*k]}
-		MulABt32(prod, blas32.General{Rows: nd, Cols: x.Cols, Stride: x.Cols, Data: s.dense}, p.w)
+		p.packedW().Mul(prod, blas32.General{Rows: nd, Cols: x.Cols, Stride: x.Cols, Data: s.dense})
 		for n, i := range s.denseAt {
 			copy(Row32(dst, i), Row32(prod, n))
 		}
