@@ -72,16 +72,34 @@ func FitTemperature(scores blas32.General, labels []int) (float64, error) {
 type CalibratedRLS struct {
 	RLS  *RLS
 	Temp float64
+	// packed, when set (NewPackedCalibratedRLS), is RLS.W laid out for
+	// repeated products.
+	packed *linalg.Packed
+}
+
+// NewPackedCalibratedRLS is the read-out of a recogniser that scores
+// frames for as long as it runs: r's weights are packed once for the
+// products (linalg.Packed), so r.W must not change after.
+func NewPackedCalibratedRLS(r *RLS, temp float64) *CalibratedRLS {
+	return &CalibratedRLS{RLS: r, Temp: temp, packed: linalg.PackB(r.W)}
+}
+
+func (c *CalibratedRLS) scores(dst, z blas32.General) {
+	if c.packed != nil {
+		c.packed.Mul(dst, z)
+		return
+	}
+	c.RLS.Scores(dst, z)
 }
 
 // Posteriors writes softmax(z·W/T) row by row into dst.
 func (c *CalibratedRLS) Posteriors(dst, z blas32.General) {
-	c.RLS.Scores(dst, z)
+	c.scores(dst, z)
 	SoftmaxRows(dst, c.Temp)
 }
 
 // LogPosteriors writes log softmax(z·W/T) row by row into dst.
 func (c *CalibratedRLS) LogPosteriors(dst, z blas32.General) {
-	c.RLS.Scores(dst, z)
+	c.scores(dst, z)
 	LogSoftmaxRows(dst, c.Temp)
 }

@@ -22,7 +22,13 @@ type Softmax struct {
 	Lambda       float64
 	W            blas32.General // Dim × Classes
 	B            []float32      // Classes
+	// packed, when set (PackWeights), is W laid out for repeated products.
+	packed *linalg.Packed
 }
+
+// PackWeights lays W out once for the products of a recogniser that scores
+// frames for as long as it runs (linalg.Packed); W must not change after.
+func (s *Softmax) PackWeights() { s.packed = linalg.PackB(s.W) }
 
 // Logits writes z·W + B (n×Classes) into dst.
 func (s *Softmax) Logits(dst, z blas32.General) {
@@ -30,6 +36,15 @@ func (s *Softmax) Logits(dst, z blas32.General) {
 		panic(fmt.Sprintf("classifier: logits of %dx%d into %dx%d for a %d→%d softmax", z.Rows, z.Cols, dst.Rows, dst.Cols, s.Dim, s.Classes))
 	}
 	if z.Rows == 0 {
+		return
+	}
+	if s.packed != nil {
+		s.packed.Mul(dst, z)
+		for i := 0; i < dst.Rows; i++ {
+			for j, b := range s.B {
+				dst.Data[i*dst.Stride+j] += b
+			}
+		}
 		return
 	}
 	for i := 0; i < dst.Rows; i++ {

@@ -152,12 +152,14 @@ func NewConnected(m *Model) (*Connected, error) {
 		if !okW || !okB || w.Rows != c.Map.OutDim() || w.Cols != c.classes || b.Rows != 1 || b.Cols != c.classes {
 			return nil, fmt.Errorf("rfstream: connected model lacks a %d×%d softmax", c.Map.OutDim(), c.classes)
 		}
-		c.post = &classifier.Softmax{Dim: w.Rows, Classes: w.Cols, W: w, B: b.Data[:b.Cols]}
+		sm := &classifier.Softmax{Dim: w.Rows, Classes: w.Cols, W: w, B: b.Data[:b.Cols]}
+		sm.PackWeights()
+		c.post = sm
 	case "rls":
 		if m.RLS == nil || m.RLS.Dim != c.Map.OutDim() || m.RLS.Classes != c.classes || !(c.Input.Temperature > 0) {
 			return nil, fmt.Errorf("rfstream: connected model lacks a %d×%d RLS read-out with a temperature", c.Map.OutDim(), c.classes)
 		}
-		c.post = &classifier.CalibratedRLS{RLS: m.RLS, Temp: c.Input.Temperature}
+		c.post = classifier.NewPackedCalibratedRLS(m.RLS, c.Input.Temperature)
 	default:
 		return nil, fmt.Errorf("rfstream: connected model classifier %q (softmax, rls)", c.Input.Classifier)
 	}
