@@ -24,10 +24,11 @@ func PhoneModelPath() string { return ModelPath("phones.rfm") }
 // Model is the default model of a task: what every command uses when no
 // model is named, and what the public package's DefaultModel returns.
 // TaskConnected is the speech model (Speech), TaskWords the adaptable
-// digit model (Adaptable), TaskImages the MNIST tagger (Images): each
-// trained on first use. TaskPhones is the phone model `rfstream train
-// phones` writes, which takes its corpora and is never trained behind a
-// user's back.
+// digit model (Adaptable), TaskImages the MNIST tagger (Images): each the
+// data cache's when the user trained one there, else the one that ships
+// with the module. TaskPhones is the phone model `rfstream train phones`
+// writes, which takes its corpora and is never trained behind a user's
+// back.
 func Model(task string, log io.Writer) (*engine.Model, error) {
 	switch task {
 	case engine.TaskConnected:
@@ -68,48 +69,54 @@ func LoadOrTrain(path string, log io.Writer, train func() (*engine.Model, error)
 }
 
 // Speech is what recognize, stream, serve and the web page hear speech
-// with when no model is named: the data cache's connected digit model,
-// which decodes one digit or a string of them, with or without pauses
-// (docs/commands.md has the measurements that chose it over the word
-// model behind the segmenter). It is trained on first use.
+// with when no model is named: the connected digit model, which decodes one
+// digit or a string of them, with or without pauses (docs/commands.md has
+// the measurements that chose it over the word model behind the
+// segmenter). A model of the user's in the data cache is used; else the
+// shipped one.
 func Speech(log io.Writer) (*engine.Model, error) {
-	return LoadConnected(ConnectedModel(), log, func() (*engine.Model, error) {
-		o := ConnectedTraining(train.DefaultDigitStringOptions())
-		o.FSDD, o.Log, o.Filler.SynthDir = FSDDDir(), log, SynthDigitsDir()
-		m, _, err := train.DigitStrings(o)
-		return m, err
-	})
+	return cachedOrShipped(ConnectedModel(), "connected", log, staleSpeech)
+}
+
+// staleSpeech says why a connected model cached by an older rfstream is
+// not to be used: one trained before the pauses of its training strings
+// were rendered in the recordings' background learnt white ones and decodes
+// today's strings far worse (experiments/journal/audio.md), and one without
+// a filler rejects no word that is not a digit.
+func staleSpeech(m *engine.Model) string {
+	switch {
+	case m.Meta[train.PausesMeta] != datasets.PauseRendering:
+		return "was trained on strings with other pauses than today's"
+	case m.Meta[train.FillerMeta] == nil:
+		return "predates the filler that rejects words that are not digits"
+	}
+	return ""
 }
 
 // ConnectedTraining is what tests shrink of the default connected model's
-// training (they check the first-use path, not the model).
+// training (they check the recipe's path, not the model).
 var ConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions { return o }
 
-// LoadConnected loads the connected model at path, training it with
-// retrain (and saving it) when it is missing or was trained on strings whose
-// pauses were rendered otherwise than the test strings' are now: a model
-// cached before the pauses were rendered in the recordings' background
-// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
-//
-// A model cached before the default model had a filler (it rejects no
-// word that is not a digit) is trained again too.
-func LoadConnected(path string, log io.Writer, retrain func() (*engine.Model, error)) (*engine.Model, error) {
-	m, err := LoadOrTrain(path, log, retrain)
-	if err != nil {
-		return m, err
-	}
+// cachedOrShipped is the default model of one kind: the data cache's at
+// path when there is one and it is current, else the shipped model name. A
+// cached model that cannot be read, or that stale says is out of date, is
+// passed over with one line on log saying why.
+func cachedOrShipped(path, name string, log io.Writer, stale func(*engine.Model) string) (*engine.Model, error) {
+	m, err := engine.LoadModel(path)
 	switch {
-	case m.Meta[train.PausesMeta] != datasets.PauseRendering:
-		fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
-	case m.Meta[train.FillerMeta] == nil:
-		fmt.Fprintf(log, "%s predates the filler that rejects words that are not digits: training it again\n", path)
-	default:
-		return m, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return Shipped(name)
+	case err != nil:
+		fmt.Fprintf(log, "%v: using the shipped %s model instead\n", err, name)
+		return Shipped(name)
 	}
-	if m, err = retrain(); err != nil {
-		return nil, err
+	if stale != nil {
+		if why := stale(m); why != "" {
+			fmt.Fprintf(log, "%s %s: using the shipped %s model instead (delete the file to stop this line)\n", path, why, name)
+			return Shipped(name)
+		}
 	}
-	return m, engine.SaveModel(path, m)
+	return m, nil
 }
 
 // Digits loads the data cache's digit model, training it on FSDD's
@@ -126,22 +133,18 @@ func Digits(log io.Writer) (*engine.Model, error) {
 	})
 }
 
-// Adaptable loads the data cache's adaptable digit model (recognize
-// --adapt, --session, serve --adaptable), training it first when it is
-// missing (train.DefaultAdaptableDigitOptions).
+// Adaptable is the adaptable digit model (recognize --adapt, --session,
+// serve --adaptable, rfstream.VoiceSession): the data cache's, when the
+// user trained one there, else the shipped one.
 func Adaptable(log io.Writer) (*engine.Model, error) {
-	return AdaptableAt(AdaptableModelPath(), "", log)
+	return cachedOrShipped(AdaptableModelPath(), "digits-adaptable", log, nil)
 }
 
 // AdaptableAt loads the adaptable digit model at path, training it first
-// when it is missing, on FSDD without the excluded speakers.
+// when it is missing, on FSDD without the excluded speakers (the demo's
+// voice never heard).
 func AdaptableAt(path, exclude string, log io.Writer) (*engine.Model, error) {
-	return LoadOrTrain(path, log, func() (*engine.Model, error) {
-		o := AdaptableTraining.apply(train.DefaultAdaptableDigitOptions())
-		o.FSDD, o.Exclude, o.Log = FSDDDir(), exclude, log
-		o.Voices.SynthDir = SynthDigitsDir()
-		return train.Words(o)
-	})
+	return LoadOrTrain(path, log, func() (*engine.Model, error) { return trainAdaptableWithout(exclude, log) })
 }
 
 // FirstUse is what tests shrink of a default digit model's training (they
@@ -170,32 +173,15 @@ var (
 	AdaptableTraining = firstUse(train.DefaultAdaptableDigitOptions())
 )
 
-// Images loads the data cache's MNIST model, training it first when it is
-// missing or predates image recipes.
+// Images is the MNIST tagger: the data cache's, when the user trained one
+// there with today's recipe, else the shipped one.
 func Images(log io.Writer) (*engine.Model, error) {
-	trainDefault := func() (*engine.Model, error) {
-		run, err := TrainImages(train.DefaultImageOptions(), log)
-		if err != nil {
-			return nil, err
+	return cachedOrShipped(ImageModelPath(), "mnist", log, func(m *engine.Model) string {
+		if !HasImageRecipe(m) {
+			return "predates image recipes (polarity, out-of-domain rule)"
 		}
-		return run.Model, nil
-	}
-	m, err := LoadOrTrain(ImageModelPath(), log, trainDefault)
-	if err != nil || HasImageRecipe(m) {
-		return m, err
-	}
-	// A model from before image recipes cannot read ink on paper, nor mark
-	// a picture out of domain; its read-out is the same as a new one's.
-	path := ImageModelPath()
-	fmt.Fprintf(log, "%s predates image recipes (polarity, out-of-domain rule): training it again\n", path)
-	if m, err = trainDefault(); err != nil {
-		return nil, err
-	}
-	if err := engine.SaveModel(path, m); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "saved %s\n", path)
-	return m, nil
+		return ""
+	})
 }
 
 // HasImageRecipe reports whether an image model records the recipe the

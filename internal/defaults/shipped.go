@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/internal/shipped"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -164,15 +164,29 @@ func TrainShipped(dir string, names []string, log io.Writer) error {
 // that depend on the machine or the clock, and naming the data it learnt
 // from and their licences.
 func ShippedBytes(m *engine.Model, r Recipe) ([]byte, error) {
-	c := *m
-	c.Meta = maps.Clone(m.Meta)
+	// Through JSON, the metadata are plain maps whatever types the
+	// training wrote, so nested timings can be left out too.
+	raw, err := json.Marshal(m.Meta)
+	if err != nil {
+		return nil, err
+	}
+	meta := map[string]any{}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, err
+	}
 	for _, k := range volatileMeta {
-		delete(c.Meta, k)
+		delete(meta, k)
 	}
-	if c.Meta == nil {
-		c.Meta = map[string]any{}
+	if passes, ok := meta["passes"].([]any); ok {
+		for _, p := range passes {
+			if p, ok := p.(map[string]any); ok {
+				delete(p, "seconds")
+			}
+		}
 	}
-	c.Meta["training_data"] = r.Data
+	meta["training_data"] = r.Data
+	c := *m
+	c.Meta = meta
 	var b bytes.Buffer
 	if err := c.Write(&b); err != nil {
 		return nil, err
@@ -187,3 +201,49 @@ func recipeNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Manifest lists the models that ship with the module.
+func Manifest() ([]ManifestEntry, error) {
+	b, err := readShipped("manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	var entries []ManifestEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("the shipped models' manifest: %w", err)
+	}
+	return entries, nil
+}
+
+// restoreHint says how to get an undamaged copy of the shipped models.
+const restoreHint = "this copy of rfstream's module is damaged: in a checkout, git checkout internal/shipped and rebuild; else go clean -modcache and go install github.com/rfstream/rfstream/cmd/rfstream@latest"
+
+// Shipped loads the shipped model named name (connected, digits-adaptable,
+// mnist), verified against the manifest's checksum before it is decoded.
+func Shipped(name string) (*engine.Model, error) {
+	entries, err := Manifest()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(entries, func(e ManifestEntry) bool { return e.Name == name })
+	if i < 0 {
+		return nil, fmt.Errorf("no shipped model is named %q", name)
+	}
+	e := entries[i]
+	where := "internal/shipped/" + e.File
+	b, err := readShipped(e.File)
+	if err != nil {
+		return nil, fmt.Errorf("the shipped model %s: %w (%s)", where, err, restoreHint)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.SHA256 {
+		return nil, fmt.Errorf("the shipped model %s fails its checksum (%w): %s", where, engine.ErrCorrupt, restoreHint)
+	}
+	m, err := engine.DecodeModel(b)
+	if err != nil {
+		return nil, fmt.Errorf("the shipped model %s: %w (%s)", where, err, restoreHint)
+	}
+	return m, nil
+}
+
+// readShipped reads a file of the shipped models (tests damage them here).
+var readShipped = shipped.ReadFile
