@@ -77,7 +77,7 @@ models: packages build
 # the same decisions on FSDD's test set and MNIST's first 2000 test images and the same numbers within the
 # golden tolerance); a recipe changed without `make models` fails. CI runs it (about 5 min on 2 idle cores).
 check-models: packages
-	RFSTREAM_FSDD=$(RFSTREAM_FSDD) $(GO) test -tags 'recipes $(GOTAGS)' -count=1 -timeout 40m -run TestShippedModelsAreWhatTheRecipesMake -v ./internal/defaults
+	RFSTREAM_FSDD=$(RFSTREAM_FSDD) $(GO) test -tags 'recipes $(GOTAGS)' -count=1 -timeout 40m -run TestShippedModelsAreWhatTheRecipesMake -v ./internal/recipes
 
 demo: packages build
 	$(BIN) demo

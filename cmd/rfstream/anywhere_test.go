@@ -12,7 +12,6 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/train"
 )
 
 // awayFromCheckout makes the test run as a user would from any folder: the
@@ -36,7 +35,7 @@ func TestRecognizeFromAnyDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"} // as the default model is trained
+	c.Model.Meta = map[string]any{engine.PausesMeta: datasets.PauseRendering, engine.FillerMeta: "none (toy)"} // as the default model is trained
 	model := filepath.Join(dir, "connected.rfm")
 	if err := engine.SaveModel(model, c.Model); err != nil {
 		t.Fatal(err)

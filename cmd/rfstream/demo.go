@@ -11,6 +11,7 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -73,7 +74,7 @@ func demoMNISTModel() string { return defaults.DataDir() + "/models/mnist-maxout
 func demoMNIST(stdout, stderr io.Writer) error {
 	o := train.DefaultImageOptions()
 	o.Log = stderr
-	run, err := defaults.TrainImages(o, stderr)
+	run, err := recipes.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}

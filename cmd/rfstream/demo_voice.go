@@ -18,6 +18,7 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/train"
 )
@@ -39,7 +40,7 @@ func demoVoice(stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
-	m, err := defaults.AdaptableAt(path, demoVoiceSpeaker, stderr)
+	m, err := recipes.AdaptableAt(path, demoVoiceSpeaker, stderr)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package defaults
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,47 +10,8 @@ import (
 
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
-	"github.com/rfstream/rfstream/internal/shipped"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/train"
 )
-
-// Every model in the manifest ships, matches its checksum and size, is
-// of its task, and names the data it learnt from with their licences; every
-// recipe has a shipped model.
-func TestShippedModelsMatchTheirManifest(t *testing.T) {
-	entries, err := Manifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != len(Recipes) {
-		t.Fatalf("%d shipped models in the manifest, %d recipes", len(entries), len(Recipes))
-	}
-	for i, e := range entries {
-		if e.Name != Recipes[i].Name || e.Task != Recipes[i].Task {
-			t.Errorf("manifest entry %d is %s (%s), the recipe %s (%s)", i, e.Name, e.Task, Recipes[i].Name, Recipes[i].Task)
-		}
-		b, err := shipped.ReadFile(e.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.SHA256 || len(b) != e.Bytes {
-			t.Errorf("%s: %d bytes, the manifest says %d and another checksum", e.File, len(b), e.Bytes)
-		}
-		m, err := Shipped(e.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Task != e.Task || m.Meta["training_data"] == nil || len(e.Data) == 0 {
-			t.Errorf("%s: task %s, training data %v (manifest %v)", e.Name, m.Task, m.Meta["training_data"], e.Data)
-		}
-		for _, c := range e.Data {
-			if c.Name == "" || c.Licence == "" {
-				t.Errorf("%s: a corpus without its name or licence: %+v", e.Name, c)
-			}
-		}
-	}
-}
 
 // A damaged shipped model is refused with a message that names the file
 // and how to restore it, never decoded.
@@ -103,9 +62,9 @@ func TestSpeechIsTheCachedModelOrTheShippedOne(t *testing.T) {
 		meta map[string]any
 		line string // "" when the cached model is used
 	}{
-		{"other pauses", map[string]any{train.PausesMeta: "white", train.FillerMeta: "1 voice"}, "other pauses"},
-		{"no filler", map[string]any{train.PausesMeta: datasets.PauseRendering}, "predates the filler"},
-		{"today's recipe", map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "1 voice"}, ""},
+		{"other pauses", map[string]any{engine.PausesMeta: "white", engine.FillerMeta: "1 voice"}, "other pauses"},
+		{"no filler", map[string]any{engine.PausesMeta: datasets.PauseRendering}, "predates the filler"},
+		{"today's recipe", map[string]any{engine.PausesMeta: datasets.PauseRendering, engine.FillerMeta: "1 voice"}, ""},
 	} {
 		cached := *words.Model
 		cached.Meta = c.meta

@@ -1,7 +1,7 @@
 // Package shipped holds the default models that ship inside the module, and
 // their manifest (manifest.json: each model's checksum, the data it learnt
 // from and their licences). `make models` writes them from their recipes
-// (internal/defaults.Recipes); package defaults verifies and loads them.
+// (internal/recipes.Recipes); package defaults verifies and loads them.
 package shipped
 
 import "embed"

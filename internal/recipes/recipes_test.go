@@ -1,6 +1,6 @@
 //go:build recipes
 
-package defaults
+package recipes
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -16,6 +15,8 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/shipped"
 )
 
 // What ships is what the current recipes make (make check-models, in CI):
@@ -39,7 +40,7 @@ func TestShippedModelsAreWhatTheRecipesMake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := readShipped(r.Name + ".rfm")
+			want, err := shipped.ReadFile(r.Name + ".rfm")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +64,10 @@ func TestShippedModelsAreWhatTheRecipesMake(t *testing.T) {
 
 type testLog struct{ t *testing.T }
 
-func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(bytes.TrimRight(p, "\n"))); return len(p), nil }
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
 
 // sameButNumbers compares two models field by field: the learnt numbers
 // (the read-out and the blobs) within 1e-3 of each matrix's largest
@@ -139,7 +143,7 @@ func sameDecisions(t *testing.T, a, b *engine.Model) {
 }
 
 func speechDecisions(m *engine.Model) ([]string, error) {
-	recs, err := datasets.FSDD(FSDDDir())
+	recs, err := datasets.FSDD(defaults.FSDDDir())
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +168,7 @@ func speechDecisions(m *engine.Model) ([]string, error) {
 }
 
 func imageDecisions(m *engine.Model) ([]string, error) {
-	imgs, err := frontend.ReadIDXImages(filepath.Join(MNISTDir(), "t10k-images-idx3-ubyte"))
+	imgs, err := frontend.ReadIDXImages(filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte"))
 	if err != nil {
 		return nil, err
 	}
