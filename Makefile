@@ -4,9 +4,11 @@ BIN      := bin/rfstream
 # The laboratory: every evaluation protocol (rfstream eval runs it; the product does not link it).
 LAB      := bin/rfstream-lab
 PY       := /usr/bin/python3
-# The git-ignored cache for fetched data and default models.
-RFSTREAM_DATA ?= $(abspath data)
+# The cache for fetched data and the models you train: the one every rfstream command uses from a shell too
+# ($RFSTREAM_DATA, else rfstream in the user's cache folder), so a model `make` trained is the one `recognize` finds.
+RFSTREAM_DATA ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfstream
 export RFSTREAM_DATA
+RFSTREAM_FSDD ?= $(abspath ../shared/fsdd/recordings)
 # Two OpenBLAS threads match the two cores this project is measured on.
 export OPENBLAS_NUM_THREADS ?= 2
 # The BLAS backend's build tags: "openblas" when cgo is on and OpenBLAS links (mk/blas.sh probes, and as root
@@ -14,7 +16,7 @@ export OPENBLAS_NUM_THREADS ?= 2
 # per make run, by the first target that needs it; `make GOTAGS=purego …` forces pure Go.
 GOTAGS ?= $(eval GOTAGS := $(shell GO=$(GO) mk/blas.sh))$(GOTAGS)
 
-.PHONY: all packages build test test-race test-purego test-nocgo vet lint fuzz data demo bench eval clean
+.PHONY: all packages build models check-models test test-race test-purego test-nocgo vet lint fuzz data demo bench eval clean
 
 all: build
 
@@ -65,6 +67,17 @@ test-nocgo:
 
 data: build
 	$(BIN) data mnist
+
+# make models: the models that ship inside the module (internal/shipped: what recognize, stream, serve, tag
+# and the public package use when no model is named), trained again from their recipes, with their manifest.
+models: packages build
+	$(BIN) train shipped --out internal/shipped
+
+# make check-models: train every shipped model again and compare it with what ships (identical bytes, or
+# the same decisions on FSDD's test set and MNIST's first 2000 test images and the same numbers within the
+# golden tolerance); a recipe changed without `make models` fails. CI runs it (about 5 min on 2 idle cores).
+check-models: packages
+	RFSTREAM_FSDD=$(RFSTREAM_FSDD) $(GO) test -tags 'recipes $(GOTAGS)' -count=1 -timeout 40m -run TestShippedModelsAreWhatTheRecipesMake -v ./internal/recipes
 
 demo: packages build
 	$(BIN) demo

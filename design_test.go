@@ -193,3 +193,32 @@ func TestDesignRulesCatchAForbiddenImport(t *testing.T) {
 		t.Fatalf("engine may import %v", rules["engine"])
 	}
 }
+
+// A program that imports only the public package links neither training
+// nor the corpora and their tools: its default models are the shipped
+// ones.
+func TestPublicPackageLinksNoTraining(t *testing.T) {
+	imports := productImports(t)
+	seen := map[string]bool{}
+	var walk func(pkg string)
+	walk = func(pkg string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		for _, imp := range imports[pkg] {
+			if !strings.HasPrefix(imp, "github.com/") {
+				walk(imp)
+			}
+		}
+	}
+	walk("")
+	for _, heavy := range []string{"train", "datasets", "augment", "internal/sox", "internal/recipes", "streaming"} {
+		if seen[heavy] {
+			t.Errorf("the public package links %s", heavy)
+		}
+	}
+	if !seen["engine"] || !seen["internal/shipped"] {
+		t.Fatalf("the walk missed what the public package does link: %v", seen)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/fixtures"
-	"github.com/rfstream/rfstream/train"
 )
 
 // tightToneWord is a tone word of the toy model cut tight: its first
@@ -153,7 +152,7 @@ func TestDefaultModelHearsATightClip(t *testing.T) {
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
-	if m.Meta[train.FillerMeta] == nil {
+	if m.Meta[engine.FillerMeta] == nil {
 		t.Skipf("SKIP: the cached %s predates the filler; make demo trains it again", defaults.ConnectedModel())
 	}
 	fsdd := defaults.FSDDDir()

@@ -80,6 +80,18 @@ type fileHeader struct {
 
 const rlsBlob = "rls.W"
 
+// Metadata keys a connected model's training writes and its users read.
+const (
+	// PausesMeta names how the pauses of the model's training strings were
+	// rendered (datasets.PauseRendering): a model trained on pauses
+	// rendered otherwise decodes today's strings worse.
+	PausesMeta = "string_pauses"
+	// FillerMeta says whether the model was trained with a filler unit
+	// ("none", or on which voices); a model without it predates the
+	// filler, and rejects no word.
+	FillerMeta = "filler"
+)
+
 // Write encodes m: magic, version, header length and JSON header, the blobs
 // as little-endian float32, then the SHA-256 of everything before it.
 func (m *Model) Write(w io.Writer) error {

@@ -5,7 +5,6 @@
 .PHONY: test-browser
 
 RFSTREAM_ARTIFACTS ?= $(abspath out)
-RFSTREAM_FSDD ?= $(abspath ../shared/fsdd/recordings)
 
 test-browser:
 	@if [ ! -x "$${RFSTREAM_CHROMIUM:-/usr/bin/chromium}" ]; then \

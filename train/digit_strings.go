@@ -105,10 +105,6 @@ func defaultDigitStringDecoder() engine.ConnectedDecoder {
 	return d
 }
 
-// PausesMeta is the model metadata key naming how the pauses of its
-// training strings were rendered (datasets.PauseRendering).
-const PausesMeta = "string_pauses"
-
 // HeldOutTake: takes 5-9 of the training split are held out of the
 // classifier's training, to choose λ and the temperature, measure held-out
 // frame accuracy and tune the decoder; the test split (takes 0-4) is never
@@ -186,16 +182,16 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 	if err == nil && o.TrainStrings > 0 {
 		// The model learns the joined strings' pauses: say how they were
 		// rendered, so a cached model from another rendering is retrained.
-		m.Meta[PausesMeta] = datasets.PauseRendering
+		m.Meta[engine.PausesMeta] = datasets.PauseRendering
 	}
 	if err == nil {
 		// Recorded either way: a model trained without a filler on purpose
 		// is not one that predates it.
 		m.Meta[OhMeta] = o.Oh.describe(o.Filler)
-		m.Meta[FillerMeta] = "none"
+		m.Meta[engine.FillerMeta] = "none"
 		m.Meta[EngineVoicesMeta] = voices
 		if o.Filler.Voices > 0 {
-			m.Meta[FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
+			m.Meta[engine.FillerMeta] = fmt.Sprintf("%d voices of seed %d", o.Filler.Voices, o.Filler.Seed)
 		}
 	}
 	return m, rep, err

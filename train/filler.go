@@ -30,11 +30,6 @@ type FillerOptions struct {
 	SynthDir   string
 }
 
-// FillerMeta is the model metadata key saying whether a model was trained
-// with a filler unit ("none", or on which voices: FillerOptions.Voices and
-// Seed); a model without it predates the filler.
-const FillerMeta = "filler"
-
 // DefaultFillerOptions are the default speech model's: the 50 voices of
 // seed 1 (the data cache's synthetic digits, 2 takes each) saying each of
 // the 209 filler words 3 times over.

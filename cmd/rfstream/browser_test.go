@@ -32,6 +32,7 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/train"
 )
@@ -118,7 +119,7 @@ func realCase(t *testing.T, dir string) (*browserCase, error) {
 
 	imgOpts := train.DefaultImageOptions()
 	imgOpts.Map.M, imgOpts.PerClass = 500, 300
-	run, err := defaults.TrainImages(imgOpts, log)
+	run, err := recipes.TrainImages(imgOpts, log)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/train"
 )
 
 // toyDefaultSpeechModel puts the toy connected model (words "up" and
@@ -28,7 +27,7 @@ func toyDefaultSpeechModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Model.Meta = map[string]any{train.PausesMeta: datasets.PauseRendering, train.FillerMeta: "none (toy)"}
+	c.Model.Meta = map[string]any{engine.PausesMeta: datasets.PauseRendering, engine.FillerMeta: "none (toy)"}
 	if err := engine.SaveModel(defaults.ConnectedModel(), c.Model); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestDefaultModelHearsNoSpeech(t *testing.T) {
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
-	if m.Meta[train.PausesMeta] != datasets.PauseRendering || m.Meta[train.FillerMeta] == nil {
+	if m.Meta[engine.PausesMeta] != datasets.PauseRendering || m.Meta[engine.FillerMeta] == nil {
 		// The commands would train it again first: minutes, not a test's.
 		t.Skipf("SKIP: the cached %s predates the current pause rendering or the filler; make demo trains it again", defaults.ConnectedModel())
 	}

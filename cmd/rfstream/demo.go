@@ -11,6 +11,7 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -19,6 +20,9 @@ import (
 type demoPart struct {
 	order int
 	name  string
+	// takes says, before the part starts, what it trains and how long it
+	// took on two idle cores (make demo, experiments/journal/house.md).
+	takes string
 	run   func(stdout, stderr io.Writer) error
 }
 
@@ -28,7 +32,8 @@ func registerDemoPart(p demoPart) { demoParts = append(demoParts, p) }
 
 func init() {
 	register(&command{name: "demo", summary: "fetch data, train, and run the live pipeline on real test data", run: runDemo})
-	registerDemoPart(demoPart{order: 10, name: "MNIST: random maxout features + RLS", run: demoMNIST})
+	registerDemoPart(demoPart{order: 10, name: "MNIST: random maxout features + RLS", run: demoMNIST,
+		takes: "fetches MNIST and trains its tagger: 20 s on two idle cores"})
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
@@ -52,9 +57,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(stdout, "\n== %d/%d %s ==\n", i+1, len(demoParts), p.name)
+		fmt.Fprintf(stderr, "(part %d %s)\n", i+1, p.takes)
+		partStart := time.Now()
 		if err := p.run(stdout, stderr); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
+		fmt.Fprintf(stderr, "(part %d took %.0f s)\n", i+1, time.Since(partStart).Seconds())
 	}
 	fmt.Fprintf(stdout, "\ndemo finished in %.0fs\n", time.Since(start).Seconds())
 	return nil
@@ -66,7 +74,7 @@ func demoMNISTModel() string { return defaults.DataDir() + "/models/mnist-maxout
 func demoMNIST(stdout, stderr io.Writer) error {
 	o := train.DefaultImageOptions()
 	o.Log = stderr
-	run, err := defaults.TrainImages(o, stderr)
+	run, err := recipes.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/recipes"
 )
 
 // modelOr loads the model at path, or without a path returns the default
@@ -19,7 +20,7 @@ func modelOr(path string, log io.Writer, fallback func(io.Writer) (*engine.Model
 
 // digitModel returns the word model at path, or the default one.
 func digitModel(path string, log io.Writer) (*engine.WordClassifier, error) {
-	m, err := modelOr(path, log, defaults.Digits)
+	m, err := modelOr(path, log, recipes.Digits)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -89,7 +90,7 @@ func trainMNIST(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	o.Log = stderr
-	run, err := defaults.TrainImages(o, stderr)
+	run, err := recipes.TrainImages(o, stderr)
 	if err != nil {
 		return err
 	}
@@ -216,5 +217,5 @@ func trainShipped(args []string, stdout, stderr io.Writer) error {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	return defaults.TrainShipped(*out, names, stderr)
+	return recipes.TrainShipped(*out, names, stderr)
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
-	"github.com/rfstream/rfstream/train"
 )
 
 // voskLine is one line or message of Vosk's JSON, as the Vosk server's
@@ -152,7 +151,7 @@ func fsddString(t *testing.T) string {
 	if err != nil {
 		t.Skipf("SKIP: no default speech model in the data cache (%v); make demo trains it", err)
 	}
-	if m.Meta[train.PausesMeta] != datasets.PauseRendering {
+	if m.Meta[engine.PausesMeta] != datasets.PauseRendering {
 		t.Skipf("SKIP: the cached %s predates the current pause rendering; make demo trains it again", defaults.ConnectedModel())
 	}
 	fsdd := defaults.FSDDDir()

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 
-	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
-	"github.com/rfstream/rfstream/train"
 )
 
-// The data cache's default models, by file name.
+// The data cache's models that a user's training replaces the defaults
+// with, by file name.
 func DigitModelPath() string     { return ModelPath("digits-maxout.rfm") }
 func ImageModelPath() string     { return ModelPath("mnist-maxout.rfm") }
 func AdaptableModelPath() string { return ModelPath("digits-adaptable.rfm") }
@@ -24,10 +22,11 @@ func PhoneModelPath() string { return ModelPath("phones.rfm") }
 // Model is the default model of a task: what every command uses when no
 // model is named, and what the public package's DefaultModel returns.
 // TaskConnected is the speech model (Speech), TaskWords the adaptable
-// digit model (Adaptable), TaskImages the MNIST tagger (Images): each
-// trained on first use. TaskPhones is the phone model `rfstream train
-// phones` writes, which takes its corpora and is never trained behind a
-// user's back.
+// digit model (Adaptable), TaskImages the MNIST tagger (Images): each the
+// data cache's when the user trained one there, else the one that ships
+// with the module. TaskPhones is the phone model `rfstream train phones`
+// writes, which takes its corpora and is never trained behind a user's
+// back.
 func Model(task string, log io.Writer) (*engine.Model, error) {
 	switch task {
 	case engine.TaskConnected:
@@ -47,155 +46,71 @@ func Model(task string, log io.Writer) (*engine.Model, error) {
 		engine.TaskConnected, engine.TaskImages, engine.TaskPhones, engine.TaskWords)
 }
 
-// LoadOrTrain loads the model at path, or when it does not exist runs
-// train to create it and saves it there: default models live in the data
-// cache and are trained on first use, so every command works on a fresh
-// checkout.
-func LoadOrTrain(path string, log io.Writer, train func() (*engine.Model, error)) (*engine.Model, error) {
-	m, err := engine.LoadModel(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return m, err
-	}
-	fmt.Fprintf(log, "%s is missing: training it now\n", path)
-	if m, err = train(); err != nil {
-		return nil, fmt.Errorf("%s is missing and training it failed: %w", path, err)
-	}
-	if err := engine.SaveModel(path, m); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "saved %s\n", path)
-	return m, nil
-}
-
 // Speech is what recognize, stream, serve and the web page hear speech
-// with when no model is named: the data cache's connected digit model,
-// which decodes one digit or a string of them, with or without pauses
-// (docs/commands.md has the measurements that chose it over the word
-// model behind the segmenter). It is trained on first use.
+// with when no model is named: the connected digit model, which decodes one
+// digit or a string of them, with or without pauses (docs/commands.md has
+// the measurements that chose it over the word model behind the
+// segmenter). A model of the user's in the data cache is used; else the
+// shipped one.
 func Speech(log io.Writer) (*engine.Model, error) {
-	return LoadConnected(ConnectedModel(), log, func() (*engine.Model, error) {
-		o := ConnectedTraining(train.DefaultDigitStringOptions())
-		o.FSDD, o.Log, o.Filler.SynthDir = FSDDDir(), log, SynthDigitsDir()
-		m, _, err := train.DigitStrings(o)
-		return m, err
-	})
+	return cachedOrShipped(ConnectedModel(), "connected", log, staleSpeech)
 }
 
-// ConnectedTraining is what tests shrink of the default connected model's
-// training (they check the first-use path, not the model).
-var ConnectedTraining = func(o train.DigitStringOptions) train.DigitStringOptions { return o }
-
-// LoadConnected loads the connected model at path, training it with
-// retrain (and saving it) when it is missing or was trained on strings whose
-// pauses were rendered otherwise than the test strings' are now: a model
-// cached before the pauses were rendered in the recordings' background
-// learnt white ones and decodes the new strings far worse (experiments/journal/audio.md).
-//
-// A model cached before the default model had a filler (it rejects no
-// word that is not a digit) is trained again too.
-func LoadConnected(path string, log io.Writer, retrain func() (*engine.Model, error)) (*engine.Model, error) {
-	m, err := LoadOrTrain(path, log, retrain)
-	if err != nil {
-		return m, err
-	}
+// staleSpeech says why a connected model cached by an older rfstream is
+// not to be used: one whose training strings' pauses were rendered
+// otherwise than the shipped model's (before they were rendered in the
+// recordings' background it learnt white ones, and decodes today's strings
+// far worse: experiments/journal/audio.md), and one without a filler, which
+// rejects no word that is not a digit.
+func staleSpeech(m *engine.Model) string {
+	shipped, err := Shipped("connected")
 	switch {
-	case m.Meta[train.PausesMeta] != datasets.PauseRendering:
-		fmt.Fprintf(log, "%s was trained on strings with other pauses than the test strings': training it again\n", path)
-	case m.Meta[train.FillerMeta] == nil:
-		fmt.Fprintf(log, "%s predates the filler that rejects words that are not digits: training it again\n", path)
-	default:
-		return m, nil
+	case err == nil && m.Meta[engine.PausesMeta] != shipped.Meta[engine.PausesMeta]:
+		return "was trained on strings with other pauses than today's"
+	case m.Meta[engine.FillerMeta] == nil:
+		return "predates the filler that rejects words that are not digits"
 	}
-	if m, err = retrain(); err != nil {
-		return nil, err
+	return ""
+}
+
+// cachedOrShipped is the default model of one kind: the data cache's at
+// path when there is one and it is current, else the shipped model name. A
+// cached model that cannot be read, or that stale says is out of date, is
+// passed over with one line on log saying why.
+func cachedOrShipped(path, name string, log io.Writer, stale func(*engine.Model) string) (*engine.Model, error) {
+	m, err := engine.LoadModel(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Shipped(name)
+	case err != nil:
+		fmt.Fprintf(log, "%v: using the shipped %s model instead\n", err, name)
+		return Shipped(name)
 	}
-	return m, engine.SaveModel(path, m)
-}
-
-// Digits loads the data cache's digit model, training it on FSDD's
-// official training takes first when it is missing.
-func Digits(log io.Writer) (*engine.Model, error) {
-	return LoadOrTrain(DigitModelPath(), log, func() (*engine.Model, error) {
-		o := DigitTraining.apply(train.DefaultDigitOptions())
-		o.FSDD, o.Log = FSDDDir(), log
-		o.Voices.SynthDir, o.Voices.Engines.Dir = SynthDigitsDir(), VoicesDir()
-		// A synthesiser missing here costs the model its voices, not the
-		// user their first recognition.
-		o.Voices.Engines.SkipMissing, o.Voices.Engines.Log = true, log
-		return train.Words(o)
-	})
-}
-
-// Adaptable loads the data cache's adaptable digit model (recognize
-// --adapt, --session, serve --adaptable), training it first when it is
-// missing (train.DefaultAdaptableDigitOptions).
-func Adaptable(log io.Writer) (*engine.Model, error) {
-	return AdaptableAt(AdaptableModelPath(), "", log)
-}
-
-// AdaptableAt loads the adaptable digit model at path, training it first
-// when it is missing, on FSDD without the excluded speakers.
-func AdaptableAt(path, exclude string, log io.Writer) (*engine.Model, error) {
-	return LoadOrTrain(path, log, func() (*engine.Model, error) {
-		o := AdaptableTraining.apply(train.DefaultAdaptableDigitOptions())
-		o.FSDD, o.Exclude, o.Log = FSDDDir(), exclude, log
-		o.Voices.SynthDir = SynthDigitsDir()
-		return train.Words(o)
-	})
-}
-
-// FirstUse is what tests shrink of a default digit model's training (they
-// check the first-use path, not the model's size): the map's size and the
-// voices widening the training set (nil: the recordings alone). It starts
-// as train's defaults.
-type FirstUse struct {
-	M      int
-	Voices *train.VoiceOptions
-}
-
-func firstUse(o train.WordOptions) FirstUse {
-	return FirstUse{M: o.Map.M, Voices: &o.Voices}
-}
-
-func (f FirstUse) apply(o train.WordOptions) train.WordOptions {
-	o.Map.M, o.Voices = f.M, train.VoiceOptions{}
-	if f.Voices != nil {
-		o.Voices = *f.Voices
-	}
-	return o
-}
-
-var (
-	DigitTraining     = firstUse(train.DefaultDigitOptions())
-	AdaptableTraining = firstUse(train.DefaultAdaptableDigitOptions())
-)
-
-// Images loads the data cache's MNIST model, training it first when it is
-// missing or predates image recipes.
-func Images(log io.Writer) (*engine.Model, error) {
-	trainDefault := func() (*engine.Model, error) {
-		run, err := TrainImages(train.DefaultImageOptions(), log)
-		if err != nil {
-			return nil, err
+	if stale != nil {
+		if why := stale(m); why != "" {
+			fmt.Fprintf(log, "%s %s: using the shipped %s model instead (delete the file to stop this line)\n", path, why, name)
+			return Shipped(name)
 		}
-		return run.Model, nil
 	}
-	m, err := LoadOrTrain(ImageModelPath(), log, trainDefault)
-	if err != nil || HasImageRecipe(m) {
-		return m, err
-	}
-	// A model from before image recipes cannot read ink on paper, nor mark
-	// a picture out of domain; its read-out is the same as a new one's.
-	path := ImageModelPath()
-	fmt.Fprintf(log, "%s predates image recipes (polarity, out-of-domain rule): training it again\n", path)
-	if m, err = trainDefault(); err != nil {
-		return nil, err
-	}
-	if err := engine.SaveModel(path, m); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "saved %s\n", path)
 	return m, nil
+}
+
+// Adaptable is the adaptable digit model (recognize --adapt, --session,
+// serve --adaptable, rfstream.VoiceSession): the data cache's, when the
+// user trained one there, else the shipped one.
+func Adaptable(log io.Writer) (*engine.Model, error) {
+	return cachedOrShipped(AdaptableModelPath(), "digits-adaptable", log, nil)
+}
+
+// Images is the MNIST tagger: the data cache's, when the user trained one
+// there with today's recipe, else the shipped one.
+func Images(log io.Writer) (*engine.Model, error) {
+	return cachedOrShipped(ImageModelPath(), "mnist", log, func(m *engine.Model) string {
+		if !HasImageRecipe(m) {
+			return "predates image recipes (polarity, out-of-domain rule)"
+		}
+		return ""
+	})
 }
 
 // HasImageRecipe reports whether an image model records the recipe the
@@ -203,33 +118,4 @@ func Images(log io.Writer) (*engine.Model, error) {
 func HasImageRecipe(m *engine.Model) bool {
 	var in engine.ImageInput
 	return json.Unmarshal(m.Input, &in) == nil && in.Polarity != "" && in.OutOfDomain != nil
-}
-
-// LoadImages reads the image sets o names (train.LoadImages), or MNIST
-// from the data cache, fetched when missing, when o names no file; o then
-// names MNIST's files.
-func LoadImages(o *train.ImageOptions, log io.Writer, needTrain bool) (*train.ImageData, error) {
-	if err := o.Input(0, 0).Validate(); err != nil {
-		return nil, err
-	}
-	if o.TrainImages == "" && o.TrainLabels == "" && o.TestImages == "" && o.TestLabels == "" {
-		if err := EnsureMNIST(log); err != nil {
-			return nil, err
-		}
-		d := MNISTDir()
-		o.TrainImages, o.TrainLabels = filepath.Join(d, "train-images-idx3-ubyte"), filepath.Join(d, "train-labels-idx1-ubyte")
-		o.TestImages, o.TestLabels = filepath.Join(d, "t10k-images-idx3-ubyte"), filepath.Join(d, "t10k-labels-idx1-ubyte")
-	}
-	return train.LoadImages(*o, needTrain)
-}
-
-// TrainImages trains an image model (train.Images) on the files o names,
-// or on MNIST (fetched into the data cache when missing); log receives what
-// fetching says, o.Log the fit's progress.
-func TrainImages(o train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
-	d, err := LoadImages(&o, log, true)
-	if err != nil {
-		return nil, err
-	}
-	return train.Images(o, d)
 }

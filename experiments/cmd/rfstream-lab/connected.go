@@ -19,6 +19,7 @@ import (
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
 	"github.com/rfstream/rfstream/internal/progress"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -105,7 +106,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 		}
 		res.Model = defaults.ConnectedModel()
 	default:
-		if m, err = defaults.LoadOrTrain(defaults.ConnectedModel(), stderr, func() (*engine.Model, error) {
+		if m, err = recipes.LoadOrTrain(defaults.ConnectedModel(), stderr, func() (*engine.Model, error) {
 			m, _, err := train.DigitStrings(o)
 			return m, err
 		}); err != nil {

@@ -16,8 +16,8 @@ import (
 	"github.com/rfstream/rfstream/features/elss"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
-	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/plots"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -91,7 +91,7 @@ func evalELSS(args []string, stdout, stderr io.Writer) error {
 	for _, s := range strings.Split(*sets, ",") {
 		switch s {
 		case "mnist":
-			d, err := defaults.LoadImages(&imo, stderr, true)
+			d, err := recipes.LoadImages(&imo, stderr, true)
 			if err != nil {
 				return err
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -134,7 +135,7 @@ func imagesModel(o train.ImageOptions, path string, log io.Writer) (*engine.Imag
 		d, err = train.LoadImages(o, true)
 	} else {
 		o.TestImages, o.TestLabels = "", ""
-		d, err = defaults.LoadImages(&o, log, true)
+		d, err = recipes.LoadImages(&o, log, true)
 	}
 	if err != nil {
 		return nil, nil, err

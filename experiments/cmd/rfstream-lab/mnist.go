@@ -12,10 +12,10 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
-	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -43,7 +43,7 @@ func evalMNIST(args []string, stdout, stderr io.Writer) error {
 		run, err = evalSavedImageModel(*modelPath, &o, stderr)
 	} else {
 		o.Log = stderr
-		run, err = defaults.TrainImages(o, stderr)
+		run, err = recipes.TrainImages(o, stderr)
 	}
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func evalSavedImageModel(path string, o *train.ImageOptions, log io.Writer) (*tr
 		return nil, fmt.Errorf("%s: image input: %w", path, err)
 	}
 	o.Deskew = in.Deskew // the test images are prepared as the training ones were
-	d, err := defaults.LoadImages(o, log, false)
+	d, err := recipes.LoadImages(o, log, false)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,9 @@ import (
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/cli"
-	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/invariant"
 	"github.com/rfstream/rfstream/maxout"
 	"github.com/rfstream/rfstream/train"
@@ -123,7 +123,7 @@ func evalMNISTSizes(args []string, stdout, stderr io.Writer) error {
 	if imo.PerClass != 0 {
 		return fmt.Errorf("give the sizes with --sizes, not --per-class")
 	}
-	d, err := defaults.LoadImages(&imo, stderr, true)
+	d, err := recipes.LoadImages(&imo, stderr, true)
 	if err != nil {
 		return err
 	}

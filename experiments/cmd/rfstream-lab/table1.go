@@ -11,9 +11,9 @@ import (
 
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
-	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/plots"
 	"github.com/rfstream/rfstream/internal/progress"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/maxout"
 	"github.com/rfstream/rfstream/train"
 )
@@ -80,7 +80,7 @@ func evalTable1(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := defaults.LoadImages(&imo, stderr, true)
+	d, err := recipes.LoadImages(&imo, stderr, true)
 	if err != nil {
 		return err
 	}
