@@ -4,8 +4,11 @@
 # flite, festival with three festvox voices), sox (augmentation, the browser test's microphone) and nats-server
 # (the fault tests' real server). Elsewhere it says in one line what is missing and what that costs, and the
 # build goes on: the models then train on the voices that are there, and the tests that need a tool skip.
+# `mk/packages.sh bench-speech` does the same for what make bench-speech alone needs (pocketsphinx, its en-us
+# model, sox): a benchmark's, not the tests', so make test and CI do not install them.
 set -u
 pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server)
+[ "${1:-}" = bench-speech ] && pkgs=(sox pocketsphinx pocketsphinx-en-us)
 command -v dpkg >/dev/null 2>&1 || exit 0
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
