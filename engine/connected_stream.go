@@ -48,15 +48,21 @@ func (c *Connected) StreamConfig() SpotterConfig {
 //
 // The model normalises each utterance by its own mean and variance (CMVN
 // over the utterance, as it was trained), which needs the utterance's end,
-// so decoding is utterance-synchronous rather than frame-synchronous: an
-// energy endpointer (the Segmenter) cuts utterances at long pauses, each
-// closed utterance is decoded whole into a final result, and while one is
-// open its audio so far is decoded into a partial result every
-// PartialEveryMs. Results depend only on the samples, never on the chunking.
+// so final results are utterance-synchronous: an energy endpointer (the
+// Segmenter) cuts utterances at long pauses and each closed utterance is
+// decoded whole into a final result. While one is open, a partial result
+// every PartialEveryMs comes from a frame-synchronous search over its
+// frames normalised as they arrive (partialDecoder), which scores each
+// frame once. Results depend only on the samples, never on the chunking.
 type ConnectedStream struct {
 	seg *Segmenter
 	rec *Connected
 	tr  *ConnectedTranscript
+	// part decodes the open utterance's partial results; nil until its
+	// first partial segment, and again after its final one.
+	part *partialDecoder
+	// partialsScored counts the frames part has scored, over the stream.
+	partialsScored int
 }
 
 // NewConnectedStream starts a recogniser for input at rate Hz.
@@ -83,17 +89,37 @@ func (s *ConnectedStream) Flush() []Result { return s.results(s.seg.Flush(), tru
 func (s *ConnectedStream) results(segs []Segment, end bool) []Result {
 	var out []Result
 	for _, sg := range segs {
-		r, err := s.rec.Recognize(sg.Audio)
+		words, err := s.words(sg)
 		if err != nil {
 			out = append(out, s.tr.Error(sg, err))
 			continue
 		}
-		out = append(out, s.tr.Add(sg, r.Words))
+		out = append(out, s.tr.Add(sg, words))
 	}
 	if end {
 		out = append(out, s.tr.End())
 	}
 	return out
+}
+
+// words decodes segment sg: a final one whole, a partial one by extending
+// the open utterance's frame-synchronous search.
+func (s *ConnectedStream) words(sg Segment) ([]Word, error) {
+	if sg.Final {
+		if s.part != nil {
+			s.partialsScored += s.part.scored
+			s.part = nil
+		}
+		r, err := s.rec.Recognize(sg.Audio)
+		return r.Words, err
+	}
+	if s.part == nil {
+		var err error
+		if s.part, err = newPartialDecoder(s.rec); err != nil {
+			return nil, err
+		}
+	}
+	return s.part.words(sg)
 }
 
 // ConnectedTranscript turns the decoded utterances of one stream, taken in

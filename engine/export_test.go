@@ -33,3 +33,13 @@ func RecognizeFinalsOnly(c *Connected, cfg SpotterConfig, samples []float32, rat
 	s.seg.FinalsOnly()
 	return endOfStream(s, samples)
 }
+
+// PartialFramesScored is how many frames the stream's partial results
+// have scored so far, the open utterance's included.
+func (s *ConnectedStream) PartialFramesScored() int {
+	n := s.partialsScored
+	if s.part != nil {
+		n += s.part.scored
+	}
+	return n
+}

@@ -55,15 +55,72 @@ func NewExtractor(cfg AudioConfig) (*Extractor, error) {
 	case "sliding":
 		e.stages = append(e.stages, newSlidingCMVN(dim, cfg.CMVNWindow))
 	}
+	e.stages = append(e.stages, dynamicStages(cfg)...)
+	return e, nil
+}
+
+// dynamicStages are the stages after CMVN: deltas, then splicing.
+func dynamicStages(cfg AudioConfig) []frameStage {
+	var stages []frameStage
+	dim := cfg.StaticDim()
 	for d := 1; d <= cfg.Deltas; d++ {
 		in := dim * d
-		e.stages = append(e.stages, newContext(in, 2, in+dim, deltaOf(in-dim, dim)))
+		stages = append(stages, newContext(in, 2, in+dim, deltaOf(in-dim, dim)))
 	}
 	if cfg.Splice > 0 {
 		in := dim * (1 + cfg.Deltas)
-		e.stages = append(e.stages, newContext(in, cfg.Splice, in*(2*cfg.Splice+1), splice(in, cfg.Splice)))
+		stages = append(stages, newContext(in, cfg.Splice, in*(2*cfg.Splice+1), splice(in, cfg.Splice)))
 	}
-	return e, nil
+	return stages
+}
+
+// Dynamics is the frontend after CMVN, deltas then ±k splicing, for static
+// frames normalised by the caller: a live decoder that normalises each
+// frame with the statistics known when it arrives (utterance CMVN needs
+// the utterance's end) extends its frames with these stages as the
+// Extractor does, edges replicated the same way. Push normalised static
+// frames (cfg.StaticDim() values each); Pop returns the frames whose
+// context has arrived (each waits for 2·Deltas + Splice later ones).
+type Dynamics struct {
+	stages []frameStage
+	dim    int
+	out    []float32
+}
+
+// NewDynamics returns the post-CMVN stages of cfg's frontend.
+func NewDynamics(cfg AudioConfig) (*Dynamics, error) {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Dynamics{stages: dynamicStages(cfg), dim: cfg.Dim()}, nil
+}
+
+// Push adds one normalised static frame.
+func (d *Dynamics) Push(f []float32) { d.feed(0, f) }
+
+func (d *Dynamics) feed(i int, f []float32) {
+	if i == len(d.stages) {
+		d.out = append(d.out, f...)
+		return
+	}
+	d.stages[i].push(f, func(g []float32) { d.feed(i+1, g) })
+}
+
+// Flush ends the frames: the last ones are completed with the final frame
+// repeated, as at the end of an Extractor's input.
+func (d *Dynamics) Flush() {
+	for i := range d.stages {
+		d.stages[i].flush(func(g []float32) { d.feed(i+1, g) })
+	}
+}
+
+// Pop returns the frames completed since the last Pop (n×Dim).
+func (d *Dynamics) Pop() blas32.General {
+	n := len(d.out) / d.dim
+	g := blas32.General{Rows: n, Cols: d.dim, Stride: d.dim, Data: d.out[: n*d.dim : n*d.dim]}
+	d.out = nil
+	return g
 }
 
 // withDefaults fills in what an empty field of cfg means and checks it.
