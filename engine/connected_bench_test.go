@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"syscall"
 	"testing"
@@ -63,6 +64,51 @@ func BenchmarkConnectedRTF(b *testing.B) {
 	cpu := cpuTime() - cpu0
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/a.Duration(), "rtf")
 	b.ReportMetric(cpu.Seconds()/float64(b.N)/a.Duration(), "cpu-rtf")
+}
+
+// BenchmarkStreamLengths times a stream of 15, 30 and 60 s of tone words
+// with pauses shorter than the endpointer's, so utterances run to
+// MaxWordMs (20 s), through the connected model of the evaluated shape:
+// offline (NewLiveRecognizer: final results only) and live (100 ms chunks,
+// a partial result every 300 ms). "cpu-rtf" is CPU seconds per second of
+// audio: linear time keeps it flat as the audio grows.
+func BenchmarkStreamLengths(b *testing.B) {
+	c := benchConnected(b)
+	words := benchToneWords()
+	for _, secs := range []int{15, 30, 60} {
+		var s []float32
+		for len(s) < secs*8000 {
+			s = append(s, words...)
+		}
+		s = s[:secs*8000]
+		for _, live := range []bool{false, true} {
+			name := fmt.Sprintf("offline/%ds", secs)
+			if live {
+				name = fmt.Sprintf("live/%ds", secs)
+			}
+			b.Run(name, func(b *testing.B) {
+				cpu0 := cpuTime()
+				for b.Loop() {
+					st, err := NewConnectedStream(c, c.StreamConfig(), 8000)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !live {
+						st.seg.FinalsOnly()
+						if _, err := endOfStream(st, s); err != nil {
+							b.Fatal(err)
+						}
+						continue
+					}
+					for i := 0; i < len(s); i += 800 {
+						st.Push(s[i:min(i+800, len(s))])
+					}
+					st.Flush()
+				}
+				b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N)/float64(secs), "cpu-rtf")
+			})
+		}
+	}
 }
 
 // benchToneWords is 5 s at 8 kHz of seven tone words, 0.4 s each, between

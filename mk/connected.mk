@@ -6,6 +6,8 @@
 eval-connected: build
 	nice -n 10 $(LAB) eval connected
 
-# Real-time factor of frontend + features + classifier + decoder on one core.
+# Real-time factor of frontend + features + classifier + decoder on one core, then of whole streams of 15, 30
+# and 60 s, offline and live (flat when the time is linear in the audio).
 bench-connected:
-	OPENBLAS_NUM_THREADS=1 $(GO) test -tags '$(GOTAGS)' -run '^$$' -bench ConnectedRTF -cpu 1 -benchtime 20x .
+	OPENBLAS_NUM_THREADS=1 $(GO) test -tags '$(GOTAGS)' -run '^$$' -bench ConnectedRTF -cpu 1 -benchtime 20x ./engine/
+	OPENBLAS_NUM_THREADS=1 $(GO) test -tags '$(GOTAGS)' -run '^$$' -bench StreamLengths -cpu 1 -benchtime 3x ./engine/
