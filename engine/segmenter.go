@@ -44,6 +44,15 @@ type SpotterConfig struct {
 	PadMs float64 `json:"pad_ms"`
 	// PartialEveryMs: while a word is open, a partial hypothesis this often.
 	PartialEveryMs float64 `json:"partial_every_ms"`
+	// PartialGrowth, when positive, spaces the partials of a long word
+	// further: the next comes only once the word has grown by this
+	// fraction of its length since the last (and PartialEveryMs at the
+	// least). A recogniser that decodes every partial segment afresh (the
+	// pipeline's stages: a segment is a message) then decodes at most
+	// 1 + 1/PartialGrowth times the word's frames in all, however long the
+	// word runs, where a partial every PartialEveryMs cost time quadratic
+	// in its length.
+	PartialGrowth float64 `json:"partial_growth,omitempty"`
 	// EdgeFillMs, when positive, puts this much of the stream's own
 	// background (frontend.EstimateBackground of the segment's samples)
 	// before a segment whose padding would reach before the stream's first
@@ -261,7 +270,11 @@ func (s *Segmenter) scan(ending bool) []Segment {
 			out = append(out, s.close(f+1-int64(s.silenceRun)))
 			continue
 		}
-		if !s.finalsOnly && f-s.lastPart >= s.frames(s.cfg.PartialEveryMs) {
+		every := s.frames(s.cfg.PartialEveryMs)
+		if g := s.cfg.PartialGrowth; g > 0 {
+			every = max(every, int64(g*float64(s.lastPart+1-s.wordStart)))
+		}
+		if !s.finalsOnly && f-s.lastPart >= every {
 			s.lastPart = f
 			out = append(out, s.partial(f+1))
 		}

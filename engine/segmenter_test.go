@@ -296,3 +296,52 @@ func TestSegmenterEdgeFillIsTheBackgroundBeforeTheStream(t *testing.T) {
 		t.Fatalf("a word 1 s in: %d segments with the fill, %d without, or they differ", len(got), len(want))
 	}
 }
+
+// With PartialGrowth the partial segments of a long word come further
+// apart as it grows, so decoding each afresh costs at most 1 + 1/growth
+// times the word's length in all; without it they come every
+// PartialEveryMs, and their lengths add up quadratically.
+func TestPartialGrowthBoundsThePartials(t *testing.T) {
+	wc := frontend.DefaultWordConfig()
+	rate := wc.Audio.SampleRate
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x []float32
+	for i := 0; i < 22*rate; i++ {
+		v := 3e-4 * rng.NormFloat64()
+		// Words of 0.4 s with 0.2 s pauses, shorter than the trailing
+		// silence: one utterance of 18 s.
+		if i >= 2*rate && i < 20*rate && (i-2*rate)%(rate*6/10) < rate*4/10 {
+			v += 0.3 * math.Sin(2*math.Pi*500*float64(i)/float64(rate))
+		}
+		x = append(x, float32(v))
+	}
+	partials := func(growth float64) (n int, total, word float64) {
+		cfg := DefaultConnectedStreamConfig()
+		cfg.PartialGrowth = growth
+		s, err := NewSegmenter(wc, cfg, rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sg := range append(s.Push(x), s.Flush()...) {
+			if sg.Final {
+				word = sg.End - sg.Start
+				continue
+			}
+			n++
+			total += sg.End - sg.Start
+		}
+		return n, total, word
+	}
+	n0, total0, word := partials(0)
+	n, total, word1 := partials(0.25)
+	t.Logf("%.1f s word: %d partials, %.0f s of audio in all, every 300 ms; %d, %.0f s with growth 0.25", word, n0, total0, n, total)
+	if word < 17 || word1 != word {
+		t.Fatalf("the word lasts %.2f s, %.2f s with growth: want one 18 s word", word, word1)
+	}
+	if n0 < 55 || total0 < 10*word {
+		t.Fatalf("every 300 ms: %d partials, %.0f s in all, for an %.0f s word", n0, total0, word)
+	}
+	if n > 25 || total > 5*word {
+		t.Fatalf("growth 0.25: %d partials, %.0f s in all, for an %.0f s word (at most 5×)", n, total, word)
+	}
+}

@@ -46,8 +46,12 @@ func upDownUp() *frontend.Audio {
 
 // TestConnectedThroughNATSEqualsInProcess: a connected-word model split
 // over the three audio stages (frames, log-likelihoods, Viterbi) gives
-// exactly the results of the in-process ConnectedStream, partial results
-// included, whatever the chunking.
+// exactly the final results of the in-process ConnectedStream, whatever
+// the chunking, and its partial results at the same points with the same
+// text. (The in-process stream scores each frame once for its partials,
+// normalised with the utterance's statistics so far; the stages decode each
+// partial segment afresh, since a segment is a message: a partial word's
+// confidence and times differ a little.)
 func TestConnectedThroughNATSEqualsInProcess(t *testing.T) {
 	c := toyConnected(t)
 	a := upDownUp()
@@ -77,7 +81,11 @@ func TestConnectedThroughNATSEqualsInProcess(t *testing.T) {
 	nc, _ := pipelineWith(t, Pipeline{Connected: c})
 	for _, chunk := range []float64{10, 100, 1000} {
 		got := streamAll(t, nc, "c"+strconv.Itoa(int(chunk)), a, StreamOptions{ChunkMs: chunk, Encoding: EncF32})
-		if !reflect.DeepEqual(got, want) {
+		same := len(got) == len(want)
+		for i := 0; same && i < len(want); i++ {
+			same = got[i].Final == want[i].Final && got[i].Text == want[i].Text && (!want[i].Final || reflect.DeepEqual(got[i], want[i]))
+		}
+		if !same {
 			t.Fatalf("chunk %v ms: NATS results\n%+v\nin-process\n%+v", chunk, got, want)
 		}
 	}

@@ -249,9 +249,21 @@ func (p *Pipeline) defaults() {
 		p.Spotter = engine.DefaultSpotterConfig()
 		if p.Connected != nil {
 			p.Spotter = p.Connected.StreamConfig()
+			// The stages decode each partial segment afresh (a segment
+			// is a message, and the features stage keeps no stream's
+			// frames): partials spaced as the utterance grows keep a
+			// long utterance's cost linear in its length.
+			p.Spotter.PartialGrowth = ConnectedPartialGrowth
 		}
 	}
 }
+
+// ConnectedPartialGrowth is the default SpotterConfig.PartialGrowth of a
+// connected-word pipeline: a partial once the open utterance has grown by
+// a quarter since the last, so no utterance is decoded more than 5 times
+// over for its partials; under 1.2 s the partials still come every
+// PartialEveryMs.
+const ConnectedPartialGrowth = 0.25
 
 // audioKinds are the subject kinds between the audio stages: what the
 // frontend sends to the features stage, and what that sends the decoder.
