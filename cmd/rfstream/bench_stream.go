@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	blasThreads := fs.Int("blas-threads", 1, "as serve's: "+blasThreadsUsage)
 	procs := fs.Int("procs", 0, "as serve's: "+procsUsage)
 	shards := fs.Int("shards", 1, "split the frontend and decoder stages into this many shards (serve --shard), each on its own connection")
+	long := fs.String("long", "30s,2m,mix", "after the word model's levels, connected-digit streams of long recordings (the default speech model): fluent FSDD test strings of 30 s, of 2 min, and a mix of those with single digits; empty skips them")
+	longLevels := fs.String("long-streams", "4,8,16,32,64", "numbers of concurrent streams to try for each long workload, in order; stops at the first level not held")
+	longP99 := fs.Float64("long-p99-ms", 100, "a long workload's level is held when p99 end-of-speech → final latency is at most this, with nothing lost or wrong")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,13 +57,23 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var levels []int
-	for _, f := range strings.Split(*levelsFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("--streams: %q is not a positive count", f)
+	levels, err := streamCounts("--streams", *levelsFlag)
+	if err != nil {
+		return err
+	}
+	longCounts, err := streamCounts("--long-streams", *longLevels)
+	if err != nil {
+		return err
+	}
+	var workloads []string
+	for _, w := range strings.Split(*long, ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
 		}
-		levels = append(levels, n)
+		if !slices.Contains([]string{"30s", "2m", "mix"}, w) {
+			return fmt.Errorf("--long: %q is none of 30s, 2m, mix", w)
+		}
+		workloads = append(workloads, w)
 	}
 	load0 := benchstream.LoadAverage()
 
@@ -153,8 +167,16 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "stateless stages over the whole run: %d batches, %.1f messages per batch; %d partial words shed\n", s.Batches,
 		float64(s.Vectors+int64(*rounds*min(*chunk, len(payloads))))/float64(max(1, s.Batches)), s.Shed)
 
+	longHeld, err := benchLongStreams(stdout, stderr, workloads, longCounts, *longP99, *shed)
+	if err != nil {
+		return err
+	}
+
 	fmt.Fprintf(stdout, "\nsummary (load average after: %s):\n", benchstream.LoadAverage())
 	fmt.Fprintf(stdout, "  concurrent real-time audio streams held: %d (target ≥ 50 with p99 ≤ %.0f ms)\n", best, *p99Target)
+	for _, w := range workloads {
+		fmt.Fprintf(stdout, "  connected-digit streams of %s held: %d (p99 ≤ %.0f ms)\n", longWorkloadName[w], longHeld[w], *longP99)
+	}
 	fmt.Fprintf(stdout, "  image throughput NATS / in-process (same batch): %.2f× (target ≥ 0.8×); / whole-round call: %.2f×\n", viaNATS/inBatch, viaNATS/inAll)
 	fmt.Fprintf(stdout, "  messages lost: %d (audio levels) + %d (stage counters) (must be 0)\n", totalLost, s.Lost)
 	return nil
@@ -229,4 +251,114 @@ func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, str
 		return nil, nil, "", err
 	}
 	return t, b.payloads, fmt.Sprintf("%d MNIST test images as raw u8 payloads, the default MNIST model (top-3 tags)", len(b.payloads)), nil
+}
+
+func streamCounts(flag, list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a positive count", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+var longWorkloadName = map[string]string{"30s": "30 s fluent strings", "2m": "2 min fluent strings", "mix": "a mix (single digits, 30 s and 2 min strings)"}
+
+// benchLongStreams runs the long workloads through a connected-digit
+// pipeline of its own, each level for as long as its longest recording
+// (every stream then hears about one recording of it), and returns the
+// most streams each held.
+func benchLongStreams(stdout, stderr io.Writer, workloads []string, counts []int, p99 float64, shed bool) (map[string]int, error) {
+	held := map[string]int{}
+	if len(workloads) == 0 {
+		return held, nil
+	}
+	recs, err := datasets.FSDD(defaults.FSDDDir())
+	if err != nil {
+		fmt.Fprintf(stderr, "FSDD not found (%v): no long streams\n", err)
+		return held, nil
+	}
+	rec, err := connectedModel(stderr)
+	if err != nil {
+		return nil, err
+	}
+	live, err := engine.NewLiveRecognizer(rec.Model)
+	if err != nil {
+		return nil, err
+	}
+	_, test := datasets.OfficialSplit(recs)
+	var clips []*frontend.Audio
+	for _, r := range test {
+		a, err := readWAVFile(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		clips = append(clips, a)
+	}
+	// fluent joins test recordings, from the k-th on, with nothing between
+	// them until secs seconds: digits spoken on without pauses.
+	fluent := func(k int, secs float64) *frontend.Audio {
+		a := &frontend.Audio{Rate: clips[0].Rate}
+		for i := k; float64(len(a.Samples)) < secs*float64(a.Rate); i++ {
+			a.Samples = append(a.Samples, clips[(i*7)%len(clips)].Samples...)
+		}
+		return a
+	}
+	sets := map[string][]*frontend.Audio{}
+	for k := range 4 {
+		sets["30s"] = append(sets["30s"], fluent(60*k, 30))
+		sets["2m"] = append(sets["2m"], fluent(60*k+30, 120))
+	}
+	sets["mix"] = []*frontend.Audio{clips[0], sets["30s"][0], clips[1], sets["2m"][0], clips[2], sets["30s"][1]}
+
+	const pipe = "benchlong"
+	pl := streaming.Pipeline{Name: pipe, Connected: rec, ShedPartials: shed}
+	srv, err := startLocalPipeline(pl, streaming.StageFrontend, streaming.StageFeatures, streaming.StageDecoder)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	clients := make([]*nats.Conn, 4)
+	for i := range clients {
+		if clients[i], err = srv.Connect(fmt.Sprintf("bench long client %d", i)); err != nil {
+			return nil, err
+		}
+		defer clients[i].Close()
+	}
+	st := sumStats([]*streaming.Stages{srv.Stages})
+	fmt.Fprintf(stdout, "\nlong recordings: fluent strings joined from FSDD test recordings, the default speech model (connected digits), its own pipeline;\n")
+	fmt.Fprintf(stdout, "each level lasts as long as its longest recording, so each stream hears about one; held: p99 ≤ %.0f ms, nothing lost or wrong\n", p99)
+	for wi, w := range workloads {
+		var utts []benchstream.Utterance
+		longest := 0.0
+		for _, a := range sets[w] {
+			r, err := live.Recognize(a.Samples, a.Rate)
+			if err != nil {
+				return nil, err
+			}
+			utts = append(utts, benchstream.Utterance{Audio: a, Want: r.Text})
+			longest = max(longest, a.Duration())
+		}
+		fmt.Fprintf(stdout, "\n%s (%d recordings, the longest %.0f s):\n\n", longWorkloadName[w], len(utts), longest)
+		fmt.Fprintf(stdout, "| streams | utterances | p50 ms | p99 ms | max ms | PCM msgs | lost | error results | wrong text | timeouts | held |\n")
+		fmt.Fprintf(stdout, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|\n")
+		for li, n := range counts {
+			l := benchstream.AudioLevel(clients, pipe, utts, n, 100*(wi+1)+li, time.Duration(longest*float64(time.Second)), st)
+			ok := l.Held(p99)
+			mark := "yes"
+			if !ok {
+				mark = "no"
+			}
+			fmt.Fprintf(stdout, "| %d | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |\n",
+				n, l.Utterances, l.P50, l.P99, l.Worst, l.Published, l.Lost, l.Errors, l.Mismatches, l.Timeouts, mark)
+			if !ok {
+				break
+			}
+			held[w] = n
+		}
+	}
+	return held, nil
 }
