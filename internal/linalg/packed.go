@@ -6,7 +6,13 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/internal/vecmath"
 )
+
+// packedKernel tells whether Packed products run on the tile kernel
+// (vecmath.GemmTile12x32); tests switch it off to compare with the BLAS.
+var packedKernel = vecmath.TileKernel
 
 // Packed is the right operand B (k×n) of products a·B taken again and
 // again with the same B, a model's weights: the feature map's projections
@@ -128,7 +134,7 @@ func (p *Packed) mulChunk(dst, a blas32.General, r0, r1 int, ap, tile []float32)
 		panel := p.panels[(j0/tileCols)*k*tileCols:]
 		cols := min(tileCols, p.n-j0)
 		for t := 0; t < tiles; t++ {
-			gemmTile12x32(k, &ap[t*k*tileRows], &panel[0], &tile[0])
+			vecmath.GemmTile12x32(k, &ap[t*k*tileRows], &panel[0], &tile[0])
 			for i := 0; i < tileRows && r0+t*tileRows+i < r1; i++ {
 				r := r0 + t*tileRows + i
 				copy(dst.Data[r*dst.Stride+j0:r*dst.Stride+j0+cols], tile[i*tileCols:i*tileCols+cols])

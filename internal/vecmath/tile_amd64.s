@@ -2,14 +2,14 @@
 
 #include "textflag.h"
 
-// func gemmTile12x32(k int, a, b, c *float32)
+// func GemmTile12x32(k int, a, b, c *float32)
 //
 // c (12×32, row-major) = a·b over k steps, a packed [k][12] and b [k][32]:
 // at each step one row of b (two ZMM registers) is multiplied by each of
 // the twelve broadcast values of a and added, fused, to the 24
 // accumulators. Every element sums its k products in order p = 0, 1, …,
 // so a row's result does not depend on the rows tiled with it.
-TEXT ·gemmTile12x32(SB), NOSPLIT, $0-32
+TEXT ·GemmTile12x32(SB), NOSPLIT, $0-32
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
