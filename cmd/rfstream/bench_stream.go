@@ -41,7 +41,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	procs := fs.Int("procs", 0, "as serve's: "+procsUsage)
 	shards := fs.Int("shards", 1, "split the frontend and decoder stages into this many shards (serve --shard), each on its own connection")
 	long := fs.String("long", "30s,2m,mix", "after the word model's levels, connected-digit streams of long recordings (the default speech model): fluent FSDD test strings of 30 s, of 2 min, and a mix of those with single digits; empty skips them")
-	longLevels := fs.String("long-streams", "4,8,16,32,64", "numbers of concurrent streams to try for each long workload, in order; stops at the first level not held")
+	longLevels := fs.String("long-streams", "1,2,4,8,16,32", "numbers of concurrent streams to try for each long workload, in order; stops at the first level not held")
 	longP99 := fs.Float64("long-p99-ms", 100, "a long workload's level is held when p99 end-of-speech → final latency is at most this, with nothing lost or wrong")
 	if err := parseFlags(fs, args); err != nil {
 		return err
