@@ -96,6 +96,24 @@ func (p *Packed) Mul(dst, a blas32.General) {
 		return
 	}
 	chunks := (a.Rows + chunkRows - 1) / chunkRows
+	if chunks == 1 {
+		// One chunk (a few frames, one word's vector): its rows are packed
+		// once and the panels split between the cores, so a small
+		// product is not left to one core.
+		buf := packScratch.Get().(*[]float32)
+		defer packScratch.Put(buf)
+		if cap(*buf) < chunkRows*p.k {
+			*buf = make([]float32, chunkRows*p.k)
+		}
+		ap := (*buf)[:chunkRows*p.k]
+		p.packRows(a, 0, a.Rows, ap)
+		panels := (p.n + tileCols - 1) / tileCols
+		ParallelRows(panels, 16, func(j0, j1 int) {
+			var tile [tileRows * tileCols]float32
+			p.mulPanels(dst, 0, a.Rows, ap, tile[:], j0, j1)
+		})
+		return
+	}
 	ParallelRows(chunks, 1, func(c0, c1 int) {
 		buf := packScratch.Get().(*[]float32)
 		defer packScratch.Put(buf)
@@ -104,15 +122,18 @@ func (p *Packed) Mul(dst, a blas32.General) {
 			*buf = make([]float32, need)
 		}
 		ap, tile := (*buf)[:chunkRows*p.k], (*buf)[chunkRows*p.k:need]
+		panels := (p.n + tileCols - 1) / tileCols
 		for c := c0; c < c1; c++ {
-			p.mulChunk(dst, a, c*chunkRows, min((c+1)*chunkRows, a.Rows), ap, tile)
+			r0, r1 := c*chunkRows, min((c+1)*chunkRows, a.Rows)
+			p.packRows(a, r0, r1, ap)
+			p.mulPanels(dst, r0, r1, ap, tile, 0, panels)
 		}
 	})
 }
 
-// mulChunk computes rows [r0, r1) of dst: their values of a packed tile by
-// tile ([k][tileRows], zero rows past r1), then every panel over them.
-func (p *Packed) mulChunk(dst, a blas32.General, r0, r1 int, ap, tile []float32) {
+// packRows lays rows [r0, r1) of a out tile by tile in ap ([k][tileRows]
+// a tile, zero rows past r1).
+func (p *Packed) packRows(a blas32.General, r0, r1 int, ap []float32) {
 	k := p.k
 	tiles := (r1 - r0 + tileRows - 1) / tileRows
 	for t := 0; t < tiles; t++ {
@@ -130,8 +151,16 @@ func (p *Packed) mulChunk(dst, a blas32.General, r0, r1 int, ap, tile []float32)
 			}
 		}
 	}
-	for j0 := 0; j0 < p.n; j0 += tileCols {
-		panel := p.panels[(j0/tileCols)*k*tileCols:]
+}
+
+// mulPanels computes rows [r0, r1) of dst, packed in ap, in the columns of
+// panels [q0, q1).
+func (p *Packed) mulPanels(dst blas32.General, r0, r1 int, ap, tile []float32, q0, q1 int) {
+	k := p.k
+	tiles := (r1 - r0 + tileRows - 1) / tileRows
+	for q := q0; q < q1; q++ {
+		j0 := q * tileCols
+		panel := p.panels[q*k*tileCols:]
 		cols := min(tileCols, p.n-j0)
 		for t := 0; t < tiles; t++ {
 			vecmath.GemmTile12x32(k, &ap[t*k*tileRows], &panel[0], &tile[0])
