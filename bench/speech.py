@@ -8,11 +8,14 @@ silence between the digits, and fluent strings (the recordings joined with
 nothing between them), from 1 s to 5 min. Each tool hears each recording in a
 process of its own, one at a time: `rfstream recognize FILE` with its default
 model, and pocketsphinx_continuous (Debian's en-us acoustic model, a digit
-JSGF grammar, the recording resampled to the 16 kHz raw PCM it takes). The
-table gives each process's CPU time (user + system, from the kernel's
-accounting of the child, so other jobs on the machine barely change it), the
-real-time factor (CPU seconds per second of audio) and the word error rate
-against the digits joined. A process's CPU time includes loading its model:
+JSGF grammar, the recording resampled to the 16 kHz raw PCM it takes). sox
+runs without dither (-D), so the pauses are true digital silence and every
+run hears the same samples: with sox's default random dither the pauses
+carried ±1 LSB of noise that changed from run to run, and both tools' WER
+with it. The table gives each process's CPU time (user + system, from the
+kernel's accounting of the child, so other jobs on the machine barely change
+it), the real-time factor (CPU seconds per second of audio) and the word
+error rate against the digits joined. A process's CPU time includes loading its model:
 the short recordings mostly measure that.
 """
 import json
@@ -51,7 +54,7 @@ def build(tmp, name, n, pause, pool, start):
     parts = []
     sil = os.path.join(tmp, "pause.wav")
     if pause:
-        subprocess.run(["sox", "-n", "-r", "8000", "-c", "1", "-b", "16", sil, "trim", "0", str(pause)], check=True)
+        subprocess.run(["sox", "-D", "-n", "-r", "8000", "-c", "1", "-b", "16", sil, "trim", "0", str(pause)], check=True)
     for i, (_, path) in enumerate(picks):
         parts.append(path)
         if pause and i < n - 1:
@@ -59,10 +62,10 @@ def build(tmp, name, n, pause, pool, start):
     base = os.path.join(tmp, name.replace(",", "").replace(" ", "-"))
     wav, raw = base + ".wav", base + ".raw"
     if len(parts) == 1:
-        subprocess.run(["sox", parts[0], wav], check=True)
+        subprocess.run(["sox", "-D", parts[0], wav], check=True)
     else:
-        subprocess.run(["sox"] + parts + [wav], check=True)
-    subprocess.run(["sox", wav, "-r", "16000", "-t", "raw", "-e", "signed", "-b", "16", raw], check=True)
+        subprocess.run(["sox", "-D"] + parts + [wav], check=True)
+    subprocess.run(["sox", "-D", wav, "-r", "16000", "-t", "raw", "-e", "signed", "-b", "16", raw], check=True)
     secs = float(subprocess.run(["soxi", "-D", wav], check=True, capture_output=True, text=True).stdout)
     return wav, raw, [d for d, _ in picks], secs
 
