@@ -22,9 +22,9 @@ import (
 
 func init() {
 	registerDemoPart(demoPart{order: 20, name: "spoken digits (FSDD): whole-word random maxout features + RLS", run: demoDigits,
-		takes: "synthesises 2200 recordings of digits and trains the digit model: 2 min on two idle cores"})
+		takes: "synthesises 2200 recordings of digits and trains the digit model: about 1 min on two cores"})
 	registerDemoPart(demoPart{order: 30, name: "live: the embedded NATS pipeline on real test recordings and images", run: demoLive,
-		takes: "trains nothing and streams 300 recordings and 10000 images: 30 s on two idle cores"})
+		takes: "trains nothing and streams 300 recordings and 10000 images: a few seconds"})
 }
 
 func demoDigits(stdout, stderr io.Writer) error {
