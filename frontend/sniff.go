@@ -289,3 +289,21 @@ func parseMPEGHeader(b []byte) (mpegHeader, bool) {
 	}
 	return h, true
 }
+
+// FormatName names the format b announces by its first bytes: "WAV",
+// "NIST SPHERE", "FLAC", "Ogg Vorbis", "Ogg Opus", "MP3", a description
+// of a recognised format that is not decoded, or "" when the bytes
+// announce none (raw PCM, for one). Endpoints that take raw samples use
+// it to refuse a whole file sent in their place.
+func FormatName(b []byte) string {
+	format, err := sniff(b)
+	var u *unsupported
+	switch {
+	case errors.As(err, &u):
+		return u.what
+	case err != nil:
+		return ""
+	}
+	return map[container]string{formatWAV: "WAV", formatSphere: "NIST SPHERE", formatFLAC: "FLAC",
+		formatVorbis: "Ogg Vorbis", formatOpus: "Ogg Opus", formatMP3: "MP3"}[format]
+}
