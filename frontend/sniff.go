@@ -156,9 +156,9 @@ func oggCodec(b []byte) (container, error) {
 	if len(b) < 27 {
 		return 0, fmt.Errorf("%w: an Ogg file cut short in its first page header (%d bytes)", ErrOgg, len(b))
 	}
-	first := b[27+int(b[26]):]
-	if 27+int(b[26]) > len(b) {
-		first = nil
+	var first []byte // the first packet's start, if the page holds it
+	if at := 27 + int(b[26]); at <= len(b) {
+		first = b[at:]
 	}
 	is := func(s string) bool { return bytes.HasPrefix(first, []byte(s)) }
 	switch {
