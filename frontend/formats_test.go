@@ -124,6 +124,10 @@ func TestFormatsMatchTheReferenceDecoders(t *testing.T) {
 			}
 			run(t, c.make[0], args...)
 			a := decodeFile(t, out)
+			// The path reader (train --train-manifest's) reads it too.
+			if r, err := ReadAudio(out, 8000); err != nil || r.Rate != 8000 {
+				t.Fatalf("ReadAudio: %v", err)
+			}
 			if a.Rate != c.rate {
 				t.Fatalf("rate %d, want %d", a.Rate, c.rate)
 			}
@@ -179,6 +183,51 @@ func TestUndecodedFormatsNameThemselvesAndTheFix(t *testing.T) {
 		_, err := DecodeAudio(b)
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "ffmpeg -i") {
 			t.Errorf("%s: %v; want ErrUnsupported naming %q and the ffmpeg command", c.file, err, c.want)
+		}
+	}
+}
+
+// BenchmarkDecodeFormats decodes 30 s of a chirp over noise in each
+// format (made by sox and ffmpeg at 8 kHz mono and 44.1 kHz stereo) and
+// reports seconds of audio decoded per second: the numbers in
+// experiments/journal/audio.md ("Audio file formats").
+func BenchmarkDecodeFormats(b *testing.B) {
+	for _, tool := range []string{"sox", "ffmpeg"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			b.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := b.TempDir()
+	src := filepath.Join(dir, "src.wav")
+	if out, err := exec.Command("sox", "-R", "-n", "-r", "8000", "-c", "1", "-b", "16", src, "synth", "30", "sine", "200-3000", "whitenoise", "remix", "-", "gain", "-6").CombinedOutput(); err != nil {
+		b.Fatalf("sox: %v %s", err, out)
+	}
+	for _, layout := range []struct{ name, rate, ch string }{{"8k-mono", "8000", "1"}, {"44k-stereo", "44100", "2"}} {
+		for _, f := range []struct{ ext, codec string }{{"wav", "pcm_s16le"}, {"flac", "flac"}, {"ogg", "libvorbis"}, {"opus", "libopus"}, {"mp3", "libmp3lame"}} {
+			rate := layout.rate
+			switch {
+			case f.ext == "mp3" && rate == "8000":
+				rate = "16000" // 8 kHz MP3 is MPEG-2.5, not decoded here
+			case f.ext == "opus" && rate == "44100":
+				rate = "48000" // libopus takes 8, 12, 16, 24 or 48 kHz
+			}
+			path := filepath.Join(dir, layout.name+"."+f.ext)
+			if out, err := exec.Command("ffmpeg", "-loglevel", "error", "-i", src, "-ar", rate, "-ac", layout.ch, "-c:a", f.codec, path).CombinedOutput(); err != nil {
+				b.Fatalf("ffmpeg %s: %v %s", path, err, out)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(layout.name+"/"+f.ext, func(b *testing.B) {
+				var a *Audio
+				for b.Loop() {
+					if a, err = DecodeAudio(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(a.Duration()*float64(b.N)/b.Elapsed().Seconds(), "audio-s/s")
+			})
 		}
 	}
 }
