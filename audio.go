@@ -19,7 +19,7 @@ func ReadAudio(path string) (samples []float32, rate int, err error) {
 	defer f.Close()
 	a, err := frontend.ReadAudioFrom(f)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, frontend.NamePath(err, path))
 	}
 	return a.Samples, a.Rate, nil
 }

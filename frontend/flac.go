@@ -55,6 +55,9 @@ func decodeFLAC(b []byte, most bound) (a *Audio, err error) {
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, flacErr("truncated: the file ends inside the frame at sample %d", len(sink.out))
+		}
 		if err != nil {
 			return nil, flacErr("frame at sample %d: %v", len(sink.out), err)
 		}

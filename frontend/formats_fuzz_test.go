@@ -125,3 +125,24 @@ func TestBoundsHoldAgainstClaimsAndBombs(t *testing.T) {
 }
 
 func bytesContain(s, sub string) bool { return strings.Contains(s, sub) }
+
+// The conversion command names the file once a reader knows it, quoted
+// for a shell when it must be.
+func TestConversionCommandNamesTheFile(t *testing.T) {
+	m4a := []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00M4A isommp42")
+	_, err := DecodeAudio(m4a)
+	if got := err.Error(); !strings.HasSuffix(got, "ffmpeg -i in.m4a -ac 1 out.wav") {
+		t.Errorf("without a path: %q", got)
+	}
+	for path, want := range map[string]string{
+		"calls/a.m4a":    "ffmpeg -i calls/a.m4a -ac 1 calls/a.wav",
+		"my voice's.m4a": `ffmpeg -i 'my voice'\''s.m4a' -ac 1 'my voice'\''s.wav'`,
+		"noext":          "ffmpeg -i noext -ac 1 noext.wav",
+		"-":              "ffmpeg -i in.m4a -ac 1 out.wav",
+	} {
+		_, err := DecodeAudio(m4a)
+		if got := NamePath(err, path).Error(); !strings.HasSuffix(got, want) || !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: %q, want it to end %q", path, got, want)
+		}
+	}
+}

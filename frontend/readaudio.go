@@ -19,7 +19,7 @@ func ReadAudio(path string, rate int) (*Audio, error) {
 	defer f.Close()
 	a, err := ReadAudioFrom(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, NamePath(err, path))
 	}
 	if rate != 0 && a.Rate != rate {
 		if a, err = Resample(a, rate); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode"
 )
@@ -40,6 +41,7 @@ type unsupported struct {
 	what string // the format as the header tells it, e.g. "an MPEG-4 (M4A/AAC) file"
 	ext  string // the usual file extension, for the example command
 	why  string // why it is not read, when more than "rfstream does not decode it"
+	path string // the file, once a reader knows it: the command then names it
 }
 
 func (u *unsupported) Error() string {
@@ -47,7 +49,36 @@ func (u *unsupported) Error() string {
 	if why == "" {
 		why = "which rfstream does not decode"
 	}
-	return fmt.Sprintf("%s, %s: convert it first, e.g. ffmpeg -i in.%s -ac 1 out.wav", u.what, why, u.ext)
+	in, out := "in."+u.ext, "out.wav"
+	if u.path != "" && u.path != "-" {
+		in, out = u.path, strings.TrimSuffix(u.path, filepath.Ext(u.path))+".wav"
+		if out == in {
+			out = in + ".wav"
+		}
+		in, out = shellQuote(in), shellQuote(out)
+	}
+	return fmt.Sprintf("%s, %s: convert it first, e.g. ffmpeg -i %s -ac 1 %s", u.what, why, in, out)
+}
+
+// NamePath makes err's conversion command, if it has one, name path
+// instead of an example file, so that it can be run as printed.
+func NamePath(err error, path string) error {
+	var u *unsupported
+	if errors.As(err, &u) {
+		u.path = path
+	}
+	return err
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and ./_-.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r == '.' || r == '/' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
 
 func (u *unsupported) Unwrap() error { return ErrUnsupported }

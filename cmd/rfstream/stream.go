@@ -66,7 +66,7 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 		// Raw samples have no header: say how to give them.
 		return nil, fmt.Errorf("%s: %w (raw 16-bit PCM needs --rate)", path, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, frontend.NamePath(err, path))
 	}
 	return a, nil
 }
