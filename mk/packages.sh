@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages `make demo` and `make test` use beyond Go, when they are missing and this runs as
 # root where apt-get works: the speech synthesisers whose voices the default digit models train on (espeak-ng,
-# flite, festival with three festvox voices), sox (augmentation, the browser test's microphone) and nats-server
-# (the fault tests' real server). Elsewhere it says in one line what is missing and what that costs, and the
+# flite, festival with three festvox voices), sox (augmentation, the browser test's microphone), nats-server
+# (the fault tests' real server) and ffmpeg (the audio format tests make FLAC, Ogg, Opus, MP3 and M4A files with
+# it). Elsewhere it says in one line what is missing and what that costs, and the
 # build goes on: the models then train on the voices that are there, and the tests that need a tool skip.
 set -u
-pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server)
+pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server ffmpeg)
 command -v dpkg >/dev/null 2>&1 || exit 0
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

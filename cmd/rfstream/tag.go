@@ -160,6 +160,10 @@ func runTag(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(batch.names) == 0 {
+		// Exit 0 with "tagged 0 images" read as success to a script.
+		return fmt.Errorf("no images to tag in %s (PNG, JPEG and PGM files, or an IDX image file)", strings.Join(fs.Args(), ", "))
+	}
 	sess, err := nf.connect("rfstream tag", false, stderr)
 	if err != nil {
 		return err
