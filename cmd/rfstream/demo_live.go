@@ -16,6 +16,7 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/imagebatch"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/train"
 )
@@ -102,24 +103,24 @@ func demoLive(stdout, stderr io.Writer) error {
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
 	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
 
-	batch, err := loadImages([]string{filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
+	batch, err := imagebatch.Load([]string{filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
 	if err != nil {
 		return err
 	}
 	start = time.Now()
-	replies, err := streaming.TagImages(context.Background(), client, "demo", "mnist-test", batch.payloads, batch.raw, time.Minute)
+	replies, err := streaming.TagImages(context.Background(), client, "demo", "mnist-test", batch.Payloads, batch.Raw, time.Minute)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout)
 	for i := 0; i < 5; i++ {
-		fmt.Fprintf(stdout, "  %s (true %d):", batch.names[i], batch.labels[i])
+		fmt.Fprintf(stdout, "  %s (true %d):", batch.Names[i], batch.Labels[i])
 		for _, t := range replies[i].Tags {
 			fmt.Fprintf(stdout, " %s %.0f%%", t.Label, 100*t.Score)
 		}
 		fmt.Fprintln(stdout)
 	}
-	if err := reportTags(stdout, batch, replies, time.Since(start).Seconds(), false, true); err != nil {
+	if err := imagebatch.Report(stdout, batch, replies, time.Since(start).Seconds(), false, true); err != nil {
 		return err
 	}
 	s := st.Stats()
