@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -15,7 +16,8 @@ import (
 
 // The embedded server's trust boundary. Without Auth anyone who reaches
 // the loopback port may publish and read every subject. With it, the
-// server takes only the identities Auth lists: operators (a user and
+// server takes only the identities Auth lists, and with Guests those that
+// present none, who can touch nothing of the pipeline: operators (a user and
 // password, an nkey, or one token shared by all) may do everything, while
 // each client of a clients file is confined to a namespace of its own, its
 // name: it may publish its own streams and read only their results, so it
@@ -37,6 +39,13 @@ type Auth struct {
 	// (ClientPermissions).
 	Clients  []Client
 	Pipeline string
+	// Guests admits a client that presents no credentials, with
+	// GuestPermissions: it neither hears nor sends anything of the
+	// pipeline, so it cannot overhear or forge another client's streams.
+	// It is admitted at all so that a plain client learns, subject by
+	// subject, that it is refused (a permissions violation) instead of
+	// finding no server; the token excludes it, as it does nkeys.
+	Guests bool
 }
 
 // Client is one entry of a clients file: a name, which is also the
@@ -144,6 +153,26 @@ func ClientPermissions(pipeline, name string) *server.Permissions {
 	}
 }
 
+// guestHidden are the subjects a guest's subscriptions never deliver: the
+// pipelines' (every one starts rfs.), the replies to every client's
+// requests (the _INBOX prefix, confined clients' included), the services'
+// discovery and the server's own APIs.
+var guestHidden = []string{"rfs.>", "_INBOX.>", "$SRV.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"}
+
+// GuestPermissions are a client's without credentials (Auth.Guests): it
+// may publish nothing, and its subscriptions deliver nothing of
+// guestHidden. They deny rather than allow because a subscription outside
+// an allow list is refused, and nats.js turns that refusal into an
+// exception thrown at whoever iterates the subscription; a subscription to
+// ">" that overlaps a deny is taken, and the server drops the denied
+// subjects' messages at delivery.
+func GuestPermissions() *server.Permissions {
+	return &server.Permissions{
+		Publish:   &server.SubjectPermission{Deny: []string{">"}},
+		Subscribe: &server.SubjectPermission{Deny: slices.Clone(guestHidden)},
+	}
+}
+
 // InboxPrefix is the reply-subject prefix a confined client uses:
 // _INBOX.<name>, so no client can subscribe to another's replies.
 func InboxPrefix(name string) string { return "_INBOX." + name }
@@ -154,8 +183,8 @@ func (a *Auth) confines() bool { return a != nil && len(a.Clients) > 0 }
 // check refuses an Auth the server would misread.
 func (a *Auth) check() error {
 	switch {
-	case a.Token != "" && (a.User != "" || a.NKey != "" || len(a.Clients) > 0):
-		return errors.New("a token is one secret for every client: it cannot be combined with users, nkeys or a clients file")
+	case a.Token != "" && (a.User != "" || a.NKey != "" || len(a.Clients) > 0 || a.Guests):
+		return errors.New("a token is one secret for every client: it cannot be combined with users, nkeys, a clients file or guests")
 	case (a.User == "") != (a.Password == ""):
 		return errors.New("a user needs a password, and a password a user")
 	case a.NKey != "" && !nkeys.IsValidPublicUserKey(a.NKey):
@@ -196,6 +225,20 @@ func (a *Auth) apply(o *server.Options) (nkeys.KeyPair, error) {
 	if a.User != "" {
 		o.Users = append(o.Users, &server.User{Username: a.User, Password: a.Password})
 	}
+	if a.Guests {
+		// The guest's nkey is made and thrown away: nobody can sign as it,
+		// and the server gives it to whoever presents nothing.
+		guest, err := nkeys.CreateUser()
+		if err != nil {
+			return nil, err
+		}
+		gpub, err := guest.PublicKey()
+		if err != nil {
+			return nil, err
+		}
+		o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: gpub, Permissions: GuestPermissions()})
+		o.NoAuthUser = gpub
+	}
 	for _, c := range a.Clients {
 		perms := ClientPermissions(a.Pipeline, c.Name)
 		if c.NKey != "" {
@@ -221,6 +264,9 @@ func (a *Auth) Describe() string {
 	}
 	if len(a.Clients) > 0 {
 		parts = append(parts, fmt.Sprintf("%d confined clients", len(a.Clients)))
+	}
+	if a.Guests {
+		parts = append(parts, "clients without credentials as guests, who can neither hear nor send the pipeline's subjects")
 	}
 	return strings.Join(parts, ", ")
 }
