@@ -130,7 +130,8 @@ func ParseClients(b []byte) ([]Client, error) {
 // ClientPermissions confine a client to its namespace of a pipeline. It
 // may publish its voice's audio streams (VoiceSubject with the client's
 // name as the voice), its image streams (rfs.v1.<pipeline>.image.<name>.*),
-// ask to forget its voice, request tags (TagSubject) and discovery
+// ask to forget its voice, request tags on its own subject
+// (ClientTagSubject, answered only in its inbox: replies.go) and discovery
 // ($SRV.>); it may read its streams' results and tags, the answer about
 // its voice, and replies on its own inbox prefix, InboxPrefix(name),
 // which it must set (nats.CustomInboxPrefix, `nats --inbox-prefix`, nats.js
@@ -141,7 +142,7 @@ func ClientPermissions(pipeline, name string) *server.Permissions {
 			VoiceSubject(pipeline, name, "*"),
 			Subject(pipeline, KindImage, name+".*"),
 			Subject(pipeline, KindForget, name),
-			TagSubject(pipeline),
+			ClientTagSubject(pipeline, name),
 			"$SRV.>",
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{
