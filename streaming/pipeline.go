@@ -288,10 +288,24 @@ type Stats struct {
 	// Voices is how many named voices' sessions (HdrVoice) the frontend
 	// stage holds now: a count at the moment, not a total.
 	Voices int
+	// StorageErrors counts voice files that could not be read or
+	// written, StorageError the last one's text: a write with no stream
+	// to report to (a voice gone idle) is told here, and in $SRV.STATS.
+	StorageErrors int64
+	StorageError  string
 }
 
 type counters struct {
-	messages, duplicates, errors, lost, vectors, batches, shed, dropped atomic.Int64
+	messages, duplicates, errors, lost, vectors, batches, shed, dropped, storageErrors atomic.Int64
+	storageError                                                                      atomic.Pointer[string]
+}
+
+// storageFault counts a voice file's failed read or write and keeps its
+// text, the last one, for Stats.
+func (c *counters) storageFault(err error) {
+	c.storageErrors.Add(1)
+	text := err.Error()
+	c.storageError.Store(&text)
 }
 
 // core is what the stages of one Start share: the connection, the
@@ -493,9 +507,13 @@ func (s *Stages) Stats() Stats {
 	s.front.mu.Lock()
 	voices := len(s.front.voices.byName)
 	s.front.mu.Unlock()
-	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
+	st := Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
-		Dropped: s.stats.dropped.Load()}
+		Dropped: s.stats.dropped.Load(), StorageErrors: s.stats.storageErrors.Load()}
+	if text := s.stats.storageError.Load(); text != nil {
+		st.StorageError = *text
+	}
+	return st
 }
 
 // Close drains the subscriptions (messages already received are handled)
