@@ -297,7 +297,7 @@ type Stats struct {
 
 type counters struct {
 	messages, duplicates, errors, lost, vectors, batches, shed, dropped, storageErrors atomic.Int64
-	storageError                                                                      atomic.Pointer[string]
+	storageError                                                                       atomic.Pointer[string]
 }
 
 // storageFault counts a voice file's failed read or write and keeps its
