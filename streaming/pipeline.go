@@ -94,6 +94,14 @@ type Pipeline struct {
 	// error result that says so, after the messages queued before it, and
 	// the stream's later messages are dropped.
 	MaxAudioRate, MaxAudioBurst float64
+	// MaxVoiceAudioRate and MaxVoiceAudioBurst are the same bound on all
+	// the streams of one voice named by subject (VoiceSubject) together,
+	// whatever connections they come on (defaults
+	// DefaultMaxVoiceAudioRate, DefaultMaxVoiceAudioBurst): a confined
+	// client's streams are its voice's, so opening more streams or more
+	// connections does not buy it more audio. The stream whose message
+	// passes it is ended as by MaxAudioRate.
+	MaxVoiceAudioRate, MaxVoiceAudioBurst float64
 	// MaxStreamQueue bounds the payload bytes one stream may have waiting
 	// at a stage for the stage's worker (default DefaultMaxStreamQueue),
 	// checked before a message is queued: at the frontend and the decoder
@@ -223,6 +231,12 @@ func (p *Pipeline) defaults() {
 	}
 	if p.MaxAudioBurst <= 0 {
 		p.MaxAudioBurst = DefaultMaxAudioBurst
+	}
+	if p.MaxVoiceAudioRate <= 0 {
+		p.MaxVoiceAudioRate = DefaultMaxVoiceAudioRate
+	}
+	if p.MaxVoiceAudioBurst <= 0 {
+		p.MaxVoiceAudioBurst = DefaultMaxVoiceAudioBurst
 	}
 	if p.MaxStreamQueue <= 0 {
 		p.MaxStreamQueue = DefaultMaxStreamQueue
