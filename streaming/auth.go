@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -39,12 +38,13 @@ type Auth struct {
 	// (ClientPermissions).
 	Clients  []Client
 	Pipeline string
-	// Guests admits a client that presents no credentials, with
-	// GuestPermissions: it neither hears nor sends anything of the
-	// pipeline, so it cannot overhear or forge another client's streams.
-	// It is admitted at all so that a plain client learns, subject by
-	// subject, that it is refused (a permissions violation) instead of
-	// finding no server; the token excludes it, as it does nkeys.
+	// Guests admits a client that presents no credentials into an
+	// account of its own (guests.go): it neither hears nor sends anything
+	// of the pipeline, so it cannot overhear or forge another client's
+	// streams, and may only discover the stages ($SRV). It is admitted at
+	// all so that a plain client learns, subject by subject, that it is
+	// refused (a permissions violation) instead of finding no server; the
+	// token excludes it, as it does nkeys.
 	Guests bool
 }
 
@@ -154,26 +154,6 @@ func ClientPermissions(pipeline, name string) *server.Permissions {
 	}
 }
 
-// guestHidden are the subjects a guest's subscriptions never deliver: the
-// pipelines' (every one starts rfs.), the replies to every client's
-// requests (the _INBOX prefix, confined clients' included), the services'
-// discovery and the server's own APIs.
-var guestHidden = []string{"rfs.>", "_INBOX.>", "$SRV.>", "$JS.>", "$KV.>", "$O.>", "$SYS.>"}
-
-// GuestPermissions are a client's without credentials (Auth.Guests): it
-// may publish nothing, and its subscriptions deliver nothing of
-// guestHidden. They deny rather than allow because a subscription outside
-// an allow list is refused, and nats.js turns that refusal into an
-// exception thrown at whoever iterates the subscription; a subscription to
-// ">" that overlaps a deny is taken, and the server drops the denied
-// subjects' messages at delivery.
-func GuestPermissions() *server.Permissions {
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Deny: []string{">"}},
-		Subscribe: &server.SubjectPermission{Deny: slices.Clone(guestHidden)},
-	}
-}
-
 // InboxPrefix is the reply-subject prefix a confined client uses:
 // _INBOX.<name>, so no client can subscribe to another's replies.
 func InboxPrefix(name string) string { return "_INBOX." + name }
@@ -227,18 +207,9 @@ func (a *Auth) apply(o *server.Options) (nkeys.KeyPair, error) {
 		o.Users = append(o.Users, &server.User{Username: a.User, Password: a.Password})
 	}
 	if a.Guests {
-		// The guest's nkey is made and thrown away: nobody can sign as it,
-		// and the server gives it to whoever presents nothing.
-		guest, err := nkeys.CreateUser()
-		if err != nil {
+		if err := admitGuests(o); err != nil {
 			return nil, err
 		}
-		gpub, err := guest.PublicKey()
-		if err != nil {
-			return nil, err
-		}
-		o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: gpub, Permissions: GuestPermissions()})
-		o.NoAuthUser = gpub
 	}
 	for _, c := range a.Clients {
 		perms := ClientPermissions(a.Pipeline, c.Name)
@@ -267,7 +238,7 @@ func (a *Auth) Describe() string {
 		parts = append(parts, fmt.Sprintf("%d confined clients", len(a.Clients)))
 	}
 	if a.Guests {
-		parts = append(parts, "clients without credentials as guests, who can neither hear nor send the pipeline's subjects")
+		parts = append(parts, "clients without credentials as guests, who can neither hear nor send the pipeline's subjects, only discover its services")
 	}
 	return strings.Join(parts, ", ")
 }

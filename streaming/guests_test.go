@@ -11,10 +11,13 @@ import (
 )
 
 // A client without credentials on a server with guests connects, and its
-// subscription to everything is taken, but it hears none of the
-// pipeline's subjects, nobody's replies and no service's answers, and
-// whatever it publishes is refused with a permissions violation naming the
-// subject, so it can neither overhear nor forge a stream.
+// subscription to everything is taken, but it hears nothing the
+// pipeline's clients and stages publish, pipeline subjects, replies or
+// anything else; what it publishes on the pipeline's subjects, and a
+// subscription to them, are refused with a permissions violation naming
+// the subject. It may discover the stages ($SRV), and a discovery request
+// whose reply names a pipeline subject is answered in the guests' account,
+// not on that subject: it can neither overhear nor forge a stream.
 func TestGuestsHearAndSendNothing(t *testing.T) {
 	opKey, _ := nkeys.CreateUser()
 	opPub, _ := opKey.PublicKey()
@@ -55,24 +58,29 @@ func TestGuestsHearAndSendNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A stand-in for a stage's micro service.
+	if _, err := stages.Subscribe("$SRV.PING", func(m *nats.Msg) { m.Respond([]byte("pong")) }); err != nil {
+		t.Fatal(err)
+	}
 	stages.Flush()
 	for _, subj := range []string{ResultSubject("toy", "", "s"), ResultSubject("toy", "alice", "s"), Subject("toy", KindPCM, "s"),
-		TagSubject("toy"), "_INBOX.abc.1", "_INBOX.alice.x", "$SRV.PING"} {
+		TagSubject("toy"), "_INBOX.abc.1", "_INBOX.alice.x", "weather"} {
 		if err := op.Publish(subj, []byte("secret")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := op.Publish("weather", []byte("public")); err != nil {
-		t.Fatal(err)
-	}
 	op.Flush()
-	m, err := heard.NextMsg(2 * time.Second)
-	if err != nil || m.Subject != "weather" {
-		t.Fatalf("the guest's first message: %v %v, want the one on weather (the guest hears what is not the pipeline's)", m, err)
-	}
 	if m, err := heard.NextMsg(300 * time.Millisecond); err == nil {
 		t.Fatalf("a guest overheard %s: %q", m.Subject, m.Data)
 	}
+
+	if m, err := guest.Request("$SRV.PING", nil, 2*time.Second); err != nil || string(m.Data) != "pong" {
+		t.Fatalf("a guest's discovery: %v %v, want the stage's answer", m, err)
+	}
+	if err := guest.PublishRequest("$SRV.PING", ResultSubject("toy", "alice", "s"), nil); err != nil {
+		t.Fatal(err)
+	}
+	guest.Flush()
 	for _, subj := range []string{Subject("toy", KindPCM, "s"), VoiceSubject("toy", "alice", "s"), ResultSubject("toy", "alice", "s")} {
 		guest.Publish(subj, []byte("forged"))
 		select {
@@ -85,8 +93,14 @@ func TestGuestsHearAndSendNothing(t *testing.T) {
 		}
 	}
 	for m, err := forged.NextMsg(300 * time.Millisecond); err == nil; m, err = forged.NextMsg(300 * time.Millisecond) {
-		if string(m.Data) == "forged" {
-			t.Fatalf("a guest forged %s", m.Subject)
+		if string(m.Data) != "secret" {
+			t.Fatalf("a guest made %q arrive on %s", m.Data, m.Subject)
+		}
+	}
+	if _, err := guest.SubscribeSync(ResultSubject("toy", "alice", "*")); err == nil {
+		guest.Flush()
+		if err := guest.LastError(); !errors.Is(err, nats.ErrPermissionViolation) {
+			t.Fatalf("a guest's subscription to alice's results: %v, want a permissions violation", err)
 		}
 	}
 	if e, err := StartEmbedded(EmbeddedOptions{Auth: &Auth{Token: "t", Guests: true}}); err == nil {

@@ -325,7 +325,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 		fmt.Fprintf(log, "embedded NATS server on %s (loopback only)\n", e.ClientURL())
 		switch {
 		case sess.seedFile != "":
-			fmt.Fprintf(log, "embedded NATS server requires credentials: rfstream's commands on this machine find theirs in %s (this user's only); other clients are guests who can neither hear nor send the pipeline's subjects (--open-all-subjects opens them to every local process)\n", sess.seedFile)
+			fmt.Fprintf(log, "embedded NATS server requires credentials: rfstream's commands on this machine find theirs in %s (this user's only); other clients are guests who can neither hear nor send the pipeline's subjects, only discover its stages (--open-all-subjects opens them to every local process)\n", sess.seedFile)
 		case auth != nil:
 			fmt.Fprintf(log, "embedded NATS server requires credentials: %s\n", auth.Describe())
 		default:
