@@ -51,6 +51,18 @@ func TestServeByDefaultTakesGuestsAndLocalTools(t *testing.T) {
 	if code := run([]string{"stream", "--fast", "--nats", url, wav}, &out, &errb); code != 0 || !strings.Contains(out.String(), "up down") {
 		t.Fatalf("stream with no credential flag: exit %d: %s%s", code, out.String(), errb.String())
 	}
+	// Where the seed is not (another data cache: another user, or another
+	// $RFSTREAM_DATA), stream is a guest, told so at once, with where it
+	// looked.
+	data := os.Getenv("RFSTREAM_DATA")
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	out.Reset()
+	errb.Reset()
+	start := time.Now()
+	if code := run([]string{"stream", "--fast", "--nats", url, wav}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "guest of serve's embedded server") || time.Since(start) > 10*time.Second {
+		t.Fatalf("stream without the seed: exit %d after %v: %s", code, time.Since(start), errb.String())
+	}
+	t.Setenv("RFSTREAM_DATA", data)
 	refused := make(chan error, 4)
 	guest, err := nats.Connect(url, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refused <- err }))
 	if err != nil {
