@@ -213,10 +213,12 @@ func (a *Auth) apply(o *server.Options) (nkeys.KeyPair, error) {
 	}
 	for _, c := range a.Clients {
 		perms := ClientPermissions(a.Pipeline, c.Name)
+		acc := server.NewAccount(clientAccount(c.Name))
+		o.Accounts = append(o.Accounts, acc)
 		if c.NKey != "" {
-			o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: c.NKey, Permissions: perms})
+			o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: c.NKey, Permissions: perms, Account: acc})
 		} else {
-			o.Users = append(o.Users, &server.User{Username: c.Name, Password: c.Password, Permissions: perms})
+			o.Users = append(o.Users, &server.User{Username: c.Name, Password: c.Password, Permissions: perms, Account: acc})
 		}
 	}
 	return stages, nil

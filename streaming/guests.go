@@ -34,7 +34,7 @@ func GuestPermissions() *server.Permissions {
 	}
 }
 
-// admitGuests adds the guests' account and their nkey to o; linkGuests
+// admitGuests adds the guests' account and their nkey to o; linkAccounts
 // connects the account to the pipeline's once the server exists.
 func admitGuests(o *server.Options) error {
 	guest, err := nkeys.CreateUser()
@@ -49,29 +49,5 @@ func admitGuests(o *server.Options) error {
 	o.Accounts = append(o.Accounts, acc)
 	o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: pub, Permissions: GuestPermissions(), Account: acc})
 	o.NoAuthUser = pub
-	return nil
-}
-
-// linkGuests lets the guests' account ask the pipeline's (the server's
-// global account, where every other identity is) for discovery, every
-// stage answering (a streamed response), and gives the global account
-// JetStream, which a server with accounts of its own gives only to those
-// configured for it.
-func linkGuests(s *server.Server, jetStream bool) error {
-	guests, err := s.LookupAccount(guestAccount)
-	if err != nil {
-		return err
-	}
-	pipeline := s.GlobalAccount()
-	if err := pipeline.AddServiceExportWithResponse("$SRV.>", server.Streamed, nil); err != nil {
-		return err
-	}
-	if err := guests.AddServiceImport(pipeline, "$SRV.>", "$SRV.>"); err != nil {
-		return err
-	}
-	if jetStream {
-		unlimited := server.JetStreamAccountLimits{MaxMemory: -1, MaxStore: -1, MaxStreams: -1, MaxConsumers: -1, MaxAckPending: -1}
-		return pipeline.EnableJetStream(map[string]server.JetStreamAccountLimits{"": unlimited}, nil)
-	}
 	return nil
 }

@@ -22,6 +22,11 @@ import (
 // to the client's own inbox.
 func ClientTagSubject(pipeline, client string) string { return TagSubject(pipeline) + "." + client }
 
+// serviceReply prefixes the reply subjects the server makes for a request
+// that reaches the pipeline's account through a service import (a
+// confined client's or a guest's: accounts.go); no client can name one.
+const serviceReply = "_R_."
+
 // askerInbox returns the prefix a reply to a request on subject must have
 // to reach only the one who could ask there.
 func askerInbox(pipeline, subject string) string {
@@ -37,6 +42,9 @@ func askerInbox(pipeline, subject string) string {
 func checkReply(pipeline, subject, reply string) error {
 	if reply == "" {
 		return errors.New("a request without a reply subject")
+	}
+	if strings.HasPrefix(reply, serviceReply) && len(reply) > len(serviceReply) {
+		return nil // made by the server, which routes it back to the asker's account
 	}
 	if want := askerInbox(pipeline, subject); !strings.HasPrefix(reply, want) || len(reply) == len(want) {
 		return fmt.Errorf("a request on %s with the reply %q, which is not an inbox under %s: not answered (a reply goes only to its asker)", subject, reply, want)

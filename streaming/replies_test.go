@@ -20,6 +20,8 @@ func TestRepliesGoOnlyToTheirAskers(t *testing.T) {
 		{ClientTagSubject("p", "bob"), "_INBOX.alice.x", false},
 		{ClientTagSubject("p", "bob"), "_INBOX.bob.", false},
 		{ClientTagSubject("p", "bob"), ResultSubject("p", "bob", "s"), false},
+		{ClientTagSubject("p", "bob"), "_R_.aB3.x", true}, // the server's, for a service import
+		{TagSubject("p"), "_R_.", false},
 	} {
 		if err := checkReply("p", c.subject, c.reply); (err == nil) != c.ok {
 			t.Errorf("a request on %s with reply %q: %v, want answered %v", c.subject, c.reply, err, c.ok)

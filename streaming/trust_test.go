@@ -176,6 +176,11 @@ func TestEmbeddedServerConfinesClientsToTheirStreams(t *testing.T) {
 		if err := bob.PublishMsg(&nats.Msg{Subject: ClientTagSubject("toy", "bob"), Reply: reply, Data: raw[1], Header: nats.Header{HdrEncoding: {EncU8}}}); err != nil {
 			t.Fatal(err)
 		}
+		// Discovery too: every stage would answer on her subject
+		// (accounts.go routes the answers back to bob's account).
+		if err := bob.PublishRequest("$SRV.PING", reply, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Answered in turn, so the two before it have been handled.
 	if got, _ := tagRequestOn(t, bob, ClientTagSubject("toy", "bob"), raw[1], map[string]string{HdrEncoding: EncU8}); !sameTags(got.Tags, want[1]) {
