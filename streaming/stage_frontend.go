@@ -99,6 +99,7 @@ type frontStream struct {
 func newFrontendStage(c *core) *frontendStage {
 	s := &frontendStage{core: c, streams: map[string]*frontStream{}, ended: newEndedStreams(c.p.MaxEnded),
 		queue: newFairQueue(c.p.MaxStreamQueue, c.p.MaxStageQueue), buckets: newAudioBuckets(c.p.MaxAudioRate, c.p.MaxAudioBurst, c.p.MaxStreams+c.p.MaxEnded)}
+	s.buckets.voiceRate, s.buckets.voiceBurst = c.p.MaxVoiceAudioRate, c.p.MaxVoiceAudioBurst
 	s.voices = &voiceSessions{core: c, byName: map[string]*namedVoice{}, live: s.liveVoices}
 	return s
 }

@@ -152,7 +152,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Voice: *voice, Timeout: time.Duration(a.Duration()+30) * time.Second},
 		show)
 	if err != nil {
-		return err
+		return nf.refusedHint(err)
 	}
 	if vp != nil {
 		vp.end()
