@@ -101,7 +101,10 @@ func (a *audioBuckets) take(stream string, m *nats.Msg, payload int) (drop bool,
 	if b.refused {
 		return true, ""
 	}
-	if r, err := strconv.Atoi(m.Header.Get(HdrRate)); err == nil && r > 0 && b.rate == 0 {
+	// A rate out of the range the frontend takes is left for it to refuse
+	// with that range, instead of skewing the bucket: Rfs-Rate 1 made a
+	// chunk seem hours long and drew the rate-limit message.
+	if r, err := strconv.Atoi(m.Header.Get(HdrRate)); err == nil && r >= 1000 && r <= 768000 && b.rate == 0 {
 		b.rate = r
 	}
 	rate := b.rate
