@@ -7,8 +7,9 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 )
 
-// ReadAudio reads a recording as `rfstream recognize` reads it: a WAV or
-// NIST SPHERE file, told apart by its header, mixed down to mono. It
+// ReadAudio reads a recording as `rfstream recognize` reads it: WAV, FLAC,
+// Ogg Vorbis, Ogg Opus, MP3 or NIST SPHERE, told apart by its header,
+// mixed down to mono. It
 // returns the samples in [-1, 1] and their rate in Hz.
 func ReadAudio(path string) (samples []float32, rate int, err error) {
 	f, err := os.Open(path)
@@ -18,7 +19,7 @@ func ReadAudio(path string) (samples []float32, rate int, err error) {
 	defer f.Close()
 	a, err := frontend.ReadAudioFrom(f)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, frontend.NamePath(err, path))
 	}
 	return a.Samples, a.Rate, nil
 }

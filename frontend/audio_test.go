@@ -235,16 +235,17 @@ func TestBadWAVsGiveClearErrors(t *testing.T) {
 		b    []byte
 		want string
 	}{
-		"empty":       {nil, "too short"},
-		"garbage":     {[]byte("this is not a wave file at all"), "not a RIFF/WAVE"},
-		"truncated":   {good[:len(good)-10], "truncated"},
-		"no data":     {good[:36], "no data chunk"},
-		"odd frames":  {wavBytes(1, 2, 8000, 16, make([]byte, 6)), "whole number"},
-		"12-bit":      {wavBytes(1, 1, 8000, 12, make([]byte, 4)), "not supported"},
-		"mu-law":      {wavBytes(7, 1, 8000, 8, make([]byte, 4)), "format tag 7"},
-		"zero rate":   {wavBytes(1, 1, 0, 16, make([]byte, 4)), "sample rate"},
-		"no channels": {wavBytes(1, 0, 8000, 16, nil), "0 channels"},
-		"NaN float":   {wavBytes(3, 1, 8000, 32, []byte{0, 0, 0xc0, 0x7f}), "not finite"},
+		"empty":         {nil, "too short"},
+		"garbage":       {[]byte("this is not a wave file at all"), "not a RIFF/WAVE"},
+		"truncated":     {good[:len(good)-10], "truncated"},
+		"no data":       {good[:36], "no data chunk"},
+		"odd frames":    {wavBytes(1, 2, 8000, 16, make([]byte, 6)), "whole number"},
+		"24-bit float":  {wavBytes(3, 1, 8000, 24, make([]byte, 6)), "not supported"},
+		"16-bit mu-law": {wavBytes(7, 1, 8000, 16, make([]byte, 4)), "not supported"},
+		"odd tag":       {wavBytes(0x1234, 1, 8000, 16, make([]byte, 4)), "format tag 0x1234"},
+		"zero rate":     {wavBytes(1, 1, 0, 16, make([]byte, 4)), "sample rate"},
+		"no channels":   {wavBytes(1, 0, 8000, 16, nil), "0 channels"},
+		"NaN float":     {wavBytes(3, 1, 8000, 32, []byte{0, 0, 0xc0, 0x7f}), "not finite"},
 	}
 	for name, c := range cases {
 		_, err := DecodeWAV(c.b)
@@ -255,6 +256,12 @@ func TestBadWAVsGiveClearErrors(t *testing.T) {
 		if !errors.Is(err, ErrWAV) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want ErrWAV mentioning %q", name, err, c.want)
 		}
+	}
+	// A codec met in practice but not decoded is named, with the command
+	// that converts it.
+	_, err := DecodeWAV(wavBytes(0x11, 1, 8000, 4, make([]byte, 4)))
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "IMA ADPCM") || !strings.Contains(err.Error(), "ffmpeg -i") {
+		t.Errorf("IMA ADPCM WAV: %v", err)
 	}
 	// A zero-length but well-formed file is valid and empty.
 	a, err := DecodeWAV(wavBytes(1, 1, 8000, 16, nil))

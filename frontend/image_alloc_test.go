@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -78,4 +79,49 @@ func FuzzDecodeImageAllocations(f *testing.F) {
 			t.Fatalf("decoding %d bytes (claiming %d pixels; %v) allocated %d bytes, over the %d-byte bound", len(b), claimedPixels(b), err, got, limit)
 		}
 	})
+}
+
+// jpegClaiming is the start of a JPEG whose frame header (SOF0 baseline or
+// SOF2 progressive, by sof) claims a w×h grey image.
+func jpegClaiming(sof byte, w, h int) []byte {
+	// image/jpeg's DecodeConfig stops at the frame header after a JFIF one.
+	jfif := []byte{0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+	return append(append([]byte{0xFF, 0xD8}, jfif...), 0xFF, sof, 0, 11, 8, byte(h>>8), byte(h), byte(w>>8), byte(w), 1, 1, 0x11, 0)
+}
+
+// Images are bounded by the bytes they decode to, from their headers, not
+// only by their pixels: 2048×2048 passes the pixel bound at 8 bits a
+// channel and is refused at 16, or as a progressive JPEG (its
+// coefficients), naming the bytes; an accepted 8-bit RGBA image of that
+// size allocates its decoded bytes and the grey raster, not a boxed
+// colour a pixel (80 MB for 16-bit pixels before the byte bound).
+func TestImagesAreBoundedByTheBytesTheyDecodeTo(t *testing.T) {
+	encode := func(im image.Image) []byte {
+		var b bytes.Buffer
+		png.Encode(&b, im)
+		return b.Bytes()
+	}
+	wide := image.Rect(0, 0, 2048, 2048)
+	for _, c := range []struct {
+		name string
+		file []byte
+		ok   bool
+	}{
+		{"8-bit grey PNG", encode(image.NewGray(wide)), true},
+		{"8-bit RGBA PNG", encode(image.NewNRGBA(wide)), true},
+		{"16-bit RGBA PNG", encode(image.NewNRGBA64(wide)), false},
+		{"16-bit RGBA PNG, 1448×1448", encode(image.NewNRGBA64(image.Rect(0, 0, 1448, 1448))), true},
+		{"baseline grey JPEG header", jpegClaiming(0xC0, 2048, 2048), true},
+		{"progressive grey JPEG header", jpegClaiming(0xC2, 2048, 2048), false},
+	} {
+		err := CheckImageSize(c.file)
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), "-byte limit")) {
+			t.Errorf("%s: %v, want accepted %v (refused naming the byte limit)", c.name, err, c.ok)
+		}
+	}
+	file := encode(image.NewNRGBA(wide))
+	limit := uint64(MaxImageDecodedBytes + 4*2048*2048 + bytesPerInputByte*len(file) + imageAllocSlack)
+	if got := allocated(func() { DecodeImage(file, 28, 28) }); got > limit {
+		t.Fatalf("decoding a 2048×2048 RGBA PNG allocated %d bytes, over %d", got, limit)
+	}
 }

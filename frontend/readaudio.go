@@ -7,18 +7,19 @@ import (
 	"os"
 )
 
-// ReadAudio reads a WAV (RIFF) or NIST SPHERE file, telling them apart
-// by their first bytes, and resamples it to rate (0 keeps the file's own).
+// ReadAudio reads an audio file (any format DecodeAudio reads, told apart
+// by its first bytes) and resamples it to rate (0 keeps the file's own).
 // Raw PCM has no header to tell it by: its reader is DecodePCM16, given
 // the rate.
 func ReadAudio(path string, rate int) (*Audio, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	a, err := DecodeAudio(b)
+	defer f.Close()
+	a, err := ReadAudioFrom(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, NamePath(err, path))
 	}
 	if rate != 0 && a.Rate != rate {
 		if a, err = Resample(a, rate); err != nil {
@@ -28,18 +29,55 @@ func ReadAudio(path string, rate int) (*Audio, error) {
 	return a, nil
 }
 
-// DecodeAudio decodes a WAV or NIST SPHERE file held in memory, telling
-// them apart by their first bytes (never by a file name).
-func DecodeAudio(b []byte) (*Audio, error) {
-	if IsSphere(b) {
-		return DecodeSphere(b)
+// DecodeAudio decodes an audio file held in memory: WAV (integer, float,
+// mu-law and A-law, any channel count), NIST SPHERE, FLAC, Ogg Vorbis,
+// Ogg Opus or MP3 (MPEG-1/2 layer III), told apart by their first bytes,
+// never by a file name. Channels are averaged to mono. A format that is
+// recognised but not decoded (M4A, WebM, AIFF, ...) gets an error wrapping
+// ErrUnsupported that names it and the command that converts it; bytes
+// that announce no known format get one wrapping ErrUnknownFormat.
+func DecodeAudio(b []byte) (*Audio, error) { return DecodeAudioUpTo(b, 0) }
+
+// DecodeAudioUpTo is DecodeAudio refusing, with an error wrapping
+// ErrTooLong, a recording longer than maxSeconds (0: no bound but
+// maxDecodedSamples). The bound holds while decoding: a small compressed
+// file that unpacks to hours costs the bound's memory, not the hours'.
+func DecodeAudioUpTo(b []byte, maxSeconds float64) (*Audio, error) {
+	format, err := sniff(b)
+	if err != nil {
+		return nil, err
 	}
-	return DecodeWAV(b)
+	most := bound(maxSeconds)
+	var a *Audio
+	switch format {
+	case formatWAV:
+		return decodeWAV(b, most)
+	case formatSphere:
+		a, err = DecodeSphere(b)
+	case formatFLAC:
+		return decodeFLAC(b, most)
+	case formatVorbis:
+		return decodeVorbis(b, most)
+	case formatOpus:
+		return decodeOpus(b, most)
+	case formatMP3:
+		return decodeMP3(b, most)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(a.Samples) > most.frames(a.Rate) {
+		return nil, most.tooLong(a.Rate)
+	}
+	return a, nil
 }
 
-// ReadAudioFrom reads a WAV or NIST SPHERE file from r (at most 2 GiB),
-// as DecodeAudio tells them apart.
-func ReadAudioFrom(r io.Reader) (*Audio, error) {
+// ReadAudioFrom reads an audio file from r (at most 2 GiB), as
+// DecodeAudio tells its format.
+func ReadAudioFrom(r io.Reader) (*Audio, error) { return ReadAudioFromUpTo(r, 0) }
+
+// ReadAudioFromUpTo is ReadAudioFrom with DecodeAudioUpTo's bound.
+func ReadAudioFromUpTo(r io.Reader, maxSeconds float64) (*Audio, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxWAVBytes+1))
 	if err != nil {
 		return nil, err
@@ -47,7 +85,7 @@ func ReadAudioFrom(r io.Reader) (*Audio, error) {
 	if len(b) > maxWAVBytes {
 		return nil, fmt.Errorf("audio file larger than %d bytes", maxWAVBytes)
 	}
-	return DecodeAudio(b)
+	return DecodeAudioUpTo(b, maxSeconds)
 }
 
 // DecodePCM16 decodes raw little-endian signed 16-bit mono samples.

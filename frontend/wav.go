@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/go-audio/wav"
 )
 
 // Audio is a mono signal with samples in [-1, 1].
@@ -24,18 +22,35 @@ func (a *Audio) Duration() float64 { return float64(len(a.Samples)) / float64(a.
 const (
 	wavPCM        = 1
 	wavFloat      = 3
+	wavALaw       = 6
+	wavULaw       = 7
 	wavExtensible = 0xFFFE
 )
+
+// wavCodecNames names the compressed WAV codecs met in practice (telephone
+// systems and old recorders write ADPCM and GSM), for the message that
+// refuses them.
+var wavCodecNames = map[int]string{
+	0x0002: "Microsoft ADPCM",
+	0x0011: "IMA ADPCM",
+	0x0022: "TrueSpeech",
+	0x0031: "GSM 6.10",
+	0x0040: "G.721 ADPCM",
+	0x0050: "MPEG audio",
+	0x0055: "MP3",
+	0x0064: "G.726 ADPCM",
+	0x0200: "Creative ADPCM",
+}
 
 // maxWAVBytes bounds what we read: an hour of 8-channel 48 kHz float audio.
 const maxWAVBytes = 1 << 31
 
 // wavFormat is what the fmt chunk says, after resolving WAVE_FORMAT_EXTENSIBLE.
 type wavFormat struct {
-	tag      int // wavPCM or wavFloat
+	tag      int // wavPCM, wavFloat, wavALaw or wavULaw
 	channels int
 	rate     int
-	bits     int
+	bits     int // bits of each sample's container: 8, 16, 24, 32 or 64
 }
 
 // ErrWAV is wrapped by every error about a malformed WAV file.
@@ -100,13 +115,20 @@ func parseRIFF(b []byte) (wavFormat, []byte, error) {
 	case f.rate < 1000 || f.rate > 768000:
 		return f, nil, wavErr("sample rate %d Hz out of range 1000..768000", f.rate)
 	}
+	// A sample's container is whole bytes; fewer valid bits (12 in 16,
+	// 20 in 24) are left-justified in it, so the container's full scale
+	// is theirs too.
+	f.bits = (f.bits + 7) / 8 * 8
 	switch {
 	case f.tag == wavPCM && (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32):
 	case f.tag == wavFloat && (f.bits == 32 || f.bits == 64):
-	case f.tag == wavPCM || f.tag == wavFloat:
+	case (f.tag == wavULaw || f.tag == wavALaw) && f.bits == 8:
+	case f.tag == wavPCM || f.tag == wavFloat || f.tag == wavULaw || f.tag == wavALaw:
 		return f, nil, wavErr("%d-bit samples are not supported for format %d", f.bits, f.tag)
+	case wavCodecNames[f.tag] != "":
+		return f, nil, &unsupported{what: fmt.Sprintf("a WAV file of %s audio (format tag %#04x)", wavCodecNames[f.tag], f.tag), ext: "wav"}
 	default:
-		return f, nil, wavErr("format tag %d is not supported (only PCM 1 and IEEE float 3)", f.tag)
+		return f, nil, wavErr("format tag %#04x is not supported (PCM 1, IEEE float 3, A-law 6 and mu-law 7 are)", f.tag)
 	}
 	frame := f.channels * f.bits / 8
 	if len(data)%frame != 0 {
@@ -115,9 +137,9 @@ func parseRIFF(b []byte) (wavFormat, []byte, error) {
 	return f, data, nil
 }
 
-// ReadWAV decodes a WAV file: 8/16/24/32-bit integer PCM (through
-// go-audio/wav) and 32/64-bit IEEE float (decoded here: go-audio/wav reads
-// format 3 as integers). Channels are averaged to mono.
+// ReadWAV decodes a WAV file: 8/16/24/32-bit integer PCM, 32/64-bit IEEE
+// float and G.711 mu-law and A-law, in any number of channels, averaged
+// to mono.
 func ReadWAV(r io.Reader) (*Audio, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxWAVBytes+1))
 	if err != nil {
@@ -130,77 +152,61 @@ func ReadWAV(r io.Reader) (*Audio, error) {
 }
 
 // DecodeWAV decodes a WAV file held in memory.
-func DecodeWAV(b []byte) (*Audio, error) {
+func DecodeWAV(b []byte) (*Audio, error) { return decodeWAV(b, 0) }
+
+// decodeWAV decodes a WAV file of at most most seconds (0: no bound but
+// maxDecodedSamples), checking the length before allocating any sample.
+func decodeWAV(b []byte, most bound) (*Audio, error) {
 	f, data, err := parseRIFF(b)
 	if err != nil {
 		return nil, err
 	}
-	frames := len(data) / (f.channels * f.bits / 8)
+	step := f.bits / 8
+	frames := len(data) / (f.channels * step)
+	if frames > most.frames(f.rate) {
+		return nil, most.tooLong(f.rate)
+	}
 	out := &Audio{Rate: f.rate, Samples: make([]float32, frames)}
-	if f.tag == wavFloat {
-		decodeFloat(out.Samples, data, f)
-		for i, v := range out.Samples {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, wavErr("sample %d is not finite", i)
-			}
-		}
-		return out, nil
-	}
-	ints, err := decodeIntPCM(b, f, frames)
-	if err != nil {
-		return nil, err
-	}
-	// Integer full scale is 2^(bits-1); 8-bit WAV is unsigned around 128.
-	scale := 1 / (float64(f.channels) * math.Ldexp(1, f.bits-1))
-	offset := 0
-	if f.bits == 8 {
-		offset = 128
-	}
+	sample := wavSampleReader(f)
+	inv := 1 / float64(f.channels)
 	for i := range out.Samples {
-		var s int
-		for c := 0; c < f.channels; c++ {
-			s += ints[i*f.channels+c] - offset
+		var s float64
+		for c := range f.channels {
+			s += sample(data[(i*f.channels+c)*step:])
 		}
-		out.Samples[i] = float32(float64(s) * scale)
+		v := s * inv
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, wavErr("sample %d is not finite", i)
+		}
+		out.Samples[i] = float32(v)
 	}
 	return out, nil
 }
 
-// decodeIntPCM hands the (already validated) file to go-audio/wav and
-// checks that it returns exactly the samples the data chunk holds.
-func decodeIntPCM(b []byte, f wavFormat, frames int) (ints []int, err error) {
-	defer func() {
-		// go-audio/wav trusts its input; validation above should make a
-		// panic impossible, but a decoder fault must not take down a server.
-		if r := recover(); r != nil {
-			ints, err = nil, wavErr("decoder failed: %v", r)
+// wavSampleReader returns the function that reads one sample of format f
+// as a value in [-1, 1]. Integer full scale is 2^(bits-1); 8-bit WAV is
+// unsigned around 128, wider ones signed little-endian.
+func wavSampleReader(f wavFormat) func(p []byte) float64 {
+	switch {
+	case f.tag == wavFloat && f.bits == 32:
+		return func(p []byte) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(p))) }
+	case f.tag == wavFloat:
+		return func(p []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(p)) }
+	case f.tag == wavULaw:
+		return func(p []byte) float64 { return float64(ULawSample(p[0])) / 32768 }
+	case f.tag == wavALaw:
+		return func(p []byte) float64 { return float64(ALawSample(p[0])) / 32768 }
+	case f.bits == 8:
+		return func(p []byte) float64 { return float64(int(p[0])-128) / 128 }
+	case f.bits == 16:
+		return func(p []byte) float64 { return float64(int16(binary.LittleEndian.Uint16(p))) / (1 << 15) }
+	case f.bits == 24:
+		return func(p []byte) float64 {
+			v := int32(uint32(p[0])<<8|uint32(p[1])<<16|uint32(p[2])<<24) >> 8 // sign-extended
+			return float64(v) / (1 << 23)
 		}
-	}()
-	d := wav.NewDecoder(bytes.NewReader(b))
-	buf, err := d.FullPCMBuffer()
-	if err != nil {
-		return nil, wavErr("%v", err)
-	}
-	if len(buf.Data) != frames*f.channels {
-		return nil, wavErr("decoded %d samples, data chunk holds %d", len(buf.Data), frames*f.channels)
-	}
-	return buf.Data, nil
-}
-
-func decodeFloat(dst []float32, data []byte, f wavFormat) {
-	step := f.bits / 8
-	inv := 1 / float64(f.channels)
-	for i := range dst {
-		var s float64
-		for c := 0; c < f.channels; c++ {
-			p := data[(i*f.channels+c)*step:]
-			if f.bits == 32 {
-				s += float64(math.Float32frombits(binary.LittleEndian.Uint32(p)))
-			} else {
-				s += math.Float64frombits(binary.LittleEndian.Uint64(p))
-			}
-		}
-		dst[i] = float32(s * inv)
+	default:
+		return func(p []byte) float64 { return float64(int32(binary.LittleEndian.Uint32(p))) / (1 << 31) }
 	}
 }
 

@@ -3,6 +3,7 @@ package streaming
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,12 @@ const (
 	DefaultMaxAudioBurst  = 600.0 // seconds of audio
 	DefaultMaxStreamQueue = 64 << 20
 	DefaultMaxStageQueue  = 256 << 20
+	// A voice's streams together (Pipeline.MaxVoiceAudioRate, …Burst):
+	// twice one stream's, so a client may still send a file at once
+	// while it speaks live, but a thousand streams of one client are not
+	// a thousand streams' allowance.
+	DefaultMaxVoiceAudioRate  = 2 * DefaultMaxAudioRate
+	DefaultMaxVoiceAudioBurst = 2 * DefaultMaxAudioBurst
 )
 
 // assumedRate is the sample rate the rate bound assumes for a message whose
@@ -51,9 +58,13 @@ const assumedRate = 48000
 type audioBuckets struct {
 	mu          sync.Mutex
 	rate, burst float64
-	max         int // streams remembered at most
+	max         int // streams remembered at most, and voices
 	streams     map[string]*audioBucket
 	now         func() time.Time // tests replace it
+	// The allowance of each voice named by subject, shared by its
+	// streams (Pipeline.MaxVoiceAudioRate); 0: none.
+	voiceRate, voiceBurst float64
+	voices                map[string]*audioBucket
 }
 
 type audioBucket struct {
@@ -90,7 +101,10 @@ func (a *audioBuckets) take(stream string, m *nats.Msg, payload int) (drop bool,
 	if b.refused {
 		return true, ""
 	}
-	if r, err := strconv.Atoi(m.Header.Get(HdrRate)); err == nil && r > 0 && b.rate == 0 {
+	// A rate out of the range the frontend takes is left for it to refuse
+	// with that range, instead of skewing the bucket: Rfs-Rate 1 made a
+	// chunk seem hours long and drew the rate-limit message.
+	if r, err := strconv.Atoi(m.Header.Get(HdrRate)); err == nil && r >= 1000 && r <= 768000 && b.rate == 0 {
 		b.rate = r
 	}
 	rate := b.rate
@@ -101,14 +115,58 @@ func (a *audioBuckets) take(stream string, m *nats.Msg, payload int) (drop bool,
 	if m.Header.Get(HdrEncoding) == EncF32 {
 		width = 4
 	}
-	b.seconds = min(a.burst, b.seconds+a.rate*now.Sub(b.at).Seconds())
-	b.at = now
 	audio := float64(payload/width) / float64(rate)
-	if audio > b.seconds {
+	if !b.spend(now, a.rate, a.burst, audio) {
 		return false, fmt.Sprintf("audio sent faster than this pipeline takes from a stream: %.0f s at once, then %g s of audio a second (serve --max-audio-burst, --max-audio-rate)", a.burst, a.rate)
 	}
-	b.seconds -= audio
+	if voice, _, named := strings.Cut(stream, "."); named && a.voiceRate > 0 {
+		// The stream's own charge stands: the stream is ended anyway.
+		if why := a.spendVoice(now, voice, audio); why != "" {
+			return false, why
+		}
+	}
 	return false, ""
+}
+
+// spend refills b for the time since it was last and takes audio seconds
+// from it, reporting whether it held them.
+func (b *audioBucket) spend(now time.Time, rate, burst, audio float64) bool {
+	b.seconds = min(burst, b.seconds+rate*now.Sub(b.at).Seconds())
+	b.at = now
+	if audio > b.seconds {
+		return false
+	}
+	b.seconds -= audio
+	return true
+}
+
+// spendVoice charges audio to voice's allowance, with a.mu held, and says
+// why not when it is spent.
+func (a *audioBuckets) spendVoice(now time.Time, voice string, audio float64) string {
+	if a.voices == nil {
+		a.voices = map[string]*audioBucket{}
+	}
+	v := a.voices[voice]
+	if v == nil {
+		if len(a.voices) >= a.max {
+			// Full voices' buckets change nothing when forgotten.
+			for name, old := range a.voices {
+				if old.seconds+a.voiceRate*now.Sub(old.at).Seconds() >= a.voiceBurst {
+					delete(a.voices, name)
+				}
+			}
+		}
+		if len(a.voices) >= a.max {
+			return fmt.Sprintf("this stage is tracking the audio rate of %d voices, the most it may", a.max)
+		}
+		v = &audioBucket{seconds: a.voiceBurst, at: now}
+		a.voices[voice] = v
+	}
+	v.last = now
+	if !v.spend(now, a.voiceRate, a.voiceBurst, audio) {
+		return fmt.Sprintf("voice %q's streams together sent audio faster than this pipeline takes from one voice, whatever streams or connections it comes on: %.0f s at once, then %g s of audio a second (serve --max-voice-audio-burst, --max-voice-audio-rate)", voice, a.voiceBurst, a.voiceRate)
+	}
+	return ""
 }
 
 // refuse marks stream refused: its later messages are dropped.
@@ -128,6 +186,11 @@ func (a *audioBuckets) expire(cutoff time.Time, busy func(string) bool) {
 	for name, b := range a.streams {
 		if b.last.Before(cutoff) && !busy(name) {
 			delete(a.streams, name)
+		}
+	}
+	for name, v := range a.voices {
+		if v.last.Before(cutoff) {
+			delete(a.voices, name)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func headerOffset(m *nats.Msg) (int64, error) {
 	}
 	v, err := strconv.ParseInt(h, 10, 64)
 	if err != nil || v < 0 || v > maxOffset {
-		return -1, fmt.Errorf("%s header %q is not a sample index from 0 to %d; message dropped", HdrOffset, h, int64(maxOffset))
+		return -1, fmt.Errorf("%s header %s is not a sample index from 0 to %d; message dropped", HdrOffset, clipQuote(h), int64(maxOffset))
 	}
 	return v, nil
 }

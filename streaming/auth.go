@@ -15,7 +15,8 @@ import (
 
 // The embedded server's trust boundary. Without Auth anyone who reaches
 // the loopback port may publish and read every subject. With it, the
-// server takes only the identities Auth lists: operators (a user and
+// server takes only the identities Auth lists, and with Guests those that
+// present none, who can touch nothing of the pipeline: operators (a user and
 // password, an nkey, or one token shared by all) may do everything, while
 // each client of a clients file is confined to a namespace of its own, its
 // name: it may publish its own streams and read only their results, so it
@@ -37,6 +38,14 @@ type Auth struct {
 	// (ClientPermissions).
 	Clients  []Client
 	Pipeline string
+	// Guests admits a client that presents no credentials into an
+	// account of its own (guests.go): it neither hears nor sends anything
+	// of the pipeline, so it cannot overhear or forge another client's
+	// streams, and may only discover the stages ($SRV). It is admitted at
+	// all so that a plain client learns, subject by subject, that it is
+	// refused (a permissions violation) instead of finding no server; the
+	// token excludes it, as it does nkeys.
+	Guests bool
 }
 
 // Client is one entry of a clients file: a name, which is also the
@@ -121,7 +130,8 @@ func ParseClients(b []byte) ([]Client, error) {
 // ClientPermissions confine a client to its namespace of a pipeline. It
 // may publish its voice's audio streams (VoiceSubject with the client's
 // name as the voice), its image streams (rfs.v1.<pipeline>.image.<name>.*),
-// ask to forget its voice, request tags (TagSubject) and discovery
+// ask to forget its voice, request tags on its own subject
+// (ClientTagSubject, answered only in its inbox: replies.go) and discovery
 // ($SRV.>); it may read its streams' results and tags, the answer about
 // its voice, and replies on its own inbox prefix, InboxPrefix(name),
 // which it must set (nats.CustomInboxPrefix, `nats --inbox-prefix`, nats.js
@@ -132,7 +142,7 @@ func ClientPermissions(pipeline, name string) *server.Permissions {
 			VoiceSubject(pipeline, name, "*"),
 			Subject(pipeline, KindImage, name+".*"),
 			Subject(pipeline, KindForget, name),
-			TagSubject(pipeline),
+			ClientTagSubject(pipeline, name),
 			"$SRV.>",
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{
@@ -154,8 +164,8 @@ func (a *Auth) confines() bool { return a != nil && len(a.Clients) > 0 }
 // check refuses an Auth the server would misread.
 func (a *Auth) check() error {
 	switch {
-	case a.Token != "" && (a.User != "" || a.NKey != "" || len(a.Clients) > 0):
-		return errors.New("a token is one secret for every client: it cannot be combined with users, nkeys or a clients file")
+	case a.Token != "" && (a.User != "" || a.NKey != "" || len(a.Clients) > 0 || a.Guests):
+		return errors.New("a token is one secret for every client: it cannot be combined with users, nkeys, a clients file or guests")
 	case (a.User == "") != (a.Password == ""):
 		return errors.New("a user needs a password, and a password a user")
 	case a.NKey != "" && !nkeys.IsValidPublicUserKey(a.NKey):
@@ -196,12 +206,19 @@ func (a *Auth) apply(o *server.Options) (nkeys.KeyPair, error) {
 	if a.User != "" {
 		o.Users = append(o.Users, &server.User{Username: a.User, Password: a.Password})
 	}
+	if a.Guests {
+		if err := admitGuests(o); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range a.Clients {
 		perms := ClientPermissions(a.Pipeline, c.Name)
+		acc := server.NewAccount(clientAccount(c.Name))
+		o.Accounts = append(o.Accounts, acc)
 		if c.NKey != "" {
-			o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: c.NKey, Permissions: perms})
+			o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: c.NKey, Permissions: perms, Account: acc})
 		} else {
-			o.Users = append(o.Users, &server.User{Username: c.Name, Password: c.Password, Permissions: perms})
+			o.Users = append(o.Users, &server.User{Username: c.Name, Password: c.Password, Permissions: perms, Account: acc})
 		}
 	}
 	return stages, nil
@@ -221,6 +238,9 @@ func (a *Auth) Describe() string {
 	}
 	if len(a.Clients) > 0 {
 		parts = append(parts, fmt.Sprintf("%d confined clients", len(a.Clients)))
+	}
+	if a.Guests {
+		parts = append(parts, "clients without credentials as guests, who can neither hear nor send the pipeline's subjects, only discover its services")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -211,6 +212,14 @@ func streamResults(ctx context.Context, nc *nats.Conn, pipeline, subject string,
 	if err := nc.Flush(); err != nil {
 		sub.Unsubscribe()
 		return nil, nil, err
+	}
+	// The server answers a refused subscription before the flush's PONG:
+	// without this look, a client without the right to its results (a
+	// guest of serve's embedded server) sent its whole stream and waited
+	// 30 s to be told that no stage answers.
+	if err := nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), subject) {
+		sub.Unsubscribe()
+		return nil, nil, fmt.Errorf("streaming: the server does not let this connection read the stream's results (%w): connect with credentials that may (serve's embedded server takes a client without any as a guest who may not)", err)
 	}
 	return results, func() { sub.Unsubscribe() }, nil
 }

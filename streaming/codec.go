@@ -96,7 +96,7 @@ func headerSeq(m *nats.Msg) (int, error) {
 	}
 	v, err := strconv.Atoi(m.Header.Get(HdrSeq))
 	if err != nil || v < 0 || v > MaxSeq {
-		return -1, fmt.Errorf("message without a valid %s header refused: %q is not an integer from 0 to %d", HdrSeq, m.Header.Get(HdrSeq), MaxSeq)
+		return -1, fmt.Errorf("message without a valid %s header refused: %s is not an integer from 0 to %d", HdrSeq, clipQuote(m.Header.Get(HdrSeq)), MaxSeq)
 	}
 	return v, nil
 }
@@ -108,7 +108,7 @@ func headerInt(m *nats.Msg, key string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(m.Header.Get(key))
 	if err != nil {
-		return 0, fmt.Errorf("streaming: header %s=%q is not an integer", key, m.Header.Get(key))
+		return 0, fmt.Errorf("streaming: header %s=%s is not an integer", key, clipQuote(m.Header.Get(key)))
 	}
 	return v, nil
 }

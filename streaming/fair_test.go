@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
@@ -236,6 +237,60 @@ func TestStreamOverItsAudioRateIsEndedAlone(t *testing.T) {
 	}
 	if d := st.Stats().Dropped; d < 190 {
 		t.Errorf("%d messages dropped at admission, want the flood's after its third", d)
+	}
+	goodStreamStillRecognised(t, nc)
+}
+
+// A voice's streams share one allowance, whatever connections they come
+// on: ten streams of mallory's, on two connections, each within a
+// stream's 30 s burst but 100 s together, are ended once the voice's 40 s
+// are spent, with an error naming the voice's bound, while alice's stream
+// beside them and a plain stream are served. Before, each stream had its
+// own 30 s and all 100 s were taken.
+func TestAVoicesStreamsShareOneAllowance(t *testing.T) {
+	srv, nc, st := pipelineOn(t, Pipeline{MaxAudioRate: 1, MaxAudioBurst: 30, MaxVoiceAudioRate: 1, MaxVoiceAudioBurst: 40, VoicesBySubject: true})
+	other, err := srv.Connect("mallory's other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	results := subscribe(t, nc, ResultSubject("toy", "mallory", "*"))
+	for s := range 10 {
+		conn := []*nats.Conn{nc, other}[s%2]
+		stream := "s" + strconv.Itoa(s)
+		send(t, conn, VoiceSubject("toy", "mallory", stream), 0, make([]byte, 160000), map[string]string{HdrRate: "8000"}) // 10 s
+		send(t, conn, VoiceSubject("toy", "mallory", stream), 1, nil, map[string]string{HdrEOS: "1"})
+	}
+	other.Flush()
+	ended, refused := 0, 0
+	for deadline := time.After(20 * time.Second); ended < 10; {
+		select {
+		case m := <-results:
+			var r engine.Result
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(r.Error, `voice "mallory"'s streams together sent audio faster`) {
+				refused++
+			}
+			if r.EOS {
+				ended++
+			}
+		case <-deadline:
+			t.Fatalf("%d of mallory's 10 streams ended (%d refused)", ended, refused)
+		}
+	}
+	// 40 s of the voice's allowance are four streams' 10 s (and a little
+	// refill while they were sent).
+	if refused < 5 || refused > 6 {
+		t.Errorf("%d of mallory's streams refused for the voice's bound, want the 5 or 6 past its 40 s", refused)
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	if got := streamAll(t, nc, "a0", a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "alice"}); len(got) == 0 || got[len(got)-1].Text != "up down" {
+		t.Fatalf("alice's stream beside mallory's: %+v", got)
+	}
+	if st.Stats().Dropped < 5 {
+		t.Errorf("stats %+v: want mallory's refused messages dropped", st.Stats())
 	}
 	goodStreamStillRecognised(t, nc)
 }

@@ -49,6 +49,10 @@ type ServiceStats struct {
 	Batches    int64 `json:"batches"`
 	Shed       int64 `json:"shed"`
 	Voices     int   `json:"voices"`
+	// StorageErrors and StorageError: voice files that could not be
+	// written or read, and the last one's reason (Stats).
+	StorageErrors int64  `json:"storage_errors,omitempty"`
+	StorageError  string `json:"storage_error,omitempty"`
 }
 
 // addService registers a stage as a micro service on the stages'
@@ -69,7 +73,8 @@ func (s *Stages) addService(stage string) (micro.Service, error) {
 		StatsHandler: func(*micro.Endpoint) any {
 			st := s.Stats()
 			return ServiceStats{Messages: st.Messages, Errors: st.Errors, Lost: st.Lost, Duplicates: st.Duplicates,
-				Vectors: st.Vectors, Batches: st.Batches, Shed: st.Shed, Voices: st.Voices}
+				Vectors: st.Vectors, Batches: st.Batches, Shed: st.Shed, Voices: st.Voices,
+				StorageErrors: st.StorageErrors, StorageError: st.StorageError}
 		},
 	})
 	if err != nil {

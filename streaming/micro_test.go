@@ -98,7 +98,7 @@ func TestStagesAnswerMicroDiscovery(t *testing.T) {
 		StageFrontend: {"forget rfs.v1.toy.forget.* ", "pcm rfs.v1.toy.pcm.* ", "voice rfs.v1.toy.voice.*.* "},
 		StageFeatures: {"vector rfs.v1.toy.vector.> rfs-features"},
 		StageDecoder:  {"scores rfs.v1.toy.scores.> "},
-		StageTagger:   {"image rfs.v1.toy.image.> rfs-tagger", "tag rfs.v1.toy.tag rfs-tagger"},
+		StageTagger:   {"image rfs.v1.toy.image.> rfs-tagger", "tag rfs.v1.toy.tag rfs-tagger", "tag-client rfs.v1.toy.tag.* rfs-tagger"},
 	}
 	for stage, wantEP := range wantEndpoints {
 		var info micro.Info
@@ -217,7 +217,13 @@ func pngOf(t *testing.T, px []byte, w, h int) []byte {
 // tagRequest sends one image to the tag subject and decodes the reply.
 func tagRequest(t *testing.T, nc *nats.Conn, pipeline string, data []byte, hdr map[string]string) (TagsMessage, *nats.Msg) {
 	t.Helper()
-	m := nats.NewMsg(TagSubject(pipeline))
+	return tagRequestOn(t, nc, TagSubject(pipeline), data, hdr)
+}
+
+// tagRequestOn is tagRequest on a subject of its own (ClientTagSubject).
+func tagRequestOn(t *testing.T, nc *nats.Conn, subject string, data []byte, hdr map[string]string) (TagsMessage, *nats.Msg) {
+	t.Helper()
+	m := nats.NewMsg(subject)
 	m.Data = data
 	for k, v := range hdr {
 		m.Header.Set(k, v)

@@ -104,7 +104,7 @@ func TestNatsJSDiscoversStagesAndTagsAnImage(t *testing.T) {
 		subjects = append(subjects, e.Subject)
 	}
 	sort.Strings(subjects)
-	if !slices.Equal(subjects, []string{Wildcard("toy", KindImage), TagSubject("toy")}) {
+	if !slices.Equal(subjects, []string{Wildcard("toy", KindImage), TagSubject("toy"), ClientTagSubject("toy", "*")}) {
 		t.Fatalf("nats.js read the tagger's endpoints %v", subjects)
 	}
 	if got.Tags.Error != "" || !sameTags(got.Tags.Tags, want) {
@@ -123,7 +123,7 @@ const fs = require("node:fs");
   const [port, image] = process.argv.slice(2);
   const nc = await connect({ servers: "127.0.0.1:" + port, user: process.env.RFS_USER, pass: process.env.RFS_PASS, inboxPrefix: "_INBOX." + process.env.RFS_USER });
   const png = fs.readFileSync(image);
-  const requested = (await nc.request("rfs.v1.toy.tag", png, { timeout: 5000 })).json();
+  const requested = (await nc.request("rfs.v1.toy.tag." + process.env.RFS_USER, png, { timeout: 5000 })).json();
   const mine = nc.subscribe("rfs.v1.toy.tags.alice.s1", { max: 1 });
   const h = headers();
   h.set("Rfs-Seq", "0");

@@ -94,6 +94,14 @@ type Pipeline struct {
 	// error result that says so, after the messages queued before it, and
 	// the stream's later messages are dropped.
 	MaxAudioRate, MaxAudioBurst float64
+	// MaxVoiceAudioRate and MaxVoiceAudioBurst are the same bound on all
+	// the streams of one voice named by subject (VoiceSubject) together,
+	// whatever connections they come on (defaults
+	// DefaultMaxVoiceAudioRate, DefaultMaxVoiceAudioBurst): a confined
+	// client's streams are its voice's, so opening more streams or more
+	// connections does not buy it more audio. The stream whose message
+	// passes it is ended as by MaxAudioRate.
+	MaxVoiceAudioRate, MaxVoiceAudioBurst float64
 	// MaxStreamQueue bounds the payload bytes one stream may have waiting
 	// at a stage for the stage's worker (default DefaultMaxStreamQueue),
 	// checked before a message is queued: at the frontend and the decoder
@@ -224,6 +232,12 @@ func (p *Pipeline) defaults() {
 	if p.MaxAudioBurst <= 0 {
 		p.MaxAudioBurst = DefaultMaxAudioBurst
 	}
+	if p.MaxVoiceAudioRate <= 0 {
+		p.MaxVoiceAudioRate = DefaultMaxVoiceAudioRate
+	}
+	if p.MaxVoiceAudioBurst <= 0 {
+		p.MaxVoiceAudioBurst = DefaultMaxVoiceAudioBurst
+	}
 	if p.MaxStreamQueue <= 0 {
 		p.MaxStreamQueue = DefaultMaxStreamQueue
 	}
@@ -300,10 +314,24 @@ type Stats struct {
 	// Voices is how many named voices' sessions (HdrVoice) the frontend
 	// stage holds now: a count at the moment, not a total.
 	Voices int
+	// StorageErrors counts voice files that could not be read or
+	// written, StorageError the last one's text: a write with no stream
+	// to report to (a voice gone idle) is told here, and in $SRV.STATS.
+	StorageErrors int64
+	StorageError  string
 }
 
 type counters struct {
-	messages, duplicates, errors, lost, vectors, batches, shed, dropped atomic.Int64
+	messages, duplicates, errors, lost, vectors, batches, shed, dropped, storageErrors atomic.Int64
+	storageError                                                                       atomic.Pointer[string]
+}
+
+// storageFault counts a voice file's failed read or write and keeps its
+// text, the last one, for Stats.
+func (c *counters) storageFault(err error) {
+	c.storageErrors.Add(1)
+	text := err.Error()
+	c.storageError.Store(&text)
 }
 
 // core is what the stages of one Start share: the connection, the
@@ -505,9 +533,13 @@ func (s *Stages) Stats() Stats {
 	s.front.mu.Lock()
 	voices := len(s.front.voices.byName)
 	s.front.mu.Unlock()
-	return Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
+	st := Stats{Voices: voices, Messages: s.stats.messages.Load(), Duplicates: s.stats.duplicates.Load(),
 		Errors: s.stats.errors.Load(), Lost: s.stats.lost.Load(), Vectors: s.stats.vectors.Load(), Batches: s.stats.batches.Load(), Shed: s.stats.shed.Load(),
-		Dropped: s.stats.dropped.Load()}
+		Dropped: s.stats.dropped.Load(), StorageErrors: s.stats.storageErrors.Load()}
+	if text := s.stats.storageError.Load(); text != nil {
+		st.StorageError = *text
+	}
+	return st
 }
 
 // Close drains the subscriptions (messages already received are handled)

@@ -79,6 +79,12 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 			return nil, errors.New("streaming: embedded server did not become ready in 10 s")
 		}
 	}
+	if o.Auth != nil {
+		if err := o.Auth.linkAccounts(s, o.JetStream); err != nil {
+			s.Shutdown()
+			return nil, fmt.Errorf("streaming: embedded server: accounts: %w", err)
+		}
+	}
 	return &Embedded{Server: s, listening: o.Listen, auth: o.Auth, identity: identity}, nil
 }
 

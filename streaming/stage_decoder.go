@@ -149,7 +149,7 @@ func (s *decoderStage) handleScores(stream string, m *nats.Msg) {
 	part, err := headerInt(m, HdrPart, 0)
 	switch {
 	case err != nil || part < 0:
-		s.errorResult(stream, "segment message with a %s header %q that is not a sequence number; dropped", HdrPart, m.Header.Get(HdrPart))
+		s.errorResult(stream, "segment message with a %s header %s that is not a sequence number; dropped", HdrPart, clipQuote(m.Header.Get(HdrPart)))
 		return
 	case part < st.part:
 		// Numbered by a frontend the stream has since moved on from.
@@ -176,7 +176,7 @@ func (s *decoderStage) handleScores(stream string, m *nats.Msg) {
 			n, err1 := headerInt(m, HdrVoiceRecordings, -1)
 			k, err2 := headerInt(m, HdrVoiceAdaptedOn, -1)
 			if err1 != nil || err2 != nil || n < 0 || k < 0 || k > n {
-				s.errorResult(stream, "end-of-stream marker with a voice progress of %q recordings, adapted on %q", m.Header.Get(HdrVoiceRecordings), m.Header.Get(HdrVoiceAdaptedOn))
+				s.errorResult(stream, "end-of-stream marker with a voice progress of %s recordings, adapted on %s", clipQuote(m.Header.Get(HdrVoiceRecordings)), clipQuote(m.Header.Get(HdrVoiceAdaptedOn)))
 			} else {
 				st.voice = &engine.VoiceProgress{Recordings: n, AdaptedOn: k}
 			}

@@ -177,7 +177,7 @@ func (s *featuresStage) wordMessage(w work, dim int, last *lastReadOut) ([]float
 	model := s.p.Words.Model.RLS
 	classes, err := strconv.Atoi(h)
 	if err != nil || classes != model.Classes {
-		return nil, nil, fmt.Errorf("%s header %q: the model has %d classes", HdrReadOut, h, model.Classes)
+		return nil, nil, fmt.Errorf("%s header %s: the model has %d classes", HdrReadOut, clipQuote(h), model.Classes)
 	}
 	size := len(m.Data) + len(w.readOut)
 	if size%4 != 0 {

@@ -99,6 +99,7 @@ type frontStream struct {
 func newFrontendStage(c *core) *frontendStage {
 	s := &frontendStage{core: c, streams: map[string]*frontStream{}, ended: newEndedStreams(c.p.MaxEnded),
 		queue: newFairQueue(c.p.MaxStreamQueue, c.p.MaxStageQueue), buckets: newAudioBuckets(c.p.MaxAudioRate, c.p.MaxAudioBurst, c.p.MaxStreams+c.p.MaxEnded)}
+	s.buckets.voiceRate, s.buckets.voiceBurst = c.p.MaxVoiceAudioRate, c.p.MaxVoiceAudioBurst
 	s.voices = &voiceSessions{core: c, byName: map[string]*namedVoice{}, live: s.liveVoices}
 	return s
 }
@@ -199,7 +200,7 @@ func (s *frontendStage) handlePCM(m *nats.Msg, size int, replayed bool) {
 	if v := m.Header.Get(HdrEOS); v != "" && v != "0" && v != "1" {
 		// The client meant to end the stream; taking it at its word keeps
 		// it from waiting a minute for its end-of-stream result.
-		complain(stream, "%s header %q is not 1 (or 0); taken as the end of the stream", HdrEOS, v)
+		complain(stream, "%s header %s is not 1 (or 0); taken as the end of the stream", HdrEOS, clipQuote(v))
 		m.Header.Set(HdrEOS, "1")
 	}
 	seq, err := headerSeq(m)
@@ -223,6 +224,10 @@ func (s *frontendStage) handlePCM(m *nats.Msg, size int, replayed bool) {
 	}
 	st := s.streams[stream]
 	if st == nil {
+		if err := checkStreamName(stream); err != nil {
+			s.refuseName(stream, err)
+			return
+		}
 		if len(s.streams) >= s.p.MaxStreams {
 			s.refuseStream(stream)
 			return
@@ -277,6 +282,13 @@ func (s *frontendStage) handlePCM(m *nats.Msg, size int, replayed bool) {
 func (s *frontendStage) refuseStream(stream string) {
 	s.publishResult(stream, engine.Result{EOS: true, Final: true,
 		Error: fmt.Sprintf("stream refused: this pipeline serves %d streams, the most it takes (serve --max-streams); try again later", len(s.streams))})
+	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
+}
+
+// refuseName turns away a new stream whose name is no valid stream (or
+// voice) name, as refuseStream does, with s.mu held.
+func (s *frontendStage) refuseName(stream string, err error) {
+	s.publishResult(stream, engine.Result{EOS: true, Final: true, Error: "stream refused: " + err.Error()})
 	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
 
@@ -361,7 +373,7 @@ func (s *frontendStage) frontMessage(stream string, st *frontStream, m *nats.Msg
 	switch {
 	case st.subjectVoice != "":
 		if voice != "" && voice != st.subjectVoice {
-			return fail("%s header %q differs from the voice %q of the subject; message dropped", HdrVoice, voice, st.subjectVoice)
+			return fail("%s header %s differs from the voice %q of the subject; message dropped", HdrVoice, clipQuote(voice), st.subjectVoice)
 		}
 		voice = st.subjectVoice
 	case voice != "" && s.p.VoicesBySubject:

@@ -67,6 +67,10 @@ func (s *taggerStage) start(svc micro.Service) error {
 	if err == nil {
 		err = s.requestEndpoint(svc, KindTag, TagSubject(s.p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
 	}
+	if err == nil {
+		// Confined clients ask on a subject that names them (replies.go).
+		err = s.requestEndpoint(svc, KindTag+"-client", ClientTagSubject(s.p.Name, "*"), QueueTagger, micro.HandlerFunc(s.onTagRequest))
+	}
 	// Images have no real-time deadline: a backlog is tagged in GEMMs of up
 	// to 8 batches, which is where throughput comes from.
 	s.tagLoop(s.imageCh, TaggerBatch(s.p))
@@ -157,8 +161,14 @@ func (s *taggerStage) decodeImages(batch []work) *imageBatch {
 // waits for its answer, and a batch would make it wait for others.
 func (s *taggerStage) onTagRequest(r micro.Request) {
 	m := requestMsg(r)
-	reply, code := s.tagOne(m)
 	s.stats.messages.Add(1)
+	if checkReply(s.p.Name, m.Subject, m.Reply) != nil {
+		// Not tagged either: the work would be for nobody, and the asker,
+		// who named another's inbox, cannot be told; $SRV.STATS counts it.
+		s.stats.errors.Add(1)
+		return
+	}
+	reply, code := s.tagOne(m)
 	data, err := appendTagsJSON(nil, reply)
 	if err != nil {
 		reply, code = TagsMessage{Seq: reply.Seq, Error: err.Error()}, "500"

@@ -3,7 +3,10 @@ package streaming
 import (
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Version is the protocol version in every subject.
@@ -151,12 +154,57 @@ func StreamOf(subject string) string {
 	return rest
 }
 
-// CheckName rejects pipeline and stream names that are not one NATS token.
+// CheckName rejects pipeline, stream, voice and client names that are not
+// one NATS token of at most 128 bytes of printable UTF-8: a name ends up
+// in file names, logs and the page, where a control character or a
+// kilobyte of name does harm.
 func CheckName(what, name string) error {
-	if name == "" || len(name) > 128 || strings.ContainsAny(name, ".*> \t\r\n") {
-		return fmt.Errorf("streaming: %s name %q must be 1-128 characters without '.', '*', '>' or spaces", what, name)
+	if name == "" || len(name) > 128 || strings.ContainsAny(name, ".*>") || !printable(name) {
+		return fmt.Errorf("streaming: %s name %s must be 1-128 bytes of printable characters without '.', '*', '>' or spaces", what, clipQuote(name))
 	}
 	return nil
+}
+
+// printable reports whether s is valid UTF-8 with no control, space or
+// other non-graphic character.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// clipQuote quotes a value a client sent for an error message, at most its
+// first 64 bytes (then its length): an error result that repeated a 900 KB
+// header in full was itself 921 KB, and past the server's limit was lost.
+func clipQuote(v string) string {
+	const most = 64
+	if len(v) <= most {
+		return strconv.Quote(v)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(v[:cut]), len(v))
+}
+
+// checkStreamName checks the name a stream has on its subjects: its own
+// name, or a voice's and its own (<voice>.<stream>).
+func checkStreamName(stream string) error {
+	voice, own, named := strings.Cut(stream, ".")
+	if !named {
+		return CheckName("stream", stream)
+	}
+	if err := CheckName("voice", voice); err != nil {
+		return err
+	}
+	return CheckName("stream", own)
 }
 
 // ShardOf returns which of shards frontend and decoder processes owns a

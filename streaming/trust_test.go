@@ -163,8 +163,37 @@ func TestEmbeddedServerConfinesClientsToTheirStreams(t *testing.T) {
 	if m := <-tags; !strings.Contains(string(m.Data), want[0][0].Label) {
 		t.Fatalf("bob's image stream: %q, want %s first", m.Data, want[0][0].Label)
 	}
-	if got, _ := tagRequest(t, bob, "toy", raw[1], map[string]string{HdrEncoding: EncU8}); !sameTags(got.Tags, want[1]) {
+	if got, _ := tagRequestOn(t, bob, ClientTagSubject("toy", "bob"), raw[1], map[string]string{HdrEncoding: EncU8}); !sameTags(got.Tags, want[1]) {
 		t.Fatalf("bob's tag request: %+v, want %+v", got, want[1])
+	}
+	// Bob's requests that name alice's inbox or her open stream's result
+	// subject as their reply are not answered there (replies.go: before,
+	// the tagger published its answer wherever the reply said), and her
+	// tag subject and the operators' are refused him.
+	aliceInbox := subscribe(t, alice, InboxPrefix("alice")+".x")
+	alice.Flush()
+	for _, reply := range []string{InboxPrefix("alice") + ".x", ResultSubject("toy", "alice", "a1")} {
+		if err := bob.PublishMsg(&nats.Msg{Subject: ClientTagSubject("toy", "bob"), Reply: reply, Data: raw[1], Header: nats.Header{HdrEncoding: {EncU8}}}); err != nil {
+			t.Fatal(err)
+		}
+		// Discovery too: every stage would answer on her subject
+		// (accounts.go routes the answers back to bob's account).
+		if err := bob.PublishRequest("$SRV.PING", reply, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Answered in turn, so the two before it have been handled.
+	if got, _ := tagRequestOn(t, bob, ClientTagSubject("toy", "bob"), raw[1], map[string]string{HdrEncoding: EncU8}); !sameTags(got.Tags, want[1]) {
+		t.Fatalf("bob's tag request after the forged replies: %+v", got)
+	}
+	select {
+	case m := <-aliceInbox:
+		t.Fatalf("bob's request was answered in alice's inbox: %q", m.Data)
+	case <-time.After(100 * time.Millisecond):
+	}
+	for _, subject := range []string{ClientTagSubject("toy", "alice"), TagSubject("toy")} {
+		send(t, bob, subject, 0, raw[1], map[string]string{HdrEncoding: EncU8})
+		bobErrs.expect(t, "bob asking for tags on "+subject, subject)
 	}
 
 	// Alice's stream ends as if bob had never been there.

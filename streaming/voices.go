@@ -125,6 +125,7 @@ func (s *voiceSessions) readVoice(stream, name string) *engine.VoiceSession {
 	if aside, e := setAside(path); e == nil {
 		msg += " (the file is kept as " + aside + ")"
 	}
+	s.stats.storageFault(errors.New(msg))
 	s.errorResult(stream, "%s", msg)
 	return nil
 }
@@ -157,13 +158,16 @@ func (s *voiceSessions) saveVoice(name string, v *namedVoice, then func(error)) 
 	}
 	path, err := s.voiceFile(name)
 	if err != nil {
-		return false, fmt.Errorf("voice %q: %w", name, err)
+		err = fmt.Errorf("voice %q: %w", name, err)
+		s.stats.storageFault(err)
+		return false, err
 	}
 	v.saved, v.openChanged = v.session.Recordings(), false
 	v.failed.Store(false)
 	s.files.write(name, path, v.session.Clone(), func(err error) {
 		if err != nil {
 			v.failed.Store(true) // the next save writes again
+			s.stats.storageFault(err)
 		}
 		if then != nil {
 			then(err)
@@ -217,9 +221,16 @@ func (s *voiceSessions) expire(now time.Time) {
 	for name, v := range s.byName {
 		if !live[name] && now.Sub(v.last) > s.p.VoiceIdle {
 			// Written off the lock (streamVoice waits for it before
-			// reading the file again). An error has no stream to go
-			// to; the file keeps what was last written.
-			s.saveVoice(name, v, nil)
+			// reading the file again), and dropped from memory only at a
+			// sweep that finds its file written: when the write fails
+			// (a full disk, a directory gone) the voice stays, its
+			// recordings with it, and the next sweep writes again; the
+			// failure, which has no stream to go to, is counted in Stats
+			// with its text. Before, the voice was dropped at once and
+			// a failed write lost every recording since the last one.
+			if asked, err := s.saveVoice(name, v, nil); asked || err != nil || v.failed.Load() || s.files.busy(name) {
+				continue
+			}
 			delete(s.byName, name)
 		}
 	}

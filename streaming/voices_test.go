@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -611,5 +612,55 @@ func TestVoiceWritesMergeWhileOneRuns(t *testing.T) {
 	}
 	if v, err := words.ReadVoiceSession(b); err != nil || v.Recordings() != sessions[2].Recordings() {
 		t.Fatalf("the file is not the newest copy, of %d recordings (%v)", sessions[2].Recordings(), err)
+	}
+}
+
+// A voice gone idle whose file cannot be written stays in memory, and the
+// failure, which has no stream to go to, is counted with its reason in
+// Stats; once the storage works again the next sweep writes the file,
+// every recording in it, and only then drops the voice. Before, the voice
+// was dropped at once and its recordings since the last write were lost.
+func TestIdleVoiceStaysWhileItsFileCannotBeWritten(t *testing.T) {
+	words, a, _ := voiceSpotting(t)
+	dir := t.TempDir()
+	var failing atomic.Bool
+	failing.Store(true)
+	saveVoiceFile = func(path string, v *engine.VoiceSession) error {
+		if failing.Load() {
+			return errors.New("no space left on device (the test's)")
+		}
+		return v.Save(path)
+	}
+	t.Cleanup(func() { saveVoiceFile = func(path string, s *engine.VoiceSession) error { return s.Save(path) } })
+	nc, st := pipelineWith(t, Pipeline{Words: words, VoiceDir: dir, IdleTimeout: 200 * time.Millisecond, VoiceIdle: 100 * time.Millisecond})
+	got := streamAll(t, nc, "ivy0", a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "ivy"})
+	if !slices.ContainsFunc(got, func(r engine.Result) bool { return strings.Contains(r.Error, "no space left") }) {
+		t.Fatalf("the stream's failed write was not reported to it: %+v", got)
+	}
+	time.Sleep(time.Second) // ten times VoiceIdle, several sweeps
+	if names := voiceNames(st); len(names) != 1 {
+		t.Fatalf("a voice whose file could not be written was dropped: %v", names)
+	}
+	if s := st.Stats(); s.StorageErrors < 2 || !strings.Contains(s.StorageError, "no space left") {
+		t.Fatalf("stats %+v: want the failed writes counted with their reason", s)
+	}
+	failing.Store(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(voiceNames(st)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the voice stayed once its file could be written: %v", voiceNames(st))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	model, err := words.Fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, model[:16], "ivy.rfv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := words.ReadVoiceSession(b); err != nil || v.Recordings() != 2 {
+		t.Fatalf("the voice's file: %v recordings, %v; want the stream's 2", v.Recordings(), err)
 	}
 }

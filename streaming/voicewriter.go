@@ -57,6 +57,13 @@ func (w *voiceWriter) write(name, path string, session *engine.VoiceSession, the
 	}
 }
 
+// busy reports whether a write of the voice waits or runs.
+func (w *voiceWriter) busy(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.voices[name] != nil
+}
+
 func (w *voiceWriter) run(name string, q *voiceWrites) {
 	defer w.wg.Done()
 	for {

@@ -45,6 +45,7 @@ func TestServeAdmissionFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--max-audio-rate", "0"}, {"--max-audio-burst", "-1"}, {"--max-stream-queue-mib", "0"},
 		{"--max-stage-queue-mib", "0"}, {"--max-stream-queue-mib", "300"}, {"--max-stage-queue-mib", "100000"},
+		{"--max-voice-audio-rate", "0"}, {"--max-voice-audio-burst", "-1"},
 	} {
 		if _, err := startServe(append([]string{"--port", "0", "--model", model}, bad...), &log, &log); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("serve %v: %v, want a refusal naming %s", bad, err, bad[0])

@@ -18,6 +18,7 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/benchstream"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/imagebatch"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
@@ -246,11 +247,11 @@ func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, str
 	if err != nil {
 		return nil, nil, "", err
 	}
-	b, err := loadImages([]string{path}, n)
+	b, err := imagebatch.Load([]string{path}, n)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return t, b.payloads, fmt.Sprintf("%d MNIST test images as raw u8 payloads, the default MNIST model (top-3 tags)", len(b.payloads)), nil
+	return t, b.Payloads, fmt.Sprintf("%d MNIST test images as raw u8 payloads, the default MNIST model (top-3 tags)", len(b.Payloads)), nil
 }
 
 func streamCounts(flag, list string) ([]int, error) {

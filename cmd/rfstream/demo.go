@@ -21,7 +21,7 @@ type demoPart struct {
 	order int
 	name  string
 	// takes says, before the part starts, what it trains and how long it
-	// took on two idle cores (make demo, experiments/journal/house.md).
+	// took in make demo on two cores (experiments/journal/house.md).
 	takes string
 	run   func(stdout, stderr io.Writer) error
 }
@@ -33,7 +33,7 @@ func registerDemoPart(p demoPart) { demoParts = append(demoParts, p) }
 func init() {
 	register(&command{name: "demo", summary: "fetch data, train, and run the live pipeline on real test data", run: runDemo})
 	registerDemoPart(demoPart{order: 10, name: "MNIST: random maxout features + RLS", run: demoMNIST,
-		takes: "fetches MNIST and trains its tagger: 20 s on two idle cores"})
+		takes: "fetches MNIST and trains its tagger: about 10 s on two cores"})
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	registerDemoPart(demoPart{order: 40, name: "live connected digits: HMM states from random maxout features, Viterbi in the NATS decoder stage", run: demoConnected,
-		takes: "trains nothing (the shipped connected model) and streams 60 strings: 40 s on two idle cores"})
+		takes: "trains nothing (the shipped connected model) and streams 60 strings: about 20 s"})
 }
 
 // demoConnectedStrings is how many generated test strings the demo streams.

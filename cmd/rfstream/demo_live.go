@@ -16,15 +16,16 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/imagebatch"
 	"github.com/rfstream/rfstream/streaming"
 	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
 	registerDemoPart(demoPart{order: 20, name: "spoken digits (FSDD): whole-word random maxout features + RLS", run: demoDigits,
-		takes: "synthesises 2200 recordings of digits and trains the digit model: 2 min on two idle cores"})
+		takes: "synthesises 2200 recordings of digits and trains the digit model: about 1 min on two cores"})
 	registerDemoPart(demoPart{order: 30, name: "live: the embedded NATS pipeline on real test recordings and images", run: demoLive,
-		takes: "trains nothing and streams 300 recordings and 10000 images: 30 s on two idle cores"})
+		takes: "trains nothing and streams 300 recordings and 10000 images: a few seconds"})
 }
 
 func demoDigits(stdout, stderr io.Writer) error {
@@ -102,24 +103,24 @@ func demoLive(stdout, stderr io.Writer) error {
 		len(test), time.Since(start).Seconds(), correct, 100*float64(correct)/float64(len(test)), errs)
 	fmt.Fprintln(stdout, "(live, the segmenter finds each word in the stream; the offline figure above takes each whole file as one word)")
 
-	batch, err := loadImages([]string{filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
+	batch, err := imagebatch.Load([]string{filepath.Join(defaults.MNISTDir(), "t10k-images-idx3-ubyte")}, 0)
 	if err != nil {
 		return err
 	}
 	start = time.Now()
-	replies, err := streaming.TagImages(context.Background(), client, "demo", "mnist-test", batch.payloads, batch.raw, time.Minute)
+	replies, err := streaming.TagImages(context.Background(), client, "demo", "mnist-test", batch.Payloads, batch.Raw, time.Minute)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout)
 	for i := 0; i < 5; i++ {
-		fmt.Fprintf(stdout, "  %s (true %d):", batch.names[i], batch.labels[i])
+		fmt.Fprintf(stdout, "  %s (true %d):", batch.Names[i], batch.Labels[i])
 		for _, t := range replies[i].Tags {
 			fmt.Fprintf(stdout, " %s %.0f%%", t.Label, 100*t.Score)
 		}
 		fmt.Fprintln(stdout)
 	}
-	if err := reportTags(stdout, batch, replies, time.Since(start).Seconds(), false, true); err != nil {
+	if err := imagebatch.Report(stdout, batch, replies, time.Since(start).Seconds(), false, true); err != nil {
 		return err
 	}
 	s := st.Stats()

@@ -25,7 +25,7 @@ import (
 
 func init() {
 	registerDemoPart(demoPart{order: 50, name: "a voice the model never heard: one recording at a time, a live session through NATS, its recordings as streams that name the voice, and adapting to all of it", run: demoVoice,
-		takes: "trains an adaptable model without george, then hears his 500 recordings six ways: 3 min on two idle cores"})
+		takes: "trains an adaptable model without george, then hears his 500 recordings six ways: about 1.5 min on two cores"})
 }
 
 // demoVoiceSpeaker is the FSDD voice the demo's adaptable model is trained

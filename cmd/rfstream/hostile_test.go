@@ -74,6 +74,7 @@ type hostileServe struct {
 	port     int
 	httpAddr string
 	nc       *nats.Conn
+	seed     string          // the local tools' seed file, when serve left one (localcreds.go)
 	voice    string          // the probe's voice ("" for a plain stream)
 	audio    *frontend.Audio // what the probe streams
 	want     engine.Result   // its undisturbed end-of-stream result
@@ -120,6 +121,14 @@ func startHostileServe(t *testing.T, models [2]string, extra []string, env []str
 			t.Fatalf("serve not ready in 20 s:\n%s", h.p.out.String())
 		}
 	}
+	// Without credentials the embedded server leaves the local tools' seed
+	// (localcreds.go): the well-behaved client and the attackers present
+	// it, as rfstream's commands do, unless they are the guests or the
+	// confined clients under test.
+	if seed := localSeedFor("127.0.0.1:" + strconv.Itoa(h.port)); seed != "" && len(opts) == 0 {
+		h.seed = seed
+		opts = append(opts, h.localCreds())
+	}
 	nc, err := nats.Connect("nats://127.0.0.1:"+strconv.Itoa(h.port), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +144,19 @@ func startHostileServe(t *testing.T, models [2]string, extra []string, env []str
 	h.want = p.r
 	h.base = h.probing(func() { time.Sleep(time.Second) })
 	return h
+}
+
+// localCreds presents the local tools' seed (none for a server that was
+// given credentials or opened).
+func (h *hostileServe) localCreds() nats.Option {
+	if h.seed == "" {
+		return func(*nats.Options) error { return nil }
+	}
+	o, err := nats.NkeyOptionFromSeed(h.seed)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return o
 }
 
 // cleanNATSEnv is this process's environment without the NATS connection
@@ -316,6 +338,9 @@ func (h *hostileServe) natsJS(attack, arg string, env ...string) (run func() hos
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	h.t.Cleanup(cancel)
 	cmd := testproc.CommandContext(ctx, node, script, strconv.Itoa(h.port), attack, arg)
+	if h.seed != "" && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "RFS_USER=") || kv == "RFS_GUEST=1" }) {
+		env = append(env, "RFS_SEED="+h.seed)
+	}
 	cmd.Env = append(os.Environ(), append(env, "NODE_PATH="+modules)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -493,7 +518,7 @@ func TestHostileClients(t *testing.T) {
 			h := startHostileServe(t, models, []string{"--max-streams", "6000"}, nil, "")
 			// Counted on a connection of their own, so that the
 			// well-behaved streams' results do not queue behind theirs.
-			counter, err := nats.Connect("nats://127.0.0.1:" + strconv.Itoa(h.port))
+			counter, err := nats.Connect("nats://127.0.0.1:"+strconv.Itoa(h.port), h.localCreds())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,6 +566,28 @@ func TestHostileClients(t *testing.T) {
 			stallWithin := h.underAttack("bob forging alice's results and ends, feeding her decoder, reading her results", 20*mb, maxStall, func() { r = attack() })
 			if r.Sent == 0 || r.Refused < r.Sent || r.Overheard != 0 {
 				t.Errorf("bob: %+v, want every one of his messages refused and nothing of alice's overheard", r)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("guest-on-default-server", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: the default server let any local process read and
+			// forge every stream (the acceptance check overheard 2 of 3
+			// results). Now a client without credentials is a guest: while
+			// alice streams with the local tools' seed, the guest's every
+			// message and its subscription to her results are refused, and
+			// its subscription to > delivers nothing of hers.
+			h := startHostileServe(t, models, nil, nil, "alice")
+			if h.seed == "" {
+				t.Fatalf("the default server left no local seed:\n%s", h.p.out.String())
+			}
+			var r hostileReport
+			attack := h.natsJS("forge", "2000", "RFS_GUEST=1")
+			stallWithin := h.underAttack("a guest forging alice's results and ends, feeding her decoder, reading her results and >", 20*mb, maxStall, func() { r = attack() })
+			if r.Sent == 0 || r.Refused < r.Sent || r.Overheard != 0 {
+				t.Errorf("the guest: %+v, want every one of its messages refused and nothing of alice's overheard", r)
 			}
 			h.p.kill()
 			return stallWithin

@@ -16,9 +16,12 @@ type localPipeline struct {
 }
 
 // startLocalPipeline starts the server (TCP on loopback, so the clients'
-// traffic takes the same path as a remote client's) and the stages.
+// traffic takes the same path as a remote client's) and the stages. Every
+// connection of this process presents the server's generated identity
+// (Embedded.Connect); any other process is a guest that hears and sends
+// nothing, so a demo's live session is not another local user's to read.
 func startLocalPipeline(p streaming.Pipeline, stages ...string) (*localPipeline, error) {
-	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true, Auth: &streaming.Auth{Guests: true, Pipeline: p.Name}})
 	if err != nil {
 		return nil, err
 	}

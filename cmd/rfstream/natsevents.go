@@ -42,8 +42,14 @@ func connectionEvents(name string) []nats.Option {
 	return []nats.Option{
 		nats.ReconnectWait(reconnectWait),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if err == nil && nc.IsClosed() && nc.LastError() == nil {
+				// This client's own Close also calls the handler, on its
+				// own goroutine: nothing was lost, so nothing is said
+				// (it was once reported as the server's doing).
+				return
+			}
 			if err == nil {
-				err = errors.New("connection closed by the server")
+				err = errors.New("the server closed the connection")
 			}
 			logf("NATS disconnected (%v); reconnecting every %v, publishes buffered meanwhile", err, reconnectWait)
 		}),

@@ -78,3 +78,37 @@ func TestConnectionsLogDisconnectsAndReconnects(t *testing.T) {
 	defer again.Close()
 	waitFor("test conn: NATS reconnected to nats://127.0.0.1:" + strconv.Itoa(port))
 }
+
+// A client closing its own connection is not reported as a disconnect:
+// stream printed "NATS disconnected (connection closed by the server)"
+// after some runs that went well.
+func TestOwnCloseIsNotADisconnect(t *testing.T) {
+	var log syncBuffer
+	natsEventsMu.Lock()
+	old := natsEvents
+	natsEvents = &log
+	natsEventsMu.Unlock()
+	defer func() {
+		natsEventsMu.Lock()
+		natsEvents = old
+		natsEventsMu.Unlock()
+	}()
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for range 20 {
+		closed := make(chan struct{})
+		opts := append(connectionEvents("own close"), nats.ClosedHandler(func(*nats.Conn) { close(closed) }))
+		nc, err := nats.Connect(srv.ClientURL(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc.Close()
+		<-closed // callbacks run in order: the disconnect one has run
+	}
+	if s := log.String(); strings.Contains(s, "disconnected") {
+		t.Fatalf("a client's own close was logged as a disconnect:\n%s", s)
+	}
+}

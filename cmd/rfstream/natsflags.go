@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -35,6 +36,7 @@ type natsFlags struct {
 	port           int
 	durable        bool
 	storeDir       string
+	open           bool // serve: --open-all-subjects
 
 	fs      *flag.FlagSet // to tell flags given from defaults
 	local   bool          // ignore $NATS_URL (embedded)
@@ -80,6 +82,7 @@ func (f *natsFlags) register(fs *flag.FlagSet, serve bool) {
 	if serve {
 		fs.IntVar(&f.port, "port", 4222, "embedded server: the loopback port other processes connect to (0: any free port)")
 		fs.StringVar(&f.users, "users", "", "embedded server: a clients file (JSON) whose clients may publish only their own streams and read only their results (docs/streaming.md; default $RFSTREAM_NATS_USERS)")
+		fs.BoolVar(&f.open, "open-all-subjects", false, "embedded server: let every local process connect without credentials and publish and read every subject, other clients' audio, results and replies included (by default such a process is a guest that can touch nothing of the pipeline, while rfstream's own commands find generated credentials in the data cache; docs/streaming.md)")
 		fs.StringVar(&f.storeDir, "store", "", "embedded server with --durable: JetStream directory (default: jetstream/ in the data cache, $RFSTREAM_DATA or ~/.cache/rfstream)")
 	}
 }
@@ -189,6 +192,16 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 		}
 		opts = append(opts, o)
 	}
+	if f.user == "" && f.token == "" && f.nkey == "" && f.creds == "" && f.url != "" {
+		// A serve on this machine left its local tools' seed (localcreds.go).
+		if seed := localSeedFor(f.url); seed != "" {
+			o, err := nats.NkeyOptionFromSeed(seed)
+			if err != nil {
+				return nil, fmt.Errorf("the local credentials %s: %w", seed, err)
+			}
+			opts = append(opts, o)
+		}
+	}
 	if f.creds != "" {
 		// nats reads the file at each connect; a missing one is named now.
 		if _, err := os.Stat(f.creds); err != nil {
@@ -227,6 +240,7 @@ type session struct {
 	nc       *nats.Conn
 	embedded *streaming.Embedded
 	tmpStore string // removed on Close
+	seedFile string // the local tools' seed (localcreds.go), removed on Close
 }
 
 func (s *session) Close() {
@@ -239,6 +253,9 @@ func (s *session) Close() {
 	}
 	if s.tmpStore != "" {
 		os.RemoveAll(s.tmpStore)
+	}
+	if s.seedFile != "" {
+		os.Remove(s.seedFile)
 	}
 }
 
@@ -263,7 +280,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 		}
 		return &session{nc: nc}, nil
 	}
-	auth, err := f.embeddedAuth(listen)
+	auth, local, err := f.embeddedAuth(listen)
 	if err != nil {
 		return nil, err
 	}
@@ -293,47 +310,76 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 		e.Close()
 		return nil, err
 	}
+	sess := &session{nc: nc, embedded: e, tmpStore: tmp}
+	if local != nil {
+		seed, err := local.Seed()
+		if err == nil {
+			sess.seedFile, err = writeLocalSeed(e.Addr().(*net.TCPAddr).Port, seed)
+		}
+		if err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
 	if listen {
 		fmt.Fprintf(log, "embedded NATS server on %s (loopback only)\n", e.ClientURL())
-		if auth != nil {
+		switch {
+		case sess.seedFile != "":
+			fmt.Fprintf(log, "embedded NATS server requires credentials: rfstream's commands on this machine find theirs in %s (this user's only); other clients are guests who can neither hear nor send the pipeline's subjects, only discover its stages (--open-all-subjects opens them to every local process)\n", sess.seedFile)
+		case auth != nil:
 			fmt.Fprintf(log, "embedded NATS server requires credentials: %s\n", auth.Describe())
+		default:
+			fmt.Fprintf(log, "embedded NATS server open: every local process may publish and read every subject, other clients' streams included (--open-all-subjects)\n")
 		}
 	}
 	if f.durable {
 		fmt.Fprintf(log, "JetStream store in %s\n", eo.StoreDir)
 	}
-	return &session{nc: nc, embedded: e, tmpStore: tmp}, nil
+	return sess, nil
 }
 
 // embeddedAuth turns the credential flags into what serve's embedded
-// server requires of its clients: nil when none is given. Only a server
-// that listens takes them; another command's embedded server is reachable
-// in process only.
-func (f *natsFlags) embeddedAuth(listen bool) (*streaming.Auth, error) {
+// server requires of its clients. Only a server that listens takes them;
+// another command's embedded server is reachable in process only, and
+// needs none. A listening server given none makes the local tools' nkey
+// (returned, for its seed file: localcreds.go) and takes everyone else as
+// a guest, unless --open-all-subjects opens it (auth nil).
+func (f *natsFlags) embeddedAuth(listen bool) (auth *streaming.Auth, local nkeys.KeyPair, err error) {
 	if f.creds != "" {
-		return nil, errors.New("--creds (a JWT .creds file) is for --nats: the embedded server has no operator to trust JWTs; give it --users, a user and password, --nkey or a token")
+		return nil, nil, errors.New("--creds (a JWT .creds file) is for --nats: the embedded server has no operator to trust JWTs; give it --users, a user and password, --nkey or a token")
 	}
-	if f.user == "" && f.password == "" && f.token == "" && f.nkey == "" && f.users == "" {
-		return nil, nil
-	}
-	if !listen {
-		return nil, errors.New("credentials are for --nats or serve's embedded server; this command's embedded server is in process only and takes none")
+	none := f.user == "" && f.password == "" && f.token == "" && f.nkey == "" && f.users == ""
+	switch {
+	case f.open && !none:
+		return nil, nil, errors.New("--open-all-subjects lets every local process in without credentials: give it without --user, --password, --token, --nkey or --users")
+	case none && (!listen || f.open):
+		return nil, nil, nil
+	case none:
+		if local, err = nkeys.CreateUser(); err != nil {
+			return nil, nil, err
+		}
+		pub, err := local.PublicKey()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &streaming.Auth{NKey: pub, Guests: true, Pipeline: f.pipeline}, local, nil
+	case !listen:
+		return nil, nil, errors.New("credentials are for --nats or serve's embedded server; this command's embedded server is in process only and takes none")
 	}
 	a := &streaming.Auth{Token: f.token, User: f.user, Password: f.password, Pipeline: f.pipeline}
 	if f.nkey != "" {
 		pub, err := nkeyPublic(f.nkey)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		a.NKey = pub
 	}
 	if f.users != "" {
-		var err error
 		if a.Clients, err = streaming.ReadClients(f.users); err != nil {
-			return nil, fmt.Errorf("--users: %w", err)
+			return nil, nil, fmt.Errorf("--users: %w", err)
 		}
 	}
-	return a, nil
+	return a, nil, nil
 }
 
 // nkeyPublic reads an nkey seed file and returns its public key.

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "recognize", summary: "recognise the word(s) in recordings (WAV files, or raw PCM on stdin with --rate)", run: runRecognize})
+	register(&command{name: "recognize", summary: "recognise the word(s) in recordings (WAV, FLAC, Ogg, MP3, SPHERE files, or raw PCM on stdin with --rate)", run: runRecognize})
 }
 
 // recognition is what `rfstream recognize` prints for one recording.

@@ -201,7 +201,7 @@ func TestRecognizeBadInputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{garbage}, "malformed WAV"},
+		{[]string{garbage}, "raw 16-bit PCM needs --rate"},
 		{[]string{empty}, "no samples"},
 		{[]string{filepath.Join(dir, "missing.wav")}, "no such file"},
 		{[]string{"-", "--rate", "10"}, "sample rate"},

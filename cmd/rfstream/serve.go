@@ -218,6 +218,9 @@ func (sv *serving) Close(stdout io.Writer) error {
 	s := sv.stats()
 	fmt.Fprintf(stdout, "handled %d audio and image messages and %d word vectors (%d partials shed): %d errors, %d duplicates, %d lost\n",
 		s.Messages, s.Vectors, s.Shed, s.Errors, s.Duplicates, s.Lost)
+	if s.StorageErrors > 0 {
+		fmt.Fprintf(stdout, "%d voice file reads or writes failed, the last: %s\n", s.StorageErrors, s.StorageError)
+	}
 	sv.sess.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return nil

@@ -122,6 +122,10 @@ func sumStats(all []*streaming.Stages) func() streaming.Stats {
 			t.Batches += s.Batches
 			t.Shed += s.Shed
 			t.Voices += s.Voices
+			t.StorageErrors += s.StorageErrors
+			if s.StorageError != "" {
+				t.StorageError = s.StorageError
+			}
 		}
 		return t
 	}

@@ -71,7 +71,7 @@ func TestServeRunsEachStageOnAConnectionOfItsOwn(t *testing.T) {
 	}
 
 	// The stages still make one pipeline across their connections.
-	nc, err := nats.Connect(sv.sess.embedded.ClientURL())
+	nc, err := nats.Connect(sv.sess.embedded.ClientURL(), localCreds(t, sv))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,9 @@ func init() {
 	register(&command{name: "stream", summary: "stream a recording through the NATS pipeline and print live results", run: runStream})
 }
 
-// readAudio reads a WAV or NIST SPHERE file (told apart by its header,
-// not its name), or raw s16le PCM when rate is set ("-" is standard input).
+// readAudio reads an audio file (WAV, SPHERE, FLAC, Ogg Vorbis or Opus,
+// MP3: told apart by its header, not its name), or raw s16le PCM when
+// rate is set ("-" is standard input).
 func readAudio(path string, rate int, stdin io.Reader) (*frontend.Audio, error) {
 	return readAudioUpTo(path, rate, 0, stdin)
 }
@@ -27,8 +28,9 @@ func readAudio(path string, rate int, stdin io.Reader) (*frontend.Audio, error) 
 // readAudioUpTo is readAudio refusing a recording longer than maxSeconds
 // (0: no bound but the readers' own). Raw PCM is read only up to the bound
 // and one sample more, so an endless input (/dev/zero) costs the bound's
-// memory, not the machine's; a WAV or SPHERE file's length is checked once
-// decoded (frontend.ReadAudioFrom caps what it reads at 2 GiB).
+// memory, not the machine's; an audio file is read up to 2 GiB and its
+// decoder stops at the bound, so a small compressed file that unpacks to
+// hours costs no more.
 func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (*frontend.Audio, error) {
 	var r io.Reader = stdin
 	if path != "-" {
@@ -56,12 +58,15 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 		}
 		return frontend.DecodePCM16(b, rate)
 	}
-	a, err := frontend.ReadAudioFrom(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (raw PCM needs --rate)", path, err)
-	}
-	if maxSeconds > 0 && a.Duration() > maxSeconds {
+	a, err := frontend.ReadAudioFromUpTo(r, maxSeconds)
+	switch {
+	case errors.Is(err, frontend.ErrTooLong) && maxSeconds > 0:
 		return nil, tooLong()
+	case errors.Is(err, frontend.ErrUnknownFormat):
+		// Raw samples have no header: say how to give them.
+		return nil, fmt.Errorf("%s: %w (raw 16-bit PCM needs --rate)", path, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, frontend.NamePath(err, path))
 	}
 	return a, nil
 }
@@ -147,7 +152,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Voice: *voice, Timeout: time.Duration(a.Duration()+30) * time.Second},
 		show)
 	if err != nil {
-		return err
+		return nf.refusedHint(err)
 	}
 	if vp != nil {
 		vp.end()

@@ -104,3 +104,13 @@ func TestTagNamesEachFailedImageAndExitsOne(t *testing.T) {
 		t.Fatalf("IDX with a truncated header: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// A folder with no images is an error, not "tagged 0 images" and exit 0.
+func TestTagWithNothingToTagFails(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("no pictures here"), 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"tag", dir}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no images to tag in "+dir) {
+		t.Fatalf("tag on a folder without images: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}

@@ -41,14 +41,23 @@ func PrintFlags(fs *flag.FlagSet) {
 
 // ParseFlags parses args, mapping a flag error to ErrUsage (already
 // printed). Flags may come after positional arguments (rfstream tag FILE
-// --limit 3), as people type them; "--" ends flag parsing.
+// --limit 3), as people type them; "--" ends flag parsing. A mistyped
+// flag prints the flag package's one-line error and a one-line hint, not
+// the whole flag list (up to 80 lines that scroll the error away); -h
+// prints the list.
 func ParseFlags(fs *flag.FlagSet, args []string) error {
+	full := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on every error
+	defer func() { fs.Usage = full }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				full()
 				return err
 			}
+			name := strings.TrimPrefix(fs.Name(), Program+" ")
+			fmt.Fprintf(fs.Output(), "run '%s help %s' for its flags\n", Program, name)
 			return ErrUsage
 		}
 		rest := fs.Args()

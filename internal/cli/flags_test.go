@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"strings"
 	"testing"
@@ -62,5 +63,19 @@ func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 	}
 	if !strings.Contains(want, "  --model string\n    \tmodel file\n    \tsecond line (default \"m.rfm\")") {
 		t.Fatalf("help lost the usage text or default:\n%s", want)
+	}
+}
+
+// A mistyped flag prints the error and a one-line hint, not the flag list.
+func TestUnknownFlagPrintsAHintNotTheUsage(t *testing.T) {
+	var out bytes.Buffer
+	fs := NewFlagSet("recognize", "FILE", &out)
+	fs.String("model", "", "model file")
+	if err := ParseFlags(fs, []string{"--modle", "x"}); !errors.Is(err, ErrUsage) {
+		t.Fatalf("unknown flag gave %v", err)
+	}
+	want := "flag provided but not defined: -modle\nrun 'rfstream help recognize' for its flags\n"
+	if out.String() != want {
+		t.Fatalf("printed %q, want %q", out.String(), want)
 	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -163,12 +165,28 @@ func (v *voskStream) skipWAVHeader(chunk []byte) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case !ok:
+		if what := compressedFile(chunk); what != "" {
+			// Vosk would take these bytes for samples and hear noise.
+			return nil, fmt.Errorf("the audio is %s; send 16-bit mono PCM, e.g. ffmpeg -i IN -ac 1 -ar 16000 -f s16le -", what)
+		}
 		return chunk, nil
 	case rate < minRate || rate > maxRate:
 		return nil, fmt.Errorf("WAV header: sample rate %d: want %d-%d Hz", rate, minRate, maxRate)
 	}
 	v.st.rate = rate
 	return chunk[data:], nil
+}
+
+// compressedFile names the audio file chunk starts with, if its first
+// bytes say so beyond doubt; "" otherwise. An MP3 frame header without an
+// ID3 tag before it is not taken as proof: two bytes of PCM can look
+// like one.
+func compressedFile(chunk []byte) string {
+	what := frontend.FormatName(chunk)
+	if what == "MP3" && !bytes.HasPrefix(chunk, []byte("ID3")) || what == "WAV" {
+		return ""
+	}
+	return what
 }
 
 // collect feeds the stream's results to the transcript until its

@@ -313,13 +313,16 @@ func TestVoskConfigurationAndRefusals(t *testing.T) {
 		{`{"config": {"sample_rate": 10}}`, "sample_rate 10"},
 		{`{"config": {"sample_rate": "x"}}`, "sample_rate"},
 		{"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x02\x00\x40\x1f\x00\x00\x00\x7d\x00\x00\x04\x00\x10\x00data\x00\x00\x00\x00", "2 channels"},
+		// A compressed file sent as samples is named, not heard as noise.
+		{"fLaC\x00\x00\x00\x22" + strings.Repeat("\x00", 34), "FLAC; send 16-bit mono PCM"},
+		{"ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x00", "MP3; send 16-bit mono PCM"},
 	} {
 		conn, _, err := websocket.Dial(ctx, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		typ := websocket.MessageText
-		if strings.HasPrefix(c.msg, "RIFF") {
+		if !strings.HasPrefix(c.msg, "{") && c.msg != "hello" {
 			typ = websocket.MessageBinary
 		}
 		conn.Write(ctx, typ, []byte(c.msg))

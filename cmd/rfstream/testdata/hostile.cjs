@@ -2,7 +2,7 @@
 // node hostile.cjs PORT ATTACK [ARG]. It prints "ready" once connected and attacks on a line of input. Each attack sends its messages as fast as nats.js takes them, then waits for
 // what the pipeline answers its own streams (each refused stream's end-of-stream result, each image's reply), and
 // prints one JSON line: what it sent, what came back, and the first error text of each kind it heard.
-const { connect, headers } = require("@nats-io/transport-node");
+const { connect, headers, nkeyAuthenticator } = require("@nats-io/transport-node");
 const fs = require("node:fs");
 
 const [port, attack, arg] = process.argv.slice(2);
@@ -120,7 +120,7 @@ const attacks = {
     await nc.flush();
     return { sent: streams };
   },
-  // As a confined client (RFS_USER, RFS_PASS), for ARG ms: forge alice's results and the end of her streams
+  // As a confined client (RFS_USER, RFS_PASS) or a guest (neither, nor RFS_SEED), for ARG ms: forge alice's results and the end of her streams
   // a0..a299 (300 messages every tenth of a second, one kind at a time), feed her decoder, and listen on her results;
   // count what the server refuses.
   async forge(nc) {
@@ -133,6 +133,11 @@ const attacks = {
     const spy = nc.subscribe(P + "result.alice.>");
     (async () => {
       try { for await (const m of spy) overheard++; } catch (e) { /* refused: counted above */ }
+    })();
+    // And everything: a guest's subscription to ">" is taken, so only what the server delivers on it tells.
+    const all = nc.subscribe(">");
+    (async () => {
+      try { for await (const m of all) if (m.subject.includes("alice")) overheard++; } catch (e) { /* refused: counted above */ }
     })();
     let sent = 0;
     for (let tick = 0, end = Date.now() + Number(arg); Date.now() < end; tick++) {
@@ -154,6 +159,8 @@ const attacks = {
 (async () => {
   const opts = { servers: "127.0.0.1:" + port };
   if (process.env.RFS_USER) Object.assign(opts, { user: process.env.RFS_USER, pass: process.env.RFS_PASS, inboxPrefix: "_INBOX." + process.env.RFS_USER });
+  // The local tools' seed that serve's embedded server writes when it is given no credentials (RFS_SEED: its file).
+  if (process.env.RFS_SEED) opts.authenticator = nkeyAuthenticator(new TextEncoder().encode(fs.readFileSync(process.env.RFS_SEED, "utf8").trim()));
   const nc = await connect(opts);
   // Started and connected, it waits for a line on standard input, so that node's own start is not counted as
   // the attack's.

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// recognize reads the audio people have, whatever its name: one
+// recording, converted by sox and ffmpeg into FLAC, Ogg Vorbis, Ogg Opus,
+// MP3, mu-law and A-law WAV, an 8-bit WAV of an odd number of samples and
+// a 24-bit stereo 44.1 kHz WAV, gets the original WAV's text (the lossy
+// ones too: the decoders' samples are held to ffmpeg's in frontend's
+// tests, and here the words must survive the codec). Files are named
+// .bin so that only their headers can tell them apart.
+func TestRecognizeReadsEveryFormatByItsHeader(t *testing.T) {
+	for _, tool := range []string{"sox", "ffmpeg"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian: apt-get install sox ffmpeg): the formats are not made", tool)
+		}
+	}
+	dir, model := toyWordModelFile(t)
+	src := filepath.Join(dir, "src.wav")
+	x := append(upWord(711), downWord(712)...)
+	writeWAV(t, src, x)
+	want := recognizeJSON(t, src, "--model", model)
+	if want.Text == "" {
+		t.Fatalf("the source WAV gives no text: %+v", want)
+	}
+	n := len(x)
+	conversions := map[string][]string{
+		"flac":    {"ffmpeg", "-i", src, "-f", "flac"},
+		"vorbis":  {"ffmpeg", "-i", src, "-c:a", "libvorbis", "-f", "ogg"},
+		"opus":    {"ffmpeg", "-i", src, "-c:a", "libopus", "-f", "ogg"},
+		"mp3":     {"ffmpeg", "-i", src, "-ar", "16000", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"},
+		"mu-law":  {"sox", src, "-t", "wav", "-e", "mu-law"},
+		"a-law":   {"sox", src, "-t", "wav", "-e", "a-law"},
+		"u8-odd":  {"sox", src, "-t", "wav", "-b", "8", "$OUT", "trim", "0s", strconv.Itoa(n-1) + "s"},
+		"s24-44k": {"sox", src, "-t", "wav", "-r", "44100", "-c", "2", "-b", "24"},
+	}
+	for name, cmd := range conversions {
+		out := filepath.Join(dir, name+".bin")
+		args := append([]string(nil), cmd[1:]...)
+		if !strings.Contains(strings.Join(args, " "), "$OUT") {
+			args = append(args, "$OUT")
+		}
+		for i := range args {
+			if args[i] == "$OUT" {
+				args[i] = out
+			}
+		}
+		if cmd[0] == "ffmpeg" {
+			args = append([]string{"-loglevel", "error", "-y"}, args...)
+		}
+		if b, err := exec.Command(cmd[0], args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+		if got := recognizeJSON(t, out, "--model", model); got.Text != want.Text {
+			t.Errorf("%s: %q, the WAV gives %q", name, got.Text, want.Text)
+		}
+	}
+	// On standard input too: the header, not a name, tells the format.
+	b, err := os.ReadFile(filepath.Join(dir, "flac.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin = bytes.NewReader(b)
+	got := recognizeJSON(t, "-", "--model", model)
+	stdin = os.Stdin
+	if got.Text != want.Text {
+		t.Errorf("FLAC on standard input: %q, want %q", got.Text, want.Text)
+	}
+	// What is not decoded is named, with the command that converts it.
+	for _, c := range []struct{ name, want string }{{"a.m4a", "M4A"}, {"a8k.mp3", "MPEG-2.5"}} {
+		out := filepath.Join(dir, c.name)
+		if b, err := exec.Command("ffmpeg", "-loglevel", "error", "-i", src, out).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, b)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"recognize", "--model", model, out}, &stdout, &stderr)
+		if msg := stderr.String(); code != 1 || !strings.Contains(msg, out) || !strings.Contains(msg, c.want) || !strings.Contains(msg, "ffmpeg -i") || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q; want one line naming the file, %q and the ffmpeg command", c.name, code, msg, c.want)
+		}
+	}
+}
