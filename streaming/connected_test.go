@@ -176,3 +176,20 @@ func TestScoredUtteranceIsPublishedBeforeTheBatchEnds(t *testing.T) {
 		t.Fatalf("stream first heard %+v, want \"up down up\"", heard[0])
 	}
 }
+
+// A connected pipeline's stages decode each partial segment afresh, so its
+// default endpointer spaces a long utterance's partials as it grows
+// (engine's TestPartialGrowthBoundsThePartials bounds their cost); a word
+// pipeline's words are short and keep a partial every PartialEveryMs.
+func TestConnectedPipelineSpacesLongPartials(t *testing.T) {
+	c := Pipeline{Connected: toyConnected(t)}
+	c.defaults()
+	w := Pipeline{}
+	w.defaults()
+	if c.Spotter.PartialGrowth != ConnectedPartialGrowth || ConnectedPartialGrowth <= 0 || w.Spotter.PartialGrowth != 0 {
+		t.Fatalf("partial growth: connected %v, words %v", c.Spotter.PartialGrowth, w.Spotter.PartialGrowth)
+	}
+	if c.Spotter.PartialEveryMs != engine.DefaultConnectedStreamConfig().PartialEveryMs {
+		t.Fatalf("connected partials every %v ms", c.Spotter.PartialEveryMs)
+	}
+}
