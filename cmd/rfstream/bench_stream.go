@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -58,11 +57,11 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	levels, err := streamCounts("--streams", *levelsFlag)
+	levels, err := benchstream.ParseCounts("--streams", *levelsFlag)
 	if err != nil {
 		return err
 	}
-	longCounts, err := streamCounts("--long-streams", *longLevels)
+	longCounts, err := benchstream.ParseCounts("--long-streams", *longLevels)
 	if err != nil {
 		return err
 	}
@@ -134,25 +133,9 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "partial words are never shed (--shed-partials=false)\n\n")
 	}
-	fmt.Fprintf(stdout, "| streams | utterances | p50 ms | p99 ms | max ms | PCM msgs | lost | error results | wrong text | timeouts | held |\n")
-	fmt.Fprintf(stdout, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|\n")
-	best := 0
-	var totalLost int64
-	for li, n := range levels {
-		l := benchstream.AudioLevel(clients, pipe, utts, n, li, time.Duration(*seconds*float64(time.Second)), st)
-		totalLost += l.Lost
-		held := l.Held(*p99Target)
-		mark := "yes"
-		if !held {
-			mark = "no"
-		}
-		fmt.Fprintf(stdout, "| %d | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |\n",
-			n, l.Utterances, l.P50, l.P99, l.Worst, l.Published, l.Lost, l.Errors, l.Mismatches, l.Timeouts, mark)
-		if !held {
-			break
-		}
-		best = n
-	}
+	best, totalLost := benchstream.Ramp(stdout, levels, *p99Target, func(li, n int) benchstream.Level {
+		return benchstream.AudioLevel(clients, pipe, utts, n, li, time.Duration(*seconds*float64(time.Second)), st)
+	})
 
 	fmt.Fprintf(stdout, "\nimages: %s\n", imageSource)
 	inBatch, inAll, viaNATS, wrong, tagErrs, err := benchstream.Images(clients[0], pipe, tagger, payloads, streaming.TaggerBatch(pl), *chunk, *rounds)
@@ -254,18 +237,6 @@ func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, str
 	return t, b.Payloads, fmt.Sprintf("%d MNIST test images as raw u8 payloads, the default MNIST model (top-3 tags)", len(b.Payloads)), nil
 }
 
-func streamCounts(flag, list string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%s: %q is not a positive count", flag, f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 var longWorkloadName = map[string]string{"30s": "30 s fluent strings", "2m": "2 min fluent strings", "mix": "a mix (single digits, 30 s and 2 min strings)"}
 
 // benchLongStreams runs the long workloads through a connected-digit
@@ -344,22 +315,9 @@ func benchLongStreams(stdout, stderr io.Writer, workloads []string, counts []int
 			longest = max(longest, a.Duration())
 		}
 		fmt.Fprintf(stdout, "\n%s (%d recordings, the longest %.0f s):\n\n", longWorkloadName[w], len(utts), longest)
-		fmt.Fprintf(stdout, "| streams | utterances | p50 ms | p99 ms | max ms | PCM msgs | lost | error results | wrong text | timeouts | held |\n")
-		fmt.Fprintf(stdout, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|\n")
-		for li, n := range counts {
-			l := benchstream.AudioLevel(clients, pipe, utts, n, 100*(wi+1)+li, time.Duration(longest*float64(time.Second)), st)
-			ok := l.Held(p99)
-			mark := "yes"
-			if !ok {
-				mark = "no"
-			}
-			fmt.Fprintf(stdout, "| %d | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |\n",
-				n, l.Utterances, l.P50, l.P99, l.Worst, l.Published, l.Lost, l.Errors, l.Mismatches, l.Timeouts, mark)
-			if !ok {
-				break
-			}
-			held[w] = n
-		}
+		held[w], _ = benchstream.Ramp(stdout, counts, p99, func(li, n int) benchstream.Level {
+			return benchstream.AudioLevel(clients, pipe, utts, n, 100*(wi+1)+li, time.Duration(longest*float64(time.Second)), st)
+		})
 	}
 	return held, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/localcreds"
 	"github.com/rfstream/rfstream/internal/nodeclients"
 	"github.com/rfstream/rfstream/internal/testproc"
 	"github.com/rfstream/rfstream/internal/toymodels"
@@ -125,7 +126,7 @@ func startHostileServe(t *testing.T, models [2]string, extra []string, env []str
 	// (localcreds.go): the well-behaved client and the attackers present
 	// it, as rfstream's commands do, unless they are the guests or the
 	// confined clients under test.
-	if seed := localSeedFor("127.0.0.1:" + strconv.Itoa(h.port)); seed != "" && len(opts) == 0 {
+	if seed := localcreds.SeedFor("127.0.0.1:" + strconv.Itoa(h.port)); seed != "" && len(opts) == 0 {
 		h.seed = seed
 		opts = append(opts, h.localCreds())
 	}

@@ -3,94 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/localcreds"
 )
-
-// The local tools' credentials. serve's embedded server, given no
-// credentials, does not open its subjects to every local process: it makes
-// an nkey for the tools of the user who started it, and writes the seed
-// to a file only that user can read, named after the port. `rfstream
-// stream`, `tag`, `serve --stages` and the rest, told no credentials and
-// pointed at a loopback server, present the seed they find there; so they
-// keep working with no flags while a process of another user, or any
-// client that does not read the file, is a guest who hears and sends
-// nothing of the pipeline (streaming.Auth.Guests). The file is the trust
-// boundary, as ~/.ssh is: a process that can read it is the same user.
-
-// localSeedPath is where serve's embedded server on a loopback port keeps
-// the local tools' seed: under the data cache, which serve and the tools
-// share ($RFSTREAM_DATA or ~/.cache/rfstream).
-func localSeedPath(port int) string {
-	return filepath.Join(defaults.DataDir(), "nats", "local-"+strconv.Itoa(port)+".seed")
-}
-
-// writeLocalSeed writes seed for the server on port, readable by this user
-// only. A file left by a serve that was killed is replaced: its seed
-// opens nothing any more.
-func writeLocalSeed(port int, seed []byte) (string, error) {
-	path := localSeedPath(port)
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("local credentials: %w", err)
-	}
-	// CreateTemp makes the file 0600 before a byte of the seed is in it,
-	// and the rename leaves no moment where a reader sees half a seed.
-	f, err := os.CreateTemp(dir, ".local-*")
-	if err != nil {
-		return "", fmt.Errorf("local credentials: %w", err)
-	}
-	_, werr := f.Write(append(seed, '\n'))
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("local credentials: %w", werr)
-	}
-	return path, nil
-}
-
-// localSeedFor returns the local tools' seed file for servers, a --nats
-// value, when it names one loopback server and serve left a seed for its
-// port; else "".
-func localSeedFor(servers string) string {
-	if strings.Contains(servers, ",") {
-		return ""
-	}
-	s := servers
-	if !strings.Contains(s, "://") {
-		s = "nats://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.User != nil || (u.Scheme != "nats" && u.Scheme != "tls") {
-		return ""
-	}
-	port, err := strconv.Atoi(u.Port())
-	if u.Port() == "" {
-		port, err = 4222, nil
-	}
-	if err != nil || !isLoopback(u.Hostname()) {
-		return ""
-	}
-	path := localSeedPath(port)
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
-}
 
 // refusedHint adds to a permissions violation from a loopback server
 // that serve may have left this command's credentials where it did not
@@ -100,19 +19,9 @@ func (f *natsFlags) refusedHint(err error) error {
 		return err
 	}
 	u, perr := url.Parse(f.url)
-	if perr != nil || !isLoopback(u.Hostname()) || u.Port() == "" {
+	if perr != nil || !localcreds.IsLoopback(u.Hostname()) || u.Port() == "" {
 		return err
 	}
 	port, _ := strconv.Atoi(u.Port())
-	return fmt.Errorf("%w\n(with no credentials this command is a guest of serve's embedded server: it looked for rfstream's own in %s, where serve writes them under its user's data cache ($RFSTREAM_DATA or ~/.cache/rfstream); run it as that user with the same $RFSTREAM_DATA, or give --nkey with serve's file)", err, localSeedPath(port))
-}
-
-// isLoopback reports whether host is this machine's loopback by name or
-// address.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return fmt.Errorf("%w\n(with no credentials this command is a guest of serve's embedded server: it looked for rfstream's own in %s, where serve writes them under its user's data cache ($RFSTREAM_DATA or ~/.cache/rfstream); run it as that user with the same $RFSTREAM_DATA, or give --nkey with serve's file)", err, localcreds.SeedPath(port))
 }

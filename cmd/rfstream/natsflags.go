@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/localcreds"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -194,7 +195,7 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 	}
 	if f.user == "" && f.token == "" && f.nkey == "" && f.creds == "" && f.url != "" {
 		// A serve on this machine left its local tools' seed (localcreds.go).
-		if seed := localSeedFor(f.url); seed != "" {
+		if seed := localcreds.SeedFor(f.url); seed != "" {
 			o, err := nats.NkeyOptionFromSeed(seed)
 			if err != nil {
 				return nil, fmt.Errorf("the local credentials %s: %w", seed, err)
@@ -314,7 +315,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 	if local != nil {
 		seed, err := local.Seed()
 		if err == nil {
-			sess.seedFile, err = writeLocalSeed(e.Addr().(*net.TCPAddr).Port, seed)
+			sess.seedFile, err = localcreds.WriteSeed(e.Addr().(*net.TCPAddr).Port, seed)
 		}
 		if err != nil {
 			sess.Close()

@@ -7,6 +7,7 @@ package benchstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -206,4 +207,41 @@ func LoadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// Ramp runs levels of concurrent streams in turn (run measures the i-th,
+// of n streams), printing a Markdown table row for each, until one is not
+// held at p99 ms; it returns the most streams held and the messages lost.
+func Ramp(w io.Writer, levels []int, p99 float64, run func(i, n int) Level) (best int, lost int64) {
+	fmt.Fprintf(w, "| streams | utterances | p50 ms | p99 ms | max ms | PCM msgs | lost | error results | wrong text | timeouts | held |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|\n")
+	for i, n := range levels {
+		l := run(i, n)
+		lost += l.Lost
+		held := l.Held(p99)
+		mark := "yes"
+		if !held {
+			mark = "no"
+		}
+		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d | %s |\n",
+			n, l.Utterances, l.P50, l.P99, l.Worst, l.Published, l.Lost, l.Errors, l.Mismatches, l.Timeouts, mark)
+		if !held {
+			break
+		}
+		best = n
+	}
+	return best, lost
+}
+
+// ParseCounts reads a flag's comma-separated list of stream counts.
+func ParseCounts(flag, list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a positive count", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
