@@ -39,18 +39,7 @@ func holdNATSEvents(run func() int) int {
 // A connection made from --nats logs losing its server and getting it back:
 // serve said nothing while its server restarted.
 func TestConnectionsLogDisconnectsAndReconnects(t *testing.T) {
-	var log syncBuffer
-	// The writer is swapped under the lock the callbacks write under: a
-	// connection's closed callback runs on its own goroutine after Close.
-	natsEventsMu.Lock()
-	old := natsEvents
-	natsEvents = &log
-	natsEventsMu.Unlock()
-	defer func() {
-		natsEventsMu.Lock()
-		natsEvents = old
-		natsEventsMu.Unlock()
-	}()
+	log := captureNATSEvents(t)
 	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
 	if err != nil {
 		t.Fatal(err)
@@ -83,16 +72,7 @@ func TestConnectionsLogDisconnectsAndReconnects(t *testing.T) {
 // stream printed "NATS disconnected (connection closed by the server)"
 // after some runs that went well.
 func TestOwnCloseIsNotADisconnect(t *testing.T) {
-	var log syncBuffer
-	natsEventsMu.Lock()
-	old := natsEvents
-	natsEvents = &log
-	natsEventsMu.Unlock()
-	defer func() {
-		natsEventsMu.Lock()
-		natsEvents = old
-		natsEventsMu.Unlock()
-	}()
+	log := captureNATSEvents(t)
 	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +91,22 @@ func TestOwnCloseIsNotADisconnect(t *testing.T) {
 	if s := log.String(); strings.Contains(s, "disconnected") {
 		t.Fatalf("a client's own close was logged as a disconnect:\n%s", s)
 	}
+}
+
+// captureNATSEvents sends the NATS connection events to a buffer until the
+// test ends. The writer is swapped under the lock the callbacks write
+// under: a connection's closed callback runs on its own goroutine after
+// Close.
+func captureNATSEvents(t *testing.T) *syncBuffer {
+	var log syncBuffer
+	natsEventsMu.Lock()
+	old := natsEvents
+	natsEvents = &log
+	natsEventsMu.Unlock()
+	t.Cleanup(func() {
+		natsEventsMu.Lock()
+		natsEvents = old
+		natsEventsMu.Unlock()
+	})
+	return &log
 }
