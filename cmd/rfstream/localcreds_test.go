@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
+	"github.com/rfstream/rfstream/internal/localcreds"
 	"github.com/rfstream/rfstream/internal/toymodels"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -104,4 +107,37 @@ func TestServeByDefaultTakesGuestsAndLocalTools(t *testing.T) {
 	if _, err := startServe([]string{"--port", "0", "--model", words, "--open-all-subjects"}, &log, &log); err == nil || !strings.Contains(err.Error(), "--open-all-subjects") {
 		t.Fatalf("--open-all-subjects with a token: %v", err)
 	}
+}
+
+// A seed a killed serve left for a port that a plain NATS server now has
+// does not keep a command from connecting to it: the server refuses nkeys,
+// and the command connects as it would have with no seed on the disk.
+func TestAStaleLocalSeedIsPassedOver(t *testing.T) {
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	srv, err := streaming.StartEmbedded(streaming.EmbeddedOptions{Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := kp.Seed()
+	port := srv.Addr().(*net.TCPAddr).Port
+	if _, err := localcreds.WriteSeed(port, seed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nats.Connect(srv.ClientURL(), func() nats.Option {
+		o, _ := nats.NkeyOptionFromSeed(localcreds.SeedPath(port))
+		return o
+	}()); !errors.Is(err, nats.ErrNkeysNotSupported) {
+		t.Fatalf("the plain server took the stale seed: %v", err)
+	}
+	f := natsFlags{url: srv.ClientURL(), pipeline: "rfs"}
+	sess, err := f.connect("stale seed", false, io.Discard)
+	if err != nil {
+		t.Fatalf("with a stale local seed: %v", err)
+	}
+	sess.Close()
 }

@@ -42,6 +42,9 @@ type natsFlags struct {
 	fs      *flag.FlagSet // to tell flags given from defaults
 	local   bool          // ignore $NATS_URL (embedded)
 	serving bool          // serve: the embedded server takes the credentials
+	// staleSeed: the local tools' seed found for the server's port was
+	// refused by the server now there, so it is not presented again.
+	staleSeed bool
 }
 
 // natsEnv names the environment variable that gives each connection flag
@@ -193,7 +196,7 @@ func (f *natsFlags) options(name string) ([]nats.Option, error) {
 		}
 		opts = append(opts, o)
 	}
-	if f.user == "" && f.token == "" && f.nkey == "" && f.creds == "" && f.url != "" {
+	if !f.hasCredentials() && f.url != "" && !f.staleSeed {
 		// A serve on this machine left its local tools' seed (localcreds.go).
 		if seed := localcreds.SeedFor(f.url); seed != "" {
 			o, err := nats.NkeyOptionFromSeed(seed)
@@ -275,7 +278,7 @@ func (f *natsFlags) connect(name string, listen bool, log io.Writer) (*session, 
 		if f.users != "" {
 			return nil, errors.New("--users configures the embedded server; a --nats server has authorization of its own")
 		}
-		nc, err := nats.Connect(f.url, opts...)
+		nc, err := f.dial(name, opts)
 		if err != nil {
 			return nil, fmt.Errorf("connecting to %s: %w", f.url, err)
 		}
@@ -410,9 +413,28 @@ func (f *natsFlags) another(sess *session, name string) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(f.url, opts...)
+	nc, err := f.dial(name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", f.url, err)
 	}
 	return nc, nil
+}
+
+// dial connects to the --nats server with opts, without the local tools'
+// seed when that was refused (localcreds.Stale).
+func (f *natsFlags) dial(name string, opts []nats.Option) (*nats.Conn, error) {
+	nc, err := nats.Connect(f.url, opts...)
+	if err != nil && !f.staleSeed && !f.hasCredentials() && localcreds.Stale(f.url, err) {
+		f.staleSeed = true
+		if opts, err = f.options(name); err != nil {
+			return nil, err
+		}
+		return nats.Connect(f.url, opts...)
+	}
+	return nc, err
+}
+
+// hasCredentials reports whether any credentials were given.
+func (f *natsFlags) hasCredentials() bool {
+	return f.user != "" || f.token != "" || f.nkey != "" || f.creds != ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/localcreds"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -152,7 +153,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		streaming.StreamOptions{ChunkMs: *chunk, RealTime: !*fast, Durable: nf.durable, Voice: *voice, Timeout: time.Duration(a.Duration()+30) * time.Second},
 		show)
 	if err != nil {
-		return nf.refusedHint(err)
+		return localcreds.RefusedHint(err, nf.url, nf.hasCredentials())
 	}
 	if vp != nil {
 		vp.end()

@@ -12,6 +12,7 @@
 package localcreds
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/rfstream/rfstream/internal/defaults"
 )
 
@@ -97,4 +99,39 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// RefusedHint adds to a permissions violation from a loopback server at
+// url, for a command given no credentials, that serve may have left its
+// credentials where the command did not look: a serve started with another
+// $RFSTREAM_DATA, or by another user.
+func RefusedHint(err error, url string, hasCredentials bool) error {
+	if !errors.Is(err, nats.ErrPermissionViolation) || hasCredentials {
+		return err
+	}
+	port, ok := loopbackPort(url)
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%w\n(with no credentials this command is a guest of serve's embedded server: it looked for rfstream's own in %s, where serve writes them under its user's data cache ($RFSTREAM_DATA or ~/.cache/rfstream); run it as that user with the same $RFSTREAM_DATA, or give --nkey with serve's file)", err, SeedPath(port))
+}
+
+// Stale reports whether err, from connecting to servers with the local
+// tools' seed SeedFor found, says the server there does not take that
+// seed: a serve killed before it could remove its file left it for a port
+// that another server (a plain nats-server, which refuses nkeys, or
+// another serve with its own) now has. The command then connects without
+// it, as it would have with no file on the disk.
+func Stale(servers string, err error) bool {
+	return SeedFor(servers) != "" && (errors.Is(err, nats.ErrNkeysNotSupported) || errors.Is(err, nats.ErrAuthorization))
+}
+
+// loopbackPort is the port of a loopback server URL.
+func loopbackPort(raw string) (int, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || !IsLoopback(u.Hostname()) || u.Port() == "" {
+		return 0, false
+	}
+	port, err := strconv.Atoi(u.Port())
+	return port, err == nil
 }
