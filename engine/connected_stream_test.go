@@ -108,6 +108,8 @@ func TestConnectedStreamTimesWordsInTheStream(t *testing.T) {
 	}
 }
 
+// toneConnected is the lo/hi tone model (testdata/tones-rls.rfm), ready
+// to decode.
 func toneConnected(t *testing.T) *engine.Connected {
 	t.Helper()
 	m, err := engine.LoadModel("../testdata/tones-rls.rfm")

@@ -36,14 +36,8 @@ func toneString(words []string, seed uint64) []float32 {
 // its model hears it chunk by chunk (ConnectedStream, WordSpotter): the
 // same end-of-stream result, with the least sure word's confidence.
 func TestNewLiveRecognizerIsTheStream(t *testing.T) {
-	m, err := engine.LoadModel("../testdata/tones-rls.rfm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := engine.NewConnected(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := toneConnected(t)
+	m := c.Model
 	live, err := engine.NewLiveRecognizer(m)
 	if err != nil {
 		t.Fatal(err)
@@ -149,14 +143,7 @@ func TestHeardWord(t *testing.T) {
 // microsecond: on a long string cut into several utterances, one of them
 // at MaxWordMs, while the stream pushed in 100 ms chunks decoded partials.
 func TestLiveRecognizerSkipsPartialsNotWords(t *testing.T) {
-	m, err := engine.LoadModel("../testdata/tones-rls.rfm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := engine.NewConnected(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := toneConnected(t)
 	var words []string
 	for i := range 14 {
 		words = append(words, []string{"lo", "hi"}[i%3%2])
