@@ -31,19 +31,32 @@ var fsddInCheckout = filepath.Join("..", "shared", "fsdd", "recordings")
 // checkout whose bin/ holds this executable (make build's bin/rfstream run
 // from elsewhere). When none exists it returns the first, for the error
 // to name.
-func FSDDDir() string {
-	if d := os.Getenv("RFSTREAM_FSDD"); d != "" {
+func FSDDDir() string { return sharedDir("RFSTREAM_FSDD", fsddInCheckout) }
+
+// voicesInCheckout is where the real voices folder is looked for (see
+// ../shared/voices/README.md).
+var voicesInCheckout = filepath.Join("..", "shared", "voices")
+
+// RealVoicesDir is where the real recorded voices live (datasets.RealVoices):
+// $RFSTREAM_VOICES; else ../shared/voices, looked for as FSDDDir looks.
+func RealVoicesDir() string { return sharedDir("RFSTREAM_VOICES", voicesInCheckout) }
+
+// sharedDir is the folder the environment variable env names; else
+// inCheckout from the working directory; else the same beside the checkout
+// whose bin/ holds this executable; else inCheckout, for the error to name.
+func sharedDir(env, inCheckout string) string {
+	if d := os.Getenv(env); d != "" {
 		return d
 	}
-	if isDir(fsddInCheckout) {
-		return fsddInCheckout
+	if isDir(inCheckout) {
+		return inCheckout
 	}
 	if root := executableCheckout(); root != "" {
-		if d := filepath.Join(root, fsddInCheckout); isDir(d) {
+		if d := filepath.Join(root, inCheckout); isDir(d) {
 			return d
 		}
 	}
-	return fsddInCheckout
+	return inCheckout
 }
 
 // executableCheckout is the checkout this executable was built into, when
