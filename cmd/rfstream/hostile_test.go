@@ -65,6 +65,11 @@ const (
 	maxStall       = 100 * time.Millisecond
 	maxSpreadStall = 500 * time.Millisecond
 	maxBulkStall   = 2 * time.Second
+	// maxFloodStall bounds the stall of a flood of WebSocket audio, the
+	// issue's goal: the sockets are paced (streaming/web/pace.go), so
+	// what they move is bounded, but the attack's own traffic (hundreds
+	// of MB offered on loopback) costs the two cores' CPU.
+	maxFloodStall = 200 * time.Millisecond
 )
 
 // hostileServe is one serve process under attack and the well-behaved
@@ -232,7 +237,7 @@ func (h *hostileServe) probing(during func()) []time.Duration {
 			h.t.Fatalf("the well-behaved stream: %v\nserve said:\n%s", p.err, h.p.out.String())
 		}
 		if p.r.Text != h.want.Text || p.r.Error != "" || len(p.r.Gaps) != 0 || !slices.Equal(p.r.Words, h.want.Words) {
-			h.t.Fatalf("the well-behaved stream heard %+v, undisturbed %+v", p.r, h.want)
+			h.t.Fatalf("the well-behaved stream heard %+v, undisturbed %+v\nserve said:\n%s", p.r, h.want, h.p.out.String())
 		}
 		took = append(took, p.took)
 	}
@@ -631,6 +636,55 @@ func TestHostileClients(t *testing.T) {
 			return stallWithin
 		})
 	})
+	t.Run("websocket-flood", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: 64 WebSockets sending 256 KiB frames of 16 kHz audio
+			// as fast as they could took serve from 67 MB to 1.3 GB within
+			// 5 s, and the frontend's NATS client dropped messages of every
+			// stream, the well-behaved ones too: each socket was bounded
+			// (600 s of audio), nothing bounded them together. Now each
+			// socket goes at a live speaker's pace, and what is faster
+			// shares one pool (pace.go); the test's sockets offer hundreds
+			// of MB, serve reads a small part of it.
+			h := startHostileServe(t, models, nil, nil, "")
+			var sent atomic.Int64
+			stallWithin := h.underAttack("64 WebSockets sending 256 KiB frames of 16 kHz audio as fast as they can for 5 s", 256*mb, maxFloodStall, func() {
+				sent.Store(floodSockets(t, "ws://"+h.httpAddr+"/ws/audio?rate=16000", web.DefaultMaxSockets, 5*time.Second))
+			})
+			t.Logf("the flood's sockets sent %.1f MB in 5 s", float64(sent.Load())/mb)
+			h.p.kill()
+			return stallWithin
+		})
+	})
+}
+
+// floodSockets opens n WebSockets on url and sends 256 KiB frames of
+// silence on each as fast as the server takes them, for d; it returns the
+// bytes the server took.
+func floodSockets(t *testing.T, url string, n int, d time.Duration) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	frame := make([]byte, streaming.MaxChunkBytes)
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		c, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			t.Errorf("a flood socket: %v", err)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.CloseNow()
+			for c.Write(ctx, websocket.MessageBinary, frame) == nil {
+				sent.Add(int64(len(frame)))
+			}
+		}()
+	}
+	wg.Wait()
+	return sent.Load()
 }
 
 // containsAll reports whether each of wants is in one of the texts.

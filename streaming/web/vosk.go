@@ -117,10 +117,14 @@ func (v *voskStream) read(ctx context.Context, k *socket) (websocket.StatusCode,
 		}
 		pcm := append(v.odd, data...)
 		even := len(pcm) &^ 1
-		if k.takeAudio(even, v.st.rate) != nil {
-			// Past the bound the stream ends: the audio so far keeps its
+		if err := k.admitAudio(ctx, even, v.st.rate); err != nil {
+			if ctx.Err() != nil {
+				return 0, "", err
+			}
+			// Past a bound the stream ends: the audio so far keeps its
 			// result, then the socket closes saying why.
-			return websocket.StatusMessageTooBig, k.tooLongReason(), nil
+			code, reason := k.closeFor(err)
+			return code, reason, nil
 		}
 		v.started = true
 		if err := v.st.send(pcm[:even]); err != nil {

@@ -69,6 +69,11 @@ type Config struct {
 	// sent and the socket closes with the reason (default
 	// DefaultSocketMaxSeconds).
 	SocketMaxSeconds float64
+	// SocketPoolBytes and SocketPoolBurst pace the audio of all
+	// WebSockets together beyond each one's real time (pace.go): bytes
+	// a second, and at once (defaults DefaultSocketPoolBytes,
+	// DefaultSocketPoolBurst).
+	SocketPoolBytes, SocketPoolBurst int
 }
 
 // Server is an http.Handler for the page, its assets and its endpoints:
@@ -79,6 +84,7 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	sockets *sockets
+	pool    *pool // the sockets' shared pace (pace.go)
 }
 
 // New returns the page's handler, publishing through nc.
@@ -107,7 +113,13 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.SocketMaxSeconds <= 0 {
 		cfg.SocketMaxSeconds = DefaultSocketMaxSeconds
 	}
-	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), sockets: newSockets(cfg.MaxSockets)}
+	if cfg.SocketPoolBytes <= 0 {
+		cfg.SocketPoolBytes = DefaultSocketPoolBytes
+	}
+	if cfg.SocketPoolBurst <= 0 {
+		cfg.SocketPoolBurst = DefaultSocketPoolBurst
+	}
+	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), sockets: newSockets(cfg.MaxSockets), pool: newPool(cfg.SocketPoolBytes, cfg.SocketPoolBurst)}
 	assets, _ := fs.Sub(static, "static")
 	s.mux.Handle("GET /", http.FileServerFS(assets))
 	s.mux.HandleFunc("GET /api/config", s.config)
@@ -282,12 +294,17 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 		case typ == websocket.MessageBinary && len(data)%2 != 0:
 			c.Close(websocket.StatusUnsupportedData, "PCM chunks are 16-bit samples")
 			return
-		case typ == websocket.MessageBinary && k.takeAudio(len(data), rate) != nil:
-			// Past the bound the stream ends: the audio so far keeps its
-			// result, then the socket closes saying why.
-			code, reason = websocket.StatusMessageTooBig, k.tooLongReason()
-			err = st.end()
 		case typ == websocket.MessageBinary:
+			if err = k.admitAudio(ctx, len(data), rate); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				// Past a bound the stream ends: the audio so far keeps
+				// its result, then the socket closes saying why.
+				code, reason = k.closeFor(err)
+				err = st.end()
+				break
+			}
 			err = st.send(data)
 			if frames != nil {
 				pcm, _ := streaming.DecodePCM(data, streaming.EncS16) // even length: cannot fail

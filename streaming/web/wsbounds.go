@@ -31,8 +31,9 @@ var (
 // sockets counts the WebSockets a Server has open, against its bound.
 type sockets struct {
 	slots chan struct{}
-	// refused counts sockets refused for being over the bound.
-	refused atomic.Int64
+	// refused counts sockets refused for being over the bound, paced
+	// those closed for sending faster than the server's pace.
+	refused, paced atomic.Int64
 	// lastLog is when a refusal was last logged (Unix ns): one line a
 	// second at most, so a client that retries in a loop cannot fill
 	// the log.
@@ -90,6 +91,7 @@ type socket struct {
 	c          *websocket.Conn
 	srv        *Server
 	audioBytes int64
+	own        bucket // its own allowance of audio (pace.go)
 	released   bool
 	lifetime   *time.Timer // closes the socket at twice SocketMaxSeconds
 }
@@ -122,16 +124,27 @@ func (k *socket) read(ctx context.Context) (websocket.MessageType, []byte, error
 	return typ, data, err
 }
 
-// takeAudio counts n more bytes of 16-bit PCM at rate Hz against the
-// socket's bound, and returns errTooLong (taking nothing) when they would
-// pass it.
-func (k *socket) takeAudio(n, rate int) error {
+// admitAudio counts n more bytes of 16-bit PCM at rate Hz against the
+// socket's bound, returning errTooLong (taking nothing) when they would
+// pass it, then holds them to the server's pace (pace.go): errTooFast when
+// the socket is too far ahead of it, ctx's error when the socket goes
+// while it waits.
+func (k *socket) admitAudio(ctx context.Context, n, rate int) error {
 	limit := int64(k.srv.cfg.SocketMaxSeconds * float64(rate) * 2)
 	if k.audioBytes+int64(n) > limit {
 		return errTooLong
 	}
 	k.audioBytes += int64(n)
-	return nil
+	return k.pace(ctx, n, rate)
+}
+
+// closeFor is the close code and reason after admitAudio's errTooLong or
+// errTooFast.
+func (k *socket) closeFor(err error) (websocket.StatusCode, string) {
+	if errors.Is(err, errTooFast) {
+		return websocket.StatusTryAgainLater, k.tooFastReason()
+	}
+	return websocket.StatusMessageTooBig, k.tooLongReason()
 }
 
 // tooLongReason is the close reason after errTooLong.
