@@ -407,3 +407,50 @@ func decodeResult(t *testing.T, m *nats.Msg) engine.Result {
 	}
 	return r
 }
+
+// A voice has at most MaxVoiceStreams streams live: mallory's twelve idle
+// streams (one message each, never ended) take her four slots and eight
+// are refused naming the bound, while alice's stream and a plain one are
+// served; once one of mallory's ends, a new one of hers is taken again.
+// Before, 1,024 such streams from one client took every slot of the
+// pipeline until they idled out.
+func TestAVoiceHoldsAtMostItsShareOfStreams(t *testing.T) {
+	_, nc, _ := pipelineOn(t, Pipeline{MaxVoiceStreams: 4, VoicesBySubject: true})
+	results := subscribe(t, nc, ResultSubject("toy", "mallory", "*"))
+	for s := range 12 {
+		send(t, nc, VoiceSubject("toy", "mallory", "s"+strconv.Itoa(s)), 0, make([]byte, 1600), map[string]string{HdrRate: "8000"})
+	}
+	refused := map[string]bool{}
+	for deadline := time.After(10 * time.Second); len(refused) < 8; {
+		select {
+		case m := <-results:
+			var r engine.Result
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Error, `the voice "mallory" has 4 streams live`) || !r.EOS {
+				t.Fatalf("a result of mallory's idle streams: %+v", r)
+			}
+			refused[StreamOf(m.Subject)] = true
+		case <-deadline:
+			t.Fatalf("%d of mallory's streams refused, want 8", len(refused))
+		}
+	}
+	a := &frontend.Audio{Rate: 8000, Samples: toymodels.UpDown()}
+	if got := streamAll(t, nc, "a0", a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "alice"}); len(got) == 0 || got[len(got)-1].Text != "up down" {
+		t.Fatalf("alice's stream beside mallory's: %+v", got)
+	}
+	goodStreamStillRecognised(t, nc)
+	// One of mallory's live streams ends; her next new stream is served.
+	live := ""
+	for s := range 12 {
+		if name := VoiceStream("mallory", "s"+strconv.Itoa(s)); !refused[name] {
+			live = "s" + strconv.Itoa(s)
+			break
+		}
+	}
+	send(t, nc, VoiceSubject("toy", "mallory", live), 1, nil, map[string]string{HdrEOS: "1"})
+	if got := streamAll(t, nc, "again", a, StreamOptions{ChunkMs: 100, Encoding: EncF32, Voice: "mallory"}); len(got) == 0 || got[len(got)-1].Text != "up down" || got[len(got)-1].Error != "" {
+		t.Fatalf("mallory's stream after one of hers ended: %+v", got)
+	}
+}

@@ -144,6 +144,11 @@ type Pipeline struct {
 	// rfs.v1.<pipeline>.forget.<voice>) then decide who may speak as, and
 	// forget, which voice.
 	VoicesBySubject bool
+	// MaxVoiceStreams bounds the live streams of one voice named by
+	// subject (VoiceSubject; default DefaultMaxVoiceStreams): under
+	// per-client accounts a client speaks only as its voice, so this is
+	// its share of MaxStreams. One more is refused with an error result.
+	MaxVoiceStreams int
 	// MaxVoices bounds how many named voices (HdrVoice) the frontend
 	// stage keeps sessions for (default 64). A session holds up to
 	// engine.LastSessionCheckpoint word vectors (about 6.5 MB for the
@@ -199,6 +204,11 @@ type Pipeline struct {
 // is held to 8 of them instead of 64 (16 MiB).
 const DefaultMaxHeldBytes = 2 << 20
 
+// DefaultMaxVoiceStreams is Pipeline.MaxVoiceStreams's default: a person
+// speaks in a stream or two at once, a client serving a few callers in
+// tens; 64 streams of 1024 leave room for fifteen such clients.
+const DefaultMaxVoiceStreams = 64
+
 // DefaultMaxStreams is Pipeline.MaxStreams's default: above the 800
 // concurrent real-time streams make bench-stream tries, while 1024 streams
 // each holding MaxHeldBytes past a gap stay within 2 GiB.
@@ -219,6 +229,9 @@ func (p *Pipeline) defaults() {
 	}
 	if p.MaxStreams <= 0 {
 		p.MaxStreams = DefaultMaxStreams
+	}
+	if p.MaxVoiceStreams <= 0 {
+		p.MaxVoiceStreams = DefaultMaxVoiceStreams
 	}
 	if p.MaxEnded <= 0 {
 		p.MaxEnded = DefaultMaxEnded

@@ -34,8 +34,11 @@ import (
 // messages from and their audio rate bound.
 type frontendStage struct {
 	*core
-	mu       sync.Mutex // guards streams, ended and voices
-	streams  map[string]*frontStream
+	mu      sync.Mutex // guards streams, ended and voices
+	streams map[string]*frontStream
+	// byVoice counts the live streams of each voice named by subject
+	// (MaxVoiceStreams).
+	byVoice  map[string]int
 	ended    *endedStreams
 	voices   *voiceSessions
 	queue    *fairQueue     // the streams' messages (fair.go)
@@ -97,7 +100,7 @@ type frontStream struct {
 }
 
 func newFrontendStage(c *core) *frontendStage {
-	s := &frontendStage{core: c, streams: map[string]*frontStream{}, ended: newEndedStreams(c.p.MaxEnded),
+	s := &frontendStage{core: c, streams: map[string]*frontStream{}, byVoice: map[string]int{}, ended: newEndedStreams(c.p.MaxEnded),
 		queue: newFairQueue(c.p.MaxStreamQueue, c.p.MaxStageQueue), buckets: newAudioBuckets(c.p.MaxAudioRate, c.p.MaxAudioBurst, c.p.MaxStreams+c.p.MaxEnded)}
 	s.buckets.voiceRate, s.buckets.voiceBurst = c.p.MaxVoiceAudioRate, c.p.MaxVoiceAudioBurst
 	s.voices = &voiceSessions{core: c, byName: map[string]*namedVoice{}, live: s.liveVoices}
@@ -232,8 +235,16 @@ func (s *frontendStage) handlePCM(m *nats.Msg, size int, replayed bool) {
 			s.refuseStream(stream)
 			return
 		}
-		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voiceOf(s.p.Name, m.Subject), takenUp: replayed, replayedUpTo: -1}
+		voice := voiceOf(s.p.Name, m.Subject)
+		if voice != "" && s.byVoice[voice] >= s.p.MaxVoiceStreams {
+			s.refuseVoiceStream(stream, voice)
+			return
+		}
+		st = &frontStream{reorder: reorder{pending: map[int]*nats.Msg{}}, subjectVoice: voice, takenUp: replayed, replayedUpTo: -1}
 		s.streams[stream] = st
+		if voice != "" {
+			s.byVoice[voice]++
+		}
 	}
 	if replayed {
 		st.replayedUpTo = max(st.replayedUpTo, seq)
@@ -285,6 +296,26 @@ func (s *frontendStage) refuseStream(stream string) {
 	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
 }
 
+// refuseVoiceStream turns away a new stream of a voice that has
+// MaxVoiceStreams streams live, as refuseStream does, with s.mu held: under
+// per-client accounts a voice is a client, so no client holds more than
+// its share of the pipeline's streams.
+func (s *frontendStage) refuseVoiceStream(stream, voice string) {
+	s.publishResult(stream, engine.Result{EOS: true, Final: true,
+		Error: fmt.Sprintf("stream refused: the voice %q has %d streams live, the most one voice may (serve --max-voice-streams); end one first", voice, s.byVoice[voice])})
+	s.ended.add(stream, endedStream{at: time.Now(), next: MaxSeq + 1})
+}
+
+// forget drops a stream's state, with s.mu held.
+func (s *frontendStage) forget(stream string, st *frontStream) {
+	delete(s.streams, stream)
+	if v := st.subjectVoice; v != "" {
+		if s.byVoice[v]--; s.byVoice[v] <= 0 {
+			delete(s.byVoice, v)
+		}
+	}
+}
+
 // refuseName turns away a new stream whose name is no valid stream (or
 // voice) name, as refuseStream does, with s.mu held.
 func (s *frontendStage) refuseName(stream string, err error) {
@@ -295,7 +326,7 @@ func (s *frontendStage) refuseName(stream string, err error) {
 // endFront forgets an ended stream's state, remembering its end, with
 // s.mu held.
 func (s *frontendStage) endFront(stream string, st *frontStream) {
-	delete(s.streams, stream)
+	s.forget(stream, st)
 	s.ended.add(stream, endedStream{at: time.Now(), next: st.next})
 }
 
@@ -707,7 +738,7 @@ func (s *frontendStage) expire(now time.Time) {
 		// Still idle: a message may have come since the list was made.
 		if st := s.streams[name]; st != nil && time.Since(st.last) > s.p.IdleTimeout && !s.queue.busy(name) {
 			s.endIdle(name, st)
-			delete(s.streams, name)
+			s.forget(name, st)
 			s.ended.add(name, endedStream{at: time.Now(), next: st.next})
 		}
 		s.mu.Unlock()
