@@ -89,6 +89,17 @@ func DecodeF32(b []byte) ([]float32, error) {
 // counters (one such value once wrapped the loss counter negative).
 const MaxSeq = 1<<31 - 1
 
+// maxLostPerGap bounds what one gap adds to the lost counter: a stream
+// that jumps from message 5 to message 2,000,000,000 has not lost two
+// billion messages (three such streams once showed 3,147,483,651 lost),
+// it numbered them wrongly or is hostile, and the counter should keep
+// meaning something. 65,536 messages are over 20 minutes of 20 ms chunks.
+const maxLostPerGap = 1 << 16
+
+// countedLost is what the gap of messages from..to adds to the lost
+// counter.
+func countedLost(from, to int) int64 { return int64(min(to-from+1, maxLostPerGap)) }
+
 // headerSeq reads a message's HdrSeq, which must be 0 … MaxSeq.
 func headerSeq(m *nats.Msg) (int, error) {
 	if m.Header == nil || m.Header.Get(HdrSeq) == "" {

@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/toymodels"
 )
@@ -428,4 +430,22 @@ func FuzzReorderBounds(f *testing.F) {
 			t.Fatalf("%d goroutines after the messages, %d before", n, goroutines)
 		}
 	})
+}
+
+// A stream that jumps over billions of message numbers adds at most
+// maxLostPerGap to the lost counter per gap (three such streams once
+// showed 3,147,483,651 lost), while its error result still names the gap.
+func TestAHugeGapCountsBoundedLoss(t *testing.T) {
+	nc, st := pipelineWith(t, Pipeline{Window: 1})
+	ch := resultsOf(t, nc, "jump")
+	publish(t, nc, "jump", 0, []byte{0, 0}, map[string]string{HdrRate: "8000"})
+	publish(t, nc, "jump", MaxSeq-1, []byte{0, 0}, nil)
+	publish(t, nc, "jump", MaxSeq, nil, map[string]string{HdrEOS: "1"}) // two held: past the window
+	got := collect(t, ch, 5*time.Second)
+	if !slices.ContainsFunc(got, func(r engine.Result) bool { return strings.Contains(r.Error, "messages 1..2147483645 never arrived") }) {
+		t.Fatalf("results %+v: want the gap named", got)
+	}
+	if l := st.Stats().Lost; l != maxLostPerGap {
+		t.Fatalf("%d messages counted lost, want the bound %d", l, maxLostPerGap)
+	}
 }

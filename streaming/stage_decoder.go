@@ -261,7 +261,7 @@ func (s *decoderStage) skipGap(stream string, st *decStream, why string) {
 	}
 	from, to := st.skip()
 	end := headerFloat(st.pending[to+1], HdrStart)
-	s.stats.lost.Add(int64(to - from + 1))
+	s.stats.lost.Add(countedLost(from, to))
 	s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, End: &end, Reason: fmt.Sprintf("segments %d..%d never arrived; %s", from, to, why)})
 	s.drain(stream, st)
 }
@@ -334,7 +334,7 @@ func (s *decoderStage) giveUp(stream string, st *decStream, why string, tail boo
 	case st.count < 0:
 		s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, Reason: "nothing after it arrived, not even the end-of-stream marker; " + why})
 	case st.next < st.count:
-		s.stats.lost.Add(int64(st.count - st.next))
+		s.stats.lost.Add(countedLost(st.next, st.count-1))
 		s.reportGap(stream, st, engine.Gap{Start: st.lastEnd, End: st.streamEnd,
 			Reason: fmt.Sprintf("segments %d..%d never arrived; %s", st.next, st.count-1, why)})
 	}

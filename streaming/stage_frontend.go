@@ -367,7 +367,7 @@ func (s *frontendStage) advance(stream string, st *frontStream, force bool) bool
 			}
 			from, to := st.skip()
 			st.lostMsgs += to - from + 1
-			s.stats.lost.Add(int64(to - from + 1))
+			s.stats.lost.Add(countedLost(from, to))
 			s.errorResult(stream, "messages %d..%d never arrived; continuing without them", from, to)
 			continue
 		}
