@@ -139,7 +139,12 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			m.Header.Set(HdrEOS, "1")
 		}
 		if js != nil {
-			if err := publishStored(ctx, js, m, VoiceStream(o.Voice, stream)+"/"+strconv.Itoa(seq), o.Timeout); err != nil {
+			fault := func() string { return lookAtPipeline(ctx, nc, pipeline).storeFault() }
+			if err := publishStored(ctx, js, m, VoiceStream(o.Voice, stream)+"/"+strconv.Itoa(seq), o.Timeout, fault); err != nil {
+				var sf storeFaultError
+				if errors.As(err, &sf) {
+					return last, fmt.Errorf("streaming: the store of durable pipeline %q did not take message %d: %s", pipeline, seq, sf.text)
+				}
 				return last, fmt.Errorf("streaming: durable publish of message %d (is a --durable pipeline %q serving?): %w", seq, pipeline, err)
 			}
 		} else if err := nc.PublishMsg(m); err != nil {
@@ -164,6 +169,9 @@ func StreamAudio(ctx context.Context, nc *nats.Conn, pipeline, stream string, a 
 			now := lookAtPipeline(ctx, nc, pipeline)
 			if len(now) == 0 {
 				return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard for %v, and no stage of pipeline %q answers (is it serving?)", stream, o.Timeout, pipeline)
+			}
+			if fault := now.storeFault(); o.Durable && fault != "" {
+				return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard for %v, and the store of durable pipeline %q fails: %s", stream, o.Timeout, pipeline, fault)
 			}
 			if before != nil && !now.movedSince(before) {
 				return last, fmt.Errorf("streaming: no end-of-stream result for %q: nothing heard for %v, and pipeline %q's stages did nothing in the last %v (the stream's messages lost on the way?)", stream, 2*o.Timeout, pipeline, o.Timeout)
@@ -228,9 +236,13 @@ func streamResults(ctx context.Context, nc *nats.Conn, pipeline, subject string,
 // tries again (the id makes the server drop a second copy) until the store
 // acknowledges it or patience runs out: while a restarting server is away
 // the publish times out or finds no responder, and the message is stored
-// once it is back.
-func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string, patience time.Duration) error {
+// once it is back. A store that is there but cannot write also leaves the
+// publish unanswered: after the first miss, and every storeFaultLook
+// after, storeFault asks the stages whether the store reported a write
+// error, which ends the tries with a storeFaultError.
+func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string, patience time.Duration, storeFault func() string) error {
 	deadline := time.Now().Add(patience)
+	var look time.Time
 	for {
 		// A publish the dying server took without storing is never
 		// acknowledged: a second's wait, not more, before the retry.
@@ -240,6 +252,12 @@ func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id 
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
+		if storeFault != nil && time.Now().After(look) {
+			if text := storeFault(); text != "" {
+				return storeFaultError{text}
+			}
+			look = time.Now().Add(storeFaultLook)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -247,6 +265,15 @@ func publishStored(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id 
 		}
 	}
 }
+
+// storeFaultLook spaces a publisher's questions about the store's health.
+const storeFaultLook = 5 * time.Second
+
+// storeFaultError is a stored publish given up because the store reported
+// a write error; text is the stages' storage error.
+type storeFaultError struct{ text string }
+
+func (e storeFaultError) Error() string { return e.text }
 
 // TagImages publishes encoded images (or raw u8 rasters when raw is set)
 // as stream name and returns the replies in publishing order.

@@ -3,6 +3,8 @@ package streaming
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -30,6 +32,9 @@ type Embedded struct {
 	listening bool
 	auth      *Auth
 	identity  nkeys.KeyPair // the stages' nkey when auth is set without a token
+	// storeFault is told each JetStream store write error the server
+	// reports (OnStoreFault).
+	storeFault *atomic.Pointer[func(error)]
 }
 
 // StartEmbedded starts a NATS server inside this process. It listens on
@@ -64,7 +69,8 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	// then never becomes ready; without this one, a busy port looked like a
 	// server 10 s slow to start.
 	fatal := make(chan string, 1)
-	s.SetLogger(fatalLogger{fatal}, false, false)
+	storeFault := new(atomic.Pointer[func(error)])
+	s.SetLogger(serverLogger{fatal, storeFault}, false, false)
 	go s.Start()
 	deadline := time.Now().Add(10 * time.Second)
 	for !s.ReadyForConnections(20 * time.Millisecond) {
@@ -85,24 +91,64 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 			return nil, fmt.Errorf("streaming: embedded server: accounts: %w", err)
 		}
 	}
-	return &Embedded{Server: s, listening: o.Listen, auth: o.Auth, identity: identity}, nil
+	return &Embedded{Server: s, listening: o.Listen, auth: o.Auth, identity: identity, storeFault: storeFault}, nil
 }
 
-// fatalLogger passes on the server's fatal complaints (a port in use,
-// JetStream that cannot start) and drops the rest, as NoLog would.
-type fatalLogger struct{ fatal chan<- string }
+// serverLogger passes on the server's fatal complaints (a port in use,
+// JetStream that cannot start) and its JetStream store's write errors, and
+// drops the rest, as NoLog would. A full disk under --durable was silent
+// before: the server logged the failed writes to no one, never answered
+// the publishes it could not store, and the streams timed out.
+type serverLogger struct {
+	fatal      chan<- string
+	storeFault *atomic.Pointer[func(error)]
+}
 
-func (l fatalLogger) Fatalf(format string, v ...any) {
+func (l serverLogger) Fatalf(format string, v ...any) {
 	select {
 	case l.fatal <- fmt.Sprintf(format, v...):
 	default: // the first is the one StartEmbedded reports
 	}
 }
-func (fatalLogger) Noticef(string, ...any) {}
-func (fatalLogger) Warnf(string, ...any)   {}
-func (fatalLogger) Errorf(string, ...any)  {}
-func (fatalLogger) Debugf(string, ...any)  {}
-func (fatalLogger) Tracef(string, ...any)  {}
+
+func (l serverLogger) Errorf(format string, v ...any) { l.maybeStoreFault(format, v) }
+func (l serverLogger) Warnf(format string, v ...any)  { l.maybeStoreFault(format, v) }
+func (serverLogger) Noticef(string, ...any)           {}
+func (serverLogger) Debugf(string, ...any)            {}
+func (serverLogger) Tracef(string, ...any)            {}
+
+// maybeStoreFault hands a line about the store failing to write to
+// OnStoreFault's function.
+func (l serverLogger) maybeStoreFault(format string, v []any) {
+	f := l.storeFault.Load()
+	if f == nil {
+		return
+	}
+	if msg := fmt.Sprintf(format, v...); isStoreFault(msg) {
+		(*f)(errors.New(msg))
+	}
+}
+
+// isStoreFault reports whether a line of the server's log says that the
+// JetStream store failed to write (nats-server's wordings: a file store's
+// "critical write error", a stream that "failed to store a msg", a server
+// "out of resources").
+func isStoreFault(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "jetstream") && (strings.Contains(m, "write error") || strings.Contains(m, "failed to store") || strings.Contains(m, "out of resources")) ||
+		strings.Contains(m, "filestore") && strings.Contains(m, "write error")
+}
+
+// OnStoreFault has f told, from the server's goroutines, of every write
+// error of the JetStream store (nil: no one). serve counts them in the
+// stages' storage errors and logs them (Stages.StoreFault).
+func (e *Embedded) OnStoreFault(f func(error)) {
+	if f == nil {
+		e.storeFault.Store(nil)
+		return
+	}
+	e.storeFault.Store(&f)
+}
 
 // Confined reports whether the server confines clients to namespaces
 // (Auth.Clients): the pipeline must then take voices only by subject

@@ -27,3 +27,20 @@ func TestEmbeddedServerOnABusyPortFailsFast(t *testing.T) {
 		t.Fatalf("busy port: %v after %v, want an error naming %s as in use at once", err, took, addr)
 	}
 }
+
+// The server's lines that say its JetStream store failed to write are told
+// apart from the rest of its log (nats-server 2.x wordings).
+func TestStoreFaultLinesAreRecognised(t *testing.T) {
+	for line, want := range map[string]bool{
+		"Filestore [RFS_rfs] Critical write error: write /x/1.blk: file too large":                          true,
+		"JetStream failed to store a msg on stream '$G > RFS_rfs': write /x/1.blk: no space left on device": true,
+		"JetStream stream '$G > RFS_rfs' critical write error: write /x: file too large":                    true,
+		"JetStream out of resources, will be DISABLED":                                                      true,
+		"127.0.0.1:1 - cid:24 - Publish Violation - Subject \"$JS.API.STREAM.INFO.RFS_rfs\"":                false,
+		"Slow Consumer Detected: WriteDeadline of 10s exceeded":                                             false,
+	} {
+		if got := isStoreFault(line); got != want {
+			t.Errorf("isStoreFault(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -181,6 +181,9 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 		sv.Close(io.Discard)
 		return nil, err
 	}
+	if sess.embedded != nil && p.Durable {
+		sess.embedded.OnStoreFault(streaming.StoreFaults(stderr, sv.stage("")...))
+	}
 	fmt.Fprintf(stdout, "serving pipeline %q, stages %s; subjects %s\n", p.Name, strings.Join(names, ","), streaming.Subject(p.Name, "*", "<stream>"))
 	fmt.Fprintf(stdout, "BLAS: %s, threads per call: %d; %s\n", linalg.Backend, linalg.Threads(), procsLine)
 	switch {

@@ -88,19 +88,14 @@ func closeStageConns(all []stageConn) error {
 }
 
 // stats sums the counters of every stage serve runs.
-func (sv *serving) stats() streaming.Stats {
-	var all []*streaming.Stages
-	for _, sc := range sv.stages {
-		all = append(all, sc.stages)
-	}
-	return sumStats(all)()
-}
+func (sv *serving) stats() streaming.Stats { return sumStats(sv.stage(""))() }
 
-// stage returns the named stage's shards that serve runs, by shard.
+// stage returns the named stage's shards that serve runs, by shard (every
+// stage's for "").
 func (sv *serving) stage(name string) []*streaming.Stages {
 	var all []*streaming.Stages
 	for _, sc := range sv.stages {
-		if sc.stage == name {
+		if sc.stage == name || name == "" {
 			all = append(all, sc.stages)
 		}
 	}
