@@ -148,14 +148,16 @@ func TestStagesAnswerMicroDiscovery(t *testing.T) {
 		t.Fatalf("frontend pcm endpoint: %+v, want %d requests (the stages' message count) and a processing time", pcm, audioMessages)
 	}
 	tag := byName(tagger, KindTag)
-	if tag.NumRequests != 6 || tag.NumErrors != 1 || tag.LastError == "" || tag.ProcessingTime <= 0 {
-		t.Fatalf("tagger tag endpoint: %+v, want 6 requests, 1 error", tag)
+	// The failed image is answered by a worker, after the handler: micro
+	// does not count it, the stages' errors do.
+	if tag.NumRequests != 6 || tag.ProcessingTime <= 0 {
+		t.Fatalf("tagger tag endpoint: %+v, want 6 requests", tag)
 	}
 	var data ServiceStats
 	if err := json.Unmarshal(tag.Data, &data); err != nil {
 		t.Fatal(err)
 	}
-	if s := st.Stats(); data.Messages != s.Messages || data.Messages != audioMessages+6 || data.Errors != s.Errors {
+	if s := st.Stats(); data.Messages != s.Messages || data.Messages != audioMessages+6 || data.Errors != s.Errors || data.Errors < 1 {
 		t.Fatalf("stats data %+v, stages' counters %+v, want %d messages", data, s, audioMessages+6)
 	}
 }

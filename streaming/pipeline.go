@@ -377,6 +377,9 @@ type Stages struct {
 type work struct {
 	m   *nats.Msg
 	ack func()
+	// request is the micro request m came in, for a stage that answers
+	// it from a worker (the tagger's tag requests).
+	request micro.Request
 	// size is the payload's size as it arrived (a PCM payload over
 	// MaxChunkBytes is not kept: admitPCM); refuse, when set, makes the
 	// item the one that ends its stream for going over an admission bound.
@@ -582,8 +585,8 @@ func (s *Stages) Close() error {
 	for len(s.tag.imageCh) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	for _, q := range []*fairQueue{s.dec.queue, s.feat.queue} {
-		for !q.empty() && time.Now().Before(deadline) {
+	for _, q := range []*fairQueue{s.dec.queue, s.feat.queue, s.tag.requests} {
+		for q != nil && !q.empty() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
@@ -592,8 +595,10 @@ func (s *Stages) Close() error {
 	default:
 		close(s.stop)
 	}
-	for _, q := range []*fairQueue{s.front.queue, s.dec.queue, s.feat.queue} {
-		q.close()
+	for _, q := range []*fairQueue{s.front.queue, s.dec.queue, s.feat.queue, s.tag.requests} {
+		if q != nil {
+			q.close()
+		}
 	}
 	s.wg.Wait()
 	var errMu sync.Mutex

@@ -2,7 +2,9 @@ package streaming
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
@@ -50,7 +52,23 @@ func TaggerBatch(p Pipeline) int {
 type taggerStage struct {
 	*core
 	imageCh chan work
+	// requests holds tag requests by client until a worker takes them
+	// (serveRequests), nil until the stage starts.
+	requests *fairQueue
 }
+
+// Tag requests are answered by as many workers as the process has cores,
+// each serving one client's requests at a time, clients in turn (by the
+// bytes of their requests: fair.go): one client's image bombs, each
+// costing up to a second to decode, delay only that client's other
+// images. Before, requests were answered one at a time in arrival order,
+// and 150 small PNGs decoding to 2048 × 2048 × 16-bit RGBA held a good
+// image's tag 27 s. A client is a confined client's own subject, else the
+// connection its reply inbox belongs to (requestClient).
+const (
+	maxClientTagQueue = 16 << 20 // a client's requests waiting
+	maxTagQueue       = 64 << 20 // everyone's
+)
 
 // start subscribes the tagger to image streams, from a core queue group or
 // from the durable consumer of the same name in a durable pipeline, and to
@@ -63,6 +81,11 @@ func (s *taggerStage) start(svc micro.Service) error {
 		err = s.consumeDurable(QueueTagger, KindImage, deliver)
 	} else {
 		err = s.endpoint(svc, KindImage, Wildcard(s.p.Name, KindImage), QueueTagger, func(m *nats.Msg) { deliver(work{m: m}) })
+	}
+	s.requests = newFairQueue(maxClientTagQueue, maxTagQueue)
+	for range runtime.GOMAXPROCS(0) {
+		s.wg.Add(1)
+		go s.serveRequests()
 	}
 	if err == nil {
 		err = s.requestEndpoint(svc, KindTag, TagSubject(s.p.Name), QueueTagger, micro.HandlerFunc(s.onTagRequest))
@@ -153,12 +176,11 @@ func (s *taggerStage) decodeImages(batch []work) *imageBatch {
 	return b
 }
 
-// onTagRequest answers a request on TagSubject: the payload is one image
-// as on an image stream (Rfs-Encoding u8 for raw pixels), Rfs-Seq is
-// optional and only echoed, and the reply is the image's TagsMessage. A
-// failed image also sets micro's error headers, so the endpoint's $SRV.STATS
-// counts it. The request is tagged at once, alone: a request-reply client
-// waits for its answer, and a batch would make it wait for others.
+// onTagRequest queues a request on TagSubject for the workers
+// (serveRequests): the payload is one image as on an image stream
+// (Rfs-Encoding u8 for raw pixels), Rfs-Seq is optional and only echoed,
+// and the reply is the image's TagsMessage. A client with too much queued
+// is answered at once with an error (503).
 func (s *taggerStage) onTagRequest(r micro.Request) {
 	m := requestMsg(r)
 	s.stats.messages.Add(1)
@@ -168,6 +190,35 @@ func (s *taggerStage) onTagRequest(r micro.Request) {
 		s.stats.errors.Add(1)
 		return
 	}
+	if !s.requests.push(s.requestClient(m), work{m: m, request: r, size: len(m.Data)}, false) {
+		s.stats.errors.Add(1)
+		reply := TagsMessage{Error: fmt.Sprintf("over %d MiB of this client's tag requests are waiting: ask again once they are answered", maxClientTagQueue>>20)}
+		data, _ := appendTagsJSON(nil, reply)
+		r.Error("503", reply.Error, data)
+	}
+}
+
+// serveRequests is one tag request worker: it takes the next client's
+// turn of requests and answers them, until the queue closes.
+func (s *taggerStage) serveRequests() {
+	defer s.wg.Done()
+	for {
+		client, items, ok := s.requests.turn()
+		if !ok {
+			return
+		}
+		for _, w := range items {
+			s.answerRequest(w.request, w.m)
+		}
+		s.requests.done(client)
+	}
+}
+
+// answerRequest tags a request's image alone and answers it: a
+// request-reply client waits for its answer, and a batch would make it
+// wait for others. A failed image also sets micro's error headers, so the
+// endpoint's $SRV.STATS counts it.
+func (s *taggerStage) answerRequest(r micro.Request, m *nats.Msg) {
 	reply, code := s.tagOne(m)
 	data, err := appendTagsJSON(nil, reply)
 	if err != nil {
@@ -180,6 +231,20 @@ func (s *taggerStage) onTagRequest(r micro.Request) {
 	}
 	s.stats.errors.Add(1)
 	r.Error(code, reply.Error, data)
+}
+
+// requestClient names the client a tag request comes from: a confined
+// client's subject names it (ClientTagSubject); otherwise its reply
+// subject without the last token, which for NATS clients' inboxes
+// (_INBOX.<connection's id>.<request>) is the connection.
+func (s *taggerStage) requestClient(m *nats.Msg) string {
+	if m.Subject != TagSubject(s.p.Name) {
+		return m.Subject
+	}
+	if i := strings.LastIndexByte(m.Reply, '.'); i > 0 {
+		return m.Reply[:i]
+	}
+	return m.Reply
 }
 
 // tagOne tags the image of one request as a batch of one, through the
