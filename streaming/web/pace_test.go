@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -75,5 +76,40 @@ func TestAPacedSocketStopsWaitingWhenItGoes(t *testing.T) {
 	// 5 s of its own, then 2000 bytes: a second beyond the pool's burst.
 	if err := k.pace(ctx, int(ownBurst*16000*2)+2000, 16000); !errors.Is(err, context.Canceled) {
 		t.Fatalf("pacing after the socket went: %v, want context.Canceled", err)
+	}
+}
+
+// An address opens 64 sockets at once, then 16 a second (a reconnect
+// storm is slowed, not served at once); another address is not affected,
+// and the addresses remembered are bounded.
+func TestNewSocketsAreRateLimitedByAddress(t *testing.T) {
+	now := time.Unix(1000, 0)
+	o := &openRates{byHost: map[string]*bucket{}, now: func() time.Time { return now }}
+	for i := range socketOpenBurst {
+		if !o.take("10.0.0.1:" + strconv.Itoa(1000+i)) {
+			t.Fatalf("socket %d of the first %d refused", i, socketOpenBurst)
+		}
+	}
+	if o.take("10.0.0.1:5000") {
+		t.Fatal("a socket past the burst taken at once")
+	}
+	if !o.take("10.0.0.2:5000") {
+		t.Fatal("another address refused")
+	}
+	now = now.Add(time.Second)
+	taken := 0
+	for range 2 * socketOpenRate {
+		if o.take("10.0.0.1:6000") {
+			taken++
+		}
+	}
+	if taken != socketOpenRate {
+		t.Fatalf("%d sockets taken a second later, want %d", taken, socketOpenRate)
+	}
+	for i := range 2 * maxOpenHosts {
+		o.take("10.1." + strconv.Itoa(i/256) + "." + strconv.Itoa(i%256) + ":1")
+	}
+	if len(o.byHost) > maxOpenHosts {
+		t.Fatalf("%d addresses remembered, over %d", len(o.byHost), maxOpenHosts)
 	}
 }

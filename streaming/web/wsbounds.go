@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,9 +33,11 @@ var (
 // sockets counts the WebSockets a Server has open, against its bound.
 type sockets struct {
 	slots chan struct{}
-	// refused counts sockets refused for being over the bound, paced
+	// refused counts sockets refused for being over a bound, paced
 	// those closed for sending faster than the server's pace.
 	refused, paced atomic.Int64
+	// opens bounds how fast each address may open sockets.
+	opens *openRates
 	// lastLog is when a refusal was last logged (Unix ns): one line a
 	// second at most, so a client that retries in a loop cannot fill
 	// the log.
@@ -46,13 +50,79 @@ func (k *sockets) logDue() bool {
 	return now-last >= int64(time.Second) && k.lastLog.CompareAndSwap(last, now)
 }
 
-func newSockets(max int) *sockets { return &sockets{slots: make(chan struct{}, max)} }
+func newSockets(max int) *sockets {
+	return &sockets{slots: make(chan struct{}, max), opens: &openRates{byHost: map[string]*bucket{}, now: time.Now}}
+}
+
+// A reconnect storm (a client that closes its sockets and opens them
+// again at once, in a loop) costs an upgrade and a stream each time: each
+// address may open socketOpenBurst sockets at once, then socketOpenRate a
+// second. The page opens one a recording.
+const (
+	socketOpenBurst = DefaultMaxSockets
+	socketOpenRate  = 16
+	// maxOpenHosts bounds the addresses remembered; past it the ones
+	// whose allowance is full again are forgotten, else all.
+	maxOpenHosts = 4096
+)
+
+// openRates is each address's allowance of new sockets.
+type openRates struct {
+	mu     sync.Mutex
+	byHost map[string]*bucket
+	now    func() time.Time // tests replace it
+}
+
+// take reports whether the address of remote (host:port) may open a
+// socket now, and counts it.
+func (o *openRates) take(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.now()
+	b := o.byHost[host]
+	if b == nil {
+		if len(o.byHost) >= maxOpenHosts {
+			o.forgetFull(now)
+		}
+		b = &bucket{rate: socketOpenRate, burst: socketOpenBurst}
+		o.byHost[host] = b
+	}
+	b.refill(now)
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// forgetFull forgets the addresses whose allowance is full again (all of
+// them when none is), with o.mu held.
+func (o *openRates) forgetFull(now time.Time) {
+	for host, b := range o.byHost {
+		if b.refill(now); b.tokens >= b.burst {
+			delete(o.byHost, host)
+		}
+	}
+	if len(o.byHost) >= maxOpenHosts {
+		clear(o.byHost)
+	}
+}
 
 // accept upgrades a request to a WebSocket when one of the server's
 // Config.MaxSockets slots is free; over the bound it answers 503 with a
 // reason (and Retry-After), before any upgrade, and returns nil. The
 // caller releases the slot with socket.done.
 func (s *Server) accept(w http.ResponseWriter, r *http.Request, readLimit int64) *socket {
+	if !s.sockets.opens.take(r.RemoteAddr) {
+		s.sockets.refused.Add(1)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("too many new WebSockets from your address: %d at once, then %d a second; try again later", socketOpenBurst, socketOpenRate), http.StatusServiceUnavailable)
+		return nil
+	}
 	select {
 	case s.sockets.slots <- struct{}{}:
 	default:
