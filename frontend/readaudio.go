@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,12 +13,7 @@ import (
 // Raw PCM has no header to tell it by: its reader is DecodePCM16, given
 // the rate.
 func ReadAudio(path string, rate int) (*Audio, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a, err := ReadAudioFrom(f)
+	a, err := ReadFileUpTo(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, NamePath(err, path))
 	}
@@ -27,6 +23,27 @@ func ReadAudio(path string, rate int) (*Audio, error) {
 		}
 	}
 	return a, nil
+}
+
+// ReadFileUpTo reads the audio file at path as ReadAudioFromUpTo reads
+// one; a format the decoders here recognise but do not read (an 8 kHz
+// MP3, M4A, WebM) is converted by ffmpeg when it is installed (ffmpeg.go).
+// Its errors do not name the file (NamePath does).
+func ReadFileUpTo(path string, maxSeconds float64) (*Audio, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	a, err := ReadAudioFromUpTo(f, maxSeconds)
+	if errors.Is(err, ErrUnsupported) {
+		if converted, cerr := convertWithFFmpeg(path, bound(maxSeconds)); cerr == nil {
+			a, err = converted, nil
+		} else if !errors.Is(cerr, errNoFFmpeg) {
+			err = fmt.Errorf("%w; %w", err, cerr)
+		}
+	}
+	return a, err
 }
 
 // DecodeAudio decodes an audio file held in memory: WAV (integer, float,

@@ -74,16 +74,27 @@ func TestRecognizeReadsEveryFormatByItsHeader(t *testing.T) {
 	if got.Text != want.Text {
 		t.Errorf("FLAC on standard input: %q, want %q", got.Text, want.Text)
 	}
-	// What is not decoded is named, with the command that converts it.
+	// What the decoders here do not read, ffmpeg converts (a file named on
+	// the command line); on standard input it is named, with the command
+	// that converts it.
 	for _, c := range []struct{ name, want string }{{"a.m4a", "M4A"}, {"a8k.mp3", "MPEG-2.5"}} {
 		out := filepath.Join(dir, c.name)
 		if b, err := exec.Command("ffmpeg", "-loglevel", "error", "-i", src, out).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", c.name, err, b)
 		}
+		if got := recognizeJSON(t, out, "--model", model); got.Text != want.Text {
+			t.Errorf("%s through ffmpeg: %q, the WAV gives %q", c.name, got.Text, want.Text)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin = bytes.NewReader(b)
 		var stdout, stderr bytes.Buffer
-		code := run([]string{"recognize", "--model", model, out}, &stdout, &stderr)
-		if msg := stderr.String(); code != 1 || !strings.Contains(msg, out) || !strings.Contains(msg, c.want) || !strings.Contains(msg, "ffmpeg -i") || strings.Count(msg, "\n") != 1 {
-			t.Errorf("%s: exit %d, %q; want one line naming the file, %q and the ffmpeg command", c.name, code, msg, c.want)
+		code := run([]string{"recognize", "--model", model, "-"}, &stdout, &stderr)
+		stdin = os.Stdin
+		if msg := stderr.String(); code != 1 || !strings.Contains(msg, c.want) || !strings.Contains(msg, "ffmpeg -i") || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%s on standard input: exit %d, %q; want one line naming %q and the ffmpeg command", c.name, code, msg, c.want)
 		}
 	}
 }

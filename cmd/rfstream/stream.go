@@ -59,7 +59,13 @@ func readAudioUpTo(path string, rate int, maxSeconds float64, stdin io.Reader) (
 		}
 		return frontend.DecodePCM16(b, rate)
 	}
-	a, err := frontend.ReadAudioFromUpTo(r, maxSeconds)
+	var a *frontend.Audio
+	var err error
+	if path == "-" {
+		a, err = frontend.ReadAudioFromUpTo(r, maxSeconds)
+	} else {
+		a, err = frontend.ReadFileUpTo(path, maxSeconds)
+	}
 	switch {
 	case errors.Is(err, frontend.ErrTooLong) && maxSeconds > 0:
 		return nil, tooLong()
