@@ -159,7 +159,7 @@ func runBenchStream(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nsummary (load average after: %s):\n", benchstream.LoadAverage())
 	fmt.Fprintf(stdout, "  concurrent real-time audio streams held: %d (target ≥ 50 with p99 ≤ %.0f ms)\n", best, *p99Target)
 	for _, w := range workloads {
-		fmt.Fprintf(stdout, "  connected-digit streams of %s held: %d (p99 ≤ %.0f ms)\n", longWorkloadName[w], longHeld[w], *longP99)
+		fmt.Fprintf(stdout, "  connected-digit streams of %s held: %d (p99 ≤ %.0f ms)\n", benchstream.LongWorkloadNames[w], longHeld[w], *longP99)
 	}
 	fmt.Fprintf(stdout, "  image throughput NATS / in-process (same batch): %.2f× (target ≥ 0.8×); / whole-round call: %.2f×\n", viaNATS/inBatch, viaNATS/inAll)
 	fmt.Fprintf(stdout, "  messages lost: %d (audio levels) + %d (stage counters) (must be 0)\n", totalLost, s.Lost)
@@ -195,16 +195,7 @@ func benchAudioData(stderr io.Writer) (*engine.WordClassifier, []benchstream.Utt
 		}
 		source = fmt.Sprintf("%d FSDD test recordings (%s), the default digit model", len(test), defaults.FSDDDir())
 	}
-	for i := range utts {
-		sp, err := engine.NewWordSpotter(words, engine.DefaultSpotterConfig(), utts[i].Audio.Rate)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		sp.Push(utts[i].Audio.Samples)
-		res := sp.Flush()
-		utts[i].Want = res[len(res)-1].Text
-	}
-	return words, utts, source, nil
+	return words, utts, source, benchstream.Expect(words, utts)
 }
 
 // benchImageData returns the image model and n raw MNIST test images, or
@@ -217,14 +208,7 @@ func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, str
 		if err != nil {
 			return nil, nil, "", err
 		}
-		payloads := make([][]byte, n)
-		for i := range payloads {
-			payloads[i] = make([]byte, 64)
-			for j, v := range toymodels.Bars(i%2, (i/2)%8) {
-				payloads[i][j] = byte(255 * v)
-			}
-		}
-		return t, payloads, "TOY 8×8 bars model (MNIST missing): not representative", nil
+		return t, benchstream.ToyImages(n), "TOY 8×8 bars model (MNIST missing): not representative", nil
 	}
 	t, err := imageModel("", stderr)
 	if err != nil {
@@ -236,8 +220,6 @@ func benchImageData(n int, stderr io.Writer) (*engine.ImageTagger, [][]byte, str
 	}
 	return t, b.Payloads, fmt.Sprintf("%d MNIST test images as raw u8 payloads, the default MNIST model (top-3 tags)", len(b.Payloads)), nil
 }
-
-var longWorkloadName = map[string]string{"30s": "30 s fluent strings", "2m": "2 min fluent strings", "mix": "a mix (single digits, 30 s and 2 min strings)"}
 
 // benchLongStreams runs the long workloads through a connected-digit
 // pipeline of its own, each level for as long as its longest recording
@@ -270,21 +252,7 @@ func benchLongStreams(stdout, stderr io.Writer, workloads []string, counts []int
 		}
 		clips = append(clips, a)
 	}
-	// fluent joins test recordings, from the k-th on, with nothing between
-	// them until secs seconds: digits spoken on without pauses.
-	fluent := func(k int, secs float64) *frontend.Audio {
-		a := &frontend.Audio{Rate: clips[0].Rate}
-		for i := k; float64(len(a.Samples)) < secs*float64(a.Rate); i++ {
-			a.Samples = append(a.Samples, clips[(i*7)%len(clips)].Samples...)
-		}
-		return a
-	}
-	sets := map[string][]*frontend.Audio{}
-	for k := range 4 {
-		sets["30s"] = append(sets["30s"], fluent(60*k, 30))
-		sets["2m"] = append(sets["2m"], fluent(60*k+30, 120))
-	}
-	sets["mix"] = []*frontend.Audio{clips[0], sets["30s"][0], clips[1], sets["2m"][0], clips[2], sets["30s"][1]}
+	sets := benchstream.LongWorkloads(clips)
 
 	const pipe = "benchlong"
 	pl := streaming.Pipeline{Name: pipe, Connected: rec, ShedPartials: shed}
@@ -314,7 +282,7 @@ func benchLongStreams(stdout, stderr io.Writer, workloads []string, counts []int
 			utts = append(utts, benchstream.Utterance{Audio: a, Want: r.Text})
 			longest = max(longest, a.Duration())
 		}
-		fmt.Fprintf(stdout, "\n%s (%d recordings, the longest %.0f s):\n\n", longWorkloadName[w], len(utts), longest)
+		fmt.Fprintf(stdout, "\n%s (%d recordings, the longest %.0f s):\n\n", benchstream.LongWorkloadNames[w], len(utts), longest)
 		held[w], _ = benchstream.Ramp(stdout, counts, p99, func(li, n int) benchstream.Level {
 			return benchstream.AudioLevel(clients, pipe, utts, n, 100*(wi+1)+li, time.Duration(longest*float64(time.Second)), st)
 		})
