@@ -66,6 +66,19 @@ func (v *ConnectedVoice) Connected() *Connected {
 	return v.adapted
 }
 
+// Recognizer hears whole recordings of the voice as NewRecognizer hears
+// them with the model (the live pipeline's way), with the voice's
+// recogniser.
+func (v *ConnectedVoice) Recognizer() Recognizer {
+	return liveRecognizer{start: connectedStarter(v.Connected(), true)}
+}
+
+// NewStream starts a live stream of the voice at rate Hz, as a stream of
+// the model (NewConnectedStream with its default segmentation).
+func (v *ConnectedVoice) NewStream(rate int) (Stream, error) {
+	return connectedStarter(v.Connected(), false)(rate)
+}
+
 // Taught is the number of recordings the voice was taught.
 func (v *ConnectedVoice) Taught() int { return len(v.labels) }
 
