@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -319,6 +322,25 @@ func (c *Connected) LoadVoice(path string) (*ConnectedVoice, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// LoadTaughtVoice reads the voice named name that the connected model m
+// was taught in the voice folder dir (`rfstream enroll`); a voice never
+// taught to m is an error that says how to teach it.
+func LoadTaughtVoice(m *Model, dir, name string) (*ConnectedVoice, error) {
+	c, err := NewConnected(m)
+	if err != nil {
+		return nil, err
+	}
+	path, err := c.VoicePath(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.LoadVoice(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("voice %q has not been taught to this model (nothing in %s): rfstream enroll --voice %s", name, filepath.Dir(path), name)
+	}
+	return v, err
 }
 
 // Save writes the voice to path through a temporary file renamed over it

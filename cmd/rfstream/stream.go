@@ -12,6 +12,7 @@ import (
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/localcreds"
+	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -139,14 +140,14 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
 	show := func(r engine.Result) { printResult(stdout, r, f == formatJSON) }
-	var vp *voskPrinter
+	var vp *vosk.Printer
 	if f == formatVosk {
-		vp = &voskPrinter{w: stdout}
+		vp = &vosk.Printer{W: stdout}
 		show = func(r engine.Result) {
 			if r.Error != "" {
 				fmt.Fprintf(stderr, "rfstream stream: the pipeline reports: %s\n", r.Error)
 			}
-			vp.add(r)
+			vp.Add(r)
 		}
 	}
 	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
@@ -156,7 +157,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		return localcreds.RefusedHint(err, nf.url, nf.hasCredentials())
 	}
 	if vp != nil {
-		vp.end()
+		vp.End()
 	}
 	if last.Error != "" {
 		return fmt.Errorf("pipeline reported: %s", last.Error)
