@@ -57,15 +57,18 @@ var (
 
 // Limits of a recording to teach: its loudest 25 ms at least teachMinPeakDB
 // (dBFS), at least teachMinSpeech seconds of it teachSpeechDB over its
-// quietest stretches, at most teachMaxSeconds long, and fewer full-scale
-// samples than teachClipShare of them (and teachClipCount).
+// quietest stretches and within teachSpeechRange of its loudest (a short
+// "six" of a synthetic voice has 0.12 s of it), at most teachMaxSeconds
+// long, and fewer full-scale samples than teachClipShare of them (and
+// teachClipCount).
 const (
-	teachMinPeakDB  = -45.0
-	teachSpeechDB   = 15.0
-	teachMinSpeech  = 0.15
-	teachMaxSeconds = 10.0
-	teachClipShare  = 0.001
-	teachClipCount  = 10
+	teachMinPeakDB   = -45.0
+	teachSpeechDB    = 15.0
+	teachMinSpeech   = 0.1
+	teachSpeechRange = 40.0
+	teachMaxSeconds  = 10.0
+	teachClipShare   = 0.001
+	teachClipCount   = 10
 )
 
 // CheckTeachable tells whether a recording (mono samples in [-1, 1] at
@@ -108,7 +111,7 @@ func CheckTeachable(samples []float32, rate int) error {
 	}
 	speech := 0
 	for _, l := range levels {
-		if l > floor+teachSpeechDB && l > peak-30 {
+		if l > floor+teachSpeechDB && l > peak-teachSpeechRange {
 			speech++
 		}
 	}

@@ -50,8 +50,9 @@ func fliteVoice(t *testing.T, dir string, strs ...string) (string, []string) {
 }
 
 // enroll --manifest teaches both default models a voice, leaving out a
-// recording that is silence; recognize --voice then hears a new string of
-// that voice exactly as the Go API's VoiceSession does; forget removes it.
+// recording that is silence; recognize --voice and stream --voice then hear
+// a new string of that voice as the Go API's VoiceSession does; forget
+// removes it.
 func TestEnrollThenRecognizeTheVoice(t *testing.T) {
 	dir := t.TempDir()
 	manifest, strs := fliteVoice(t, dir, "8306")
@@ -110,6 +111,15 @@ func TestEnrollThenRecognizeTheVoice(t *testing.T) {
 		t.Errorf("recognize --voice heard %q (conf %v), the Go API %q (conf %v) with %d words taught", cli.Text, cli.Conf, api.Text, api.Conf, s.Taught())
 	}
 	t.Logf("heard %q for 8306", cli.Text)
+
+	// stream --voice through the embedded pipeline: the same text.
+	out.Reset()
+	if code := run([]string{"stream", "--fast", "--voice", "kal", "--voices", voices, strs[0]}, &out, &errb); code != 0 {
+		t.Fatalf("stream --voice: exit %d: %s", code, errb.String())
+	}
+	if want := fmt.Sprintf("end:     %q", api.Text); !strings.Contains(out.String(), want) {
+		t.Errorf("stream --voice printed %q, want a line starting %q", out.String(), want)
+	}
 
 	out.Reset()
 	if code := run([]string{"forget", "kal", "--voices", voices}, &out, &errb); code != 0 || !strings.Contains(out.String(), "removed 4 file(s)") {

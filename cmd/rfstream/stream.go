@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/localcreds"
 	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
@@ -110,6 +111,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		if err := streaming.CheckName("voice", *voice); err != nil {
 			return err
 		}
+	}
+	if *voice != "" && *voices == "" && nf.serverURL() == "" {
+		*voices = defaults.TaughtVoicesDir() // the embedded pipeline hears what enroll taught the voice
 	}
 	if *voices != "" {
 		if nf.given("nats", nf.url) && nf.serverURL() != "" {

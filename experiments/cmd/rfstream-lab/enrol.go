@@ -45,10 +45,13 @@ type enrolVoice struct {
 // enrolScore is one voice's figures before and after teaching: counts,
 // and the percentages (finish) computed from them.
 type enrolScore struct {
-	Voice    string `json:"voice"`
-	Set      string `json:"set"`
-	Taught   int    `json:"taught"`
-	Isolated int    `json:"isolated"`
+	Voice  string `json:"voice"`
+	Set    string `json:"set"`
+	Taught int    `json:"taught"`
+	// Refused are the recordings to teach that CheckTeachable refused
+	// (enroll would ask for them again), with why.
+	Refused  []string `json:"refused,omitempty"`
+	Isolated int      `json:"isolated"`
 	// Right decisions of the word model and the connected one on the
 	// recordings scored alone, before and after teaching.
 	WordOK     [2]int `json:"word_right"`
@@ -114,6 +117,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	wpulls := fs.String("word-pull", fmt.Sprint(engine.WordTeachPull), "the word model's pulls to try, comma-separated")
 	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
 	jsonOut := fs.String("json", "", "write the results as JSON here")
+	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -156,7 +160,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 			for _, w := range wp {
 				run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w}
 				for _, v := range voices {
-					s, err := scoreEnrolment(conn, v, c, w)
+					s, err := scoreEnrolment(conn, v, c, w, *which)
 					if err != nil {
 						return fmt.Errorf("%s: %w", v.name, err)
 					}
@@ -347,7 +351,8 @@ func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recordin
 }
 
 // scoreEnrolment teaches v to both models and scores it before and after.
-func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64) (enrolScore, error) {
+func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which string) (enrolScore, error) {
+	doConn, doWords := which != "words", which != "connected"
 	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
 	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
 	teachBoth := func(recs []datasets.Recording) (*engine.ConnectedVoice, *engine.VoiceSession, error) {
@@ -364,10 +369,18 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				return nil, nil, err
 			}
 			if err := engine.CheckTeachable(a.Samples, a.Rate); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", r.Path, err)
+				// enroll would ask again; here the voice is taught one
+				// word fewer.
+				s.Refused = append(s.Refused, fmt.Sprintf("%s: %v", r.Path, err))
+				continue
 			}
-			if err := cv.Teach(a, r.Label); err != nil {
-				return nil, nil, err
+			if doConn {
+				if err := cv.Teach(a, r.Label); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !doWords {
+				continue
 			}
 			x, err := v.words.RawVector(a)
 			if err != nil {
@@ -397,6 +410,9 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				s  *engine.VoiceSession
 				ok *int
 			}{{plain, &s.WordOK[0]}, {ws, &s.WordOK[1]}} {
+				if !doWords {
+					break
+				}
 				x, err := v.words.RawVector(a)
 				if err != nil {
 					return err
@@ -412,6 +428,9 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				rec engine.Recognizer
 				ok  *int
 			}{{plainRec, &s.ConnOK[0]}, {cv.Recognizer(), &s.ConnOK[1]}} {
+				if !doConn {
+					break
+				}
 				res, err := k.rec.Recognize(a.Samples, a.Rate)
 				if err != nil {
 					return err
@@ -443,7 +462,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 			return s, err
 		}
 	}
-	if len(v.strings) > 0 {
+	if len(v.strings) > 0 && doConn {
 		cv, _, err := teachBoth(v.teach)
 		if err != nil {
 			return s, err
