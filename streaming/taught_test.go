@@ -1,37 +1,15 @@
 package streaming
 
 import (
-	"math"
 	"testing"
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/fixtures"
 )
 
-// taughtTone is a tone word of a voice the tone model never heard, its
-// harmonics at f0 over a faint floor (as engine's teaching tests say it).
-func taughtTone(f0, dur float64, seed uint32) []float32 {
-	n := int(dur * 8000)
-	out := make([]float32, n)
-	lcg := seed*2654435761 + 1
-	for i := range out {
-		lcg = lcg*1664525 + 1013904223
-		t := float64(i) / 8000
-		env := math.Min(1, math.Min(t, dur-t)/0.01)
-		v := math.Sin(2*math.Pi*f0*t) + 0.5*math.Sin(2*math.Pi*2*f0*t) + 0.25*math.Sin(2*math.Pi*3*f0*t)
-		out[i] = float32(0.2*env*v/1.75) + 1e-3*(float32(lcg>>8)/float32(1<<24)-0.5)
-	}
-	return out
-}
-
 func taughtString(words []string, seed uint32) *frontend.Audio {
-	pitch := map[string]float64{"lo": 650, "hi": 1500}
-	s := taughtTone(0, 0.3, seed)
-	for i, w := range words {
-		s = append(s, taughtTone(pitch[w], 0.35, seed+uint32(i))...)
-		s = append(s, taughtTone(0, 0.7, seed+uint32(i)+100)...)
-	}
-	return &frontend.Audio{Rate: 8000, Samples: s}
+	return &frontend.Audio{Rate: 8000, Samples: fixtures.OtherVoiceTones(words, seed)}
 }
 
 // A connected pipeline with a voice folder scores the streams that name a
