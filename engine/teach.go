@@ -31,8 +31,8 @@ const MaxTaught = 100
 // (experiments/journal/enrol.md): frames are many and noisy, so the
 // connected model's read-out is held closer than the word model's.
 const (
-	ConnectedTeachPull = 1.0
-	WordTeachPull      = 0.1
+	ConnectedTeachPull = 0.1
+	WordTeachPull      = 0.3
 )
 
 // teachableLabel returns the class of label among labels, or an error
@@ -56,19 +56,20 @@ var (
 )
 
 // Limits of a recording to teach: its loudest 25 ms at least teachMinPeakDB
-// (dBFS), at least teachMinSpeech seconds of it teachSpeechDB over its
-// quietest stretches and within teachSpeechRange of its loudest (a short
-// "six" of a synthetic voice has 0.12 s of it), at most teachMaxSeconds
-// long, and fewer full-scale samples than teachClipShare of them (and
-// teachClipCount).
+// (dBFS); at least teachMinSpeech seconds of it within teachSpeechDB of
+// that loudest (a short "three" of a real voice, cut tight, has 0.12 s);
+// its loudest at least teachMinRangeDB over its quietest tenth (a steady
+// sound is no word; a tight clip of a word, with no silence around it,
+// still rises and falls by more); at most teachMaxSeconds long, and fewer
+// full-scale samples than teachClipShare of them (and teachClipCount).
 const (
-	teachMinPeakDB   = -45.0
-	teachSpeechDB    = 15.0
-	teachMinSpeech   = 0.1
-	teachSpeechRange = 40.0
-	teachMaxSeconds  = 10.0
-	teachClipShare   = 0.001
-	teachClipCount   = 10
+	teachMinPeakDB  = -45.0
+	teachSpeechDB   = 25.0
+	teachMinSpeech  = 0.1
+	teachMinRangeDB = 10.0
+	teachMaxSeconds = 10.0
+	teachClipShare  = 0.001
+	teachClipCount  = 10
 )
 
 // CheckTeachable tells whether a recording (mono samples in [-1, 1] at
@@ -109,14 +110,17 @@ func CheckTeachable(samples []float32, rate int) error {
 	if peak < teachMinPeakDB {
 		return fmt.Errorf("%w: its loudest part is %.0f dB below full scale (want above %.0f dB); speak closer to the microphone", ErrTooQuiet, -peak, -teachMinPeakDB)
 	}
+	if peak-floor < teachMinRangeDB {
+		return fmt.Errorf("%w: its level varies by %.0f dB (a word rises and falls by more than %.0f)", ErrNoSpeech, peak-floor, teachMinRangeDB)
+	}
 	speech := 0
 	for _, l := range levels {
-		if l > floor+teachSpeechDB && l > peak-teachSpeechRange {
+		if l > peak-teachSpeechDB {
 			speech++
 		}
 	}
 	if s := float64(speech) / 40; s < teachMinSpeech {
-		return fmt.Errorf("%w: %.2f s stands %.0f dB above its quietest stretches (want %.2f s)", ErrNoSpeech, s, teachSpeechDB, teachMinSpeech)
+		return fmt.Errorf("%w: %.2f s of it within %.0f dB of its loudest (want %.2f s)", ErrNoSpeech, s, teachSpeechDB, teachMinSpeech)
 	}
 	return nil
 }

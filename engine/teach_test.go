@@ -13,6 +13,7 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/fixtures"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/toymodels"
 )
 
 // voiceString is fixtures.OtherVoiceTones as audio: a voice the tone
@@ -243,7 +244,8 @@ func TestConcurrentTeachingsKeepEveryWord(t *testing.T) {
 }
 
 // A recording to teach from is refused when it is too quiet, clipped,
-// silence or noise, or longer than a word, and taken when it is a word.
+// silence, a steady sound or a click, or longer than a word, and taken
+// when it is a word, with silence around it or cut tight.
 func TestCheckTeachable(t *testing.T) {
 	word := voiceString([]string{"lo"}, 1)
 	scaled := func(k float32) []float32 {
@@ -256,6 +258,9 @@ func TestCheckTeachable(t *testing.T) {
 	if err := engine.CheckTeachable(word, 8000); err != nil {
 		t.Errorf("a clear word: %v", err)
 	}
+	if err := engine.CheckTeachable(toymodels.Glide(400, 1500, 0.35, 1), 8000); err != nil {
+		t.Errorf("a word cut tight: %v", err)
+	}
 	for name, c := range map[string]struct {
 		s    []float32
 		want error
@@ -266,6 +271,7 @@ func TestCheckTeachable(t *testing.T) {
 		"noise":   {scaled(0)[:0:0], engine.ErrNoSpeech},
 		"steady":  {steadyTone(2), engine.ErrNoSpeech},
 		"long":    {pause(11, 5), engine.ErrTooLong},
+		"click":   {append(append(pause(0.5, 6), steadyTone(0.03)...), pause(0.5, 7)...), engine.ErrNoSpeech},
 	} {
 		if err := engine.CheckTeachable(c.s, 8000); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)

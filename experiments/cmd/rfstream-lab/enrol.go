@@ -112,7 +112,7 @@ type enrolRun struct {
 
 func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval enroll", "[flags]", stderr)
-	sets := fs.String("sets", "real", "voice sets, comma-separated: synth (flite and festival voices of rfstream data voices: the tuning set), real (the five voices of ../shared/voices), fsdd (FSDD's six, each with a word model trained without it)")
+	sets := fs.String("sets", "real", "voice sets, comma-separated: synth (flite and festival voices of rfstream data voices: the tuning set), real (the five voices of ../shared/voices, scored on shifted copies of their digits), real-loo (the same, leave-one-digit-out), fsdd (FSDD's six, each with a word model trained without it)")
 	cpulls := fs.String("connected-pull", fmt.Sprint(engine.ConnectedTeachPull), "the connected model's pulls toward its read-out to try, comma-separated")
 	wpulls := fs.String("word-pull", fmt.Sprint(engine.WordTeachPull), "the word model's pulls to try, comma-separated")
 	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
@@ -227,7 +227,7 @@ func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp stri
 			}
 		}
 		return out, "one take of each digit taught (drawn with the seed), the other three takes and the voice's ten spoken strings scored", nil
-	case "real":
+	case "real", "real-loo":
 		recs, err := datasets.RealVoiceDigits(defaults.RealVoicesDir())
 		if err != nil {
 			return nil, "", err
@@ -248,9 +248,16 @@ func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp stri
 			if err != nil {
 				return nil, "", err
 			}
-			out = append(out, enrolVoice{name: rv.Name, teach: digits, isolated: digits, folds: true, strings: strs, words: words})
+			if set == "real-loo" {
+				out = append(out, enrolVoice{name: rv.Name, teach: digits, isolated: digits, folds: true, words: words})
+			} else {
+				out = append(out, enrolVoice{name: rv.Name, teach: digits, isolated: copies, strings: strs, words: words})
+			}
 		}
-		return out, "one take per digit: isolated accuracy leave-one-digit-out (nine taught, the tenth scored); WER on 20 strings joined from tempo/pitch-shifted copies of the voice's digits (all ten originals taught): the copies are of the taught recordings, so WER after is optimistic", nil
+		if set == "real-loo" {
+			return out, "one take per digit: leave-one-digit-out, nine taught and the tenth scored (pessimistic: the voice is never taught the digit it is scored on, and its read-out leans to the nine it was)", nil
+		}
+		return out, "one take per digit, all ten taught; scored: four pitch/tempo-shifted copies of each (±60 cents, 0.9× and 1.1×) alone, and 20 strings joined from them (optimistic: copies of the taught recordings, not new takes)", nil
 	case "fsdd":
 		all, err := datasets.FSDD(defaults.FSDDDir())
 		if err != nil {
@@ -275,7 +282,7 @@ func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp stri
 		}
 		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model is the shipped one, which trained on every FSDD speaker: its figures here are not of a held-out voice", nil
 	}
-	return nil, "", fmt.Errorf("eval enroll: unknown set %q (synth, real, fsdd)", set)
+	return nil, "", fmt.Errorf("eval enroll: unknown set %q (synth, real, real-loo, fsdd)", set)
 }
 
 func speakerRecs(recs []datasets.Recording, speaker string) []datasets.Recording {
