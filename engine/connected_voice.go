@@ -108,7 +108,11 @@ func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
 			return err
 		}
 	}
-	a = padWithBackground(a, teachPadSeconds, uint64(len(v.labels)))
+	lead, trail, err := now.edgeSilence(a.Samples)
+	if err != nil {
+		return err
+	}
+	a = padWithBackground(a, max(0, teachPadSeconds-lead), max(0, teachPadSeconds-trail), uint64(len(v.labels)))
 	x, err := now.Frames(a)
 	if err != nil {
 		return err
@@ -124,22 +128,50 @@ func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
 	return nil
 }
 
-// teachPadSeconds of a taught recording's own background are added before
-// and after it, so the silence states learn the voice's pauses too: a
+// A taught recording gets its own background (frontend.EstimateBackground)
+// added before and after its word where it has less than teachPadSeconds
+// of silence there, so the silence states learn the voice's pauses too: a
 // recording cut tight to its word taught the read-out none, and the
-// voice's recogniser then heard words in the pauses of its strings (three
-// real voices' clips: "8 0" for a padded "0").
+// voice's recogniser then heard words in the pauses of its strings (a real
+// voice's clips: "8 0" for a "0" with silence around it). Padding every
+// recording, even those with silence enough, cost the synthetic voices'
+// whole strings 8.6 points of WER (experiments/journal/enrol.md).
 const teachPadSeconds = 0.3
 
-// padWithBackground returns a with sec seconds of noise like its quietest
-// stretches (frontend.EstimateBackground) before and after it, drawn with
-// seed.
-func padWithBackground(a *frontend.Audio, sec float64, seed uint64) *frontend.Audio {
+// edgeSilence is how many seconds of samples (at the model's rate) come
+// before and after its word (frontend.SpeechRegion on the frames' energy).
+func (c *Connected) edgeSilence(samples []float32) (lead, trail float64, err error) {
+	energy, err := c.frameEnergy(samples)
+	if err != nil || len(energy) == 0 {
+		return 0, 0, err
+	}
+	start, end := frontend.SpeechRegion(energy, teachMarginDB)
+	hop := c.Input.Audio.HopMs / 1000
+	return float64(start) * hop, float64(len(energy)-end) * hop, nil
+}
+
+// frameEnergy is the log energy of each of the model's frames of samples.
+func (c *Connected) frameEnergy(samples []float32) ([]float64, error) {
+	meter, err := frontend.NewEnergyMeter(c.Input.Audio)
+	if err != nil {
+		return nil, err
+	}
+	meter.Push(samples)
+	meter.Flush()
+	meter.Pop()
+	return meter.PopEnergy(), nil
+}
+
+// padWithBackground returns a with lead and trail seconds of noise like
+// its quietest stretches before and after it, drawn with seed.
+func padWithBackground(a *frontend.Audio, lead, trail float64, seed uint64) *frontend.Audio {
+	if lead == 0 && trail == 0 {
+		return a
+	}
 	bg := frontend.EstimateBackground(a.Samples, a.Rate)
 	rng := rand.New(rand.NewPCG(seed, 0x706164))
-	n := int(sec * float64(a.Rate))
-	out := append(bg.Noise(n, rng), a.Samples...)
-	return &frontend.Audio{Rate: a.Rate, Samples: append(out, bg.Noise(n, rng)...)}
+	out := append(bg.Noise(int(lead*float64(a.Rate)), rng), a.Samples...)
+	return &frontend.Audio{Rate: a.Rate, Samples: append(out, bg.Noise(int(trail*float64(a.Rate)), rng)...)}
 }
 
 // teachMarginDB is how far below a taught recording's loud level its
@@ -153,14 +185,10 @@ const teachMarginDB = 35
 // the model has not learnt is what it hears worst: aligned freely, its
 // word went to silence but for a few frames.
 func (c *Connected) alignTaught(samples []float32, x blas32.General, w int) ([]int, error) {
-	meter, err := frontend.NewEnergyMeter(c.Input.Audio)
+	energy, err := c.frameEnergy(samples)
 	if err != nil {
 		return nil, err
 	}
-	meter.Push(samples)
-	meter.Flush()
-	meter.Pop()
-	energy := meter.PopEnergy()
 	if len(energy) != x.Rows {
 		return nil, fmt.Errorf("%d energies for %d frames", len(energy), x.Rows)
 	}
