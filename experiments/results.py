@@ -88,11 +88,11 @@ def table(f):
         (f"{who}: adapting to all {n_voice} first (`recognize --adapt`)", f"{f['voice_adapt'][0]} %", "5"),
     ]
     n_alone, wb, wa, cb, ca, werb, wera = f["enrol"]
-    rows.append((f"five real voices never trained on, taught nine digits (`rfstream enroll`), the tenth heard alone "
-                 f"({n_alone} recordings): digit model; connected model",
+    rows.append((f"five real voices never trained on, taught their ten digits (`rfstream enroll`), then pitch/tempo-shifted "
+                 f"copies of them heard alone ({n_alone} recordings): digit model; connected model",
                  f"{wb} → {wa} %; {cb} → {ca} %", "eval enroll --sets real"))
-    rows.append(("the same voices taught all ten, strings joined from pitch/tempo-shifted copies of their digits, WER "
-                 "(optimistic: copies of the taught recordings)", f"{werb} → {wera} %", "eval enroll --sets real"))
+    rows.append(("the same voices, 20 strings each joined from those copies, WER (optimistic: copies of the taught recordings)",
+                 f"{werb} → {wera} %", "eval enroll --sets real"))
     out = ["| measured by `make results` | result | reproduce alone |", "|---|---|---|"]
     for what, result, part in rows:
         command = part if part.startswith("eval") else f"demo --parts {part}"
