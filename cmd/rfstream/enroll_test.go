@@ -131,8 +131,9 @@ func TestEnrollThenRecognizeTheVoice(t *testing.T) {
 }
 
 // A manifest naming a word no model has is refused by name before
-// anything is taught, and leaves the voice's files as they were.
-func TestEnrollRefusesWordsNotInTheVocabulary(t *testing.T) {
+// anything is taught, and leaves the voice's files as they were; a voice
+// file of another model is refused, saying whose it is.
+func TestEnrollRefusesBadWordsAndOtherModelsFiles(t *testing.T) {
 	dir := t.TempDir()
 	manifest, _ := fliteVoice(t, dir)
 	voices := filepath.Join(dir, "voices")
@@ -151,6 +152,35 @@ func TestEnrollRefusesWordsNotInTheVocabulary(t *testing.T) {
 	}
 	if after := voiceFiles(t, voices); !equalFiles(before, after) {
 		t.Error("a refused enrolment changed the voice's files")
+	}
+
+	// The word model's voice file where the connected model's should be
+	// is refused, naming both kinds, by recognize and by enroll.
+	conn, err := rfstream.DefaultModel(rfstream.TaskConnected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, err := rfstream.DefaultModel(rfstream.TaskWords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connPath, _ := rfstream.VoicePath(conn, voices, "kal")
+	wordPath, _ := rfstream.VoicePath(words, voices, "kal")
+	b, err := os.ReadFile(wordPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(connPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"recognize", "--voice", "kal", "--voices", voices, filepath.Join(dir, "digit-7.wav")},
+		{"enroll", "--voice", "kal", "--voices", voices, "--manifest", manifest},
+	} {
+		errb.Reset()
+		if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "a word model's voice file, read with a connected model") {
+			t.Errorf("%s with another model's voice file: exit %d: %s", args[0], code, errb.String())
+		}
 	}
 }
 
