@@ -6,7 +6,6 @@ import (
 
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/enrol"
-	"github.com/rfstream/rfstream/streaming"
 )
 
 func init() {
@@ -26,9 +25,6 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if o.Voice == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
-	}
-	if err := streaming.CheckName("voice", o.Voice); err != nil {
-		return err
 	}
 	return enrol.Run(o)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rfstream/rfstream"
 	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/streaming"
 )
 
 // A recording of a word to teach.
@@ -218,6 +219,9 @@ type Options struct {
 // model and the adaptable word model), from a manifest or prompted
 // recordings, and says what each learnt.
 func Run(o Options) error {
+	if err := streaming.CheckName("voice", o.Voice); err != nil {
+		return err
+	}
 	var models []*rfstream.Model
 	for _, task := range []string{rfstream.TaskConnected, rfstream.TaskWords} {
 		m, err := rfstream.DefaultModel(task)
@@ -249,4 +253,26 @@ func Run(o Options) error {
 		fmt.Fprintf(o.Out, "%s model: learnt %d words of voice %q (it holds %d) in %s\n", models[i].Task, t.Learnt, o.Voice, t.Holds, t.Path)
 	}
 	return err
+}
+
+// PageTeacher is the web page's teaching (web.Config.Teach) for a serve
+// whose connected model c runs in this process and keeps voices in dir: a
+// recording heard clearly is taught to the voice's file of that model (as
+// Teach does, under its lock), and the words the voice holds are
+// returned. Nil when there is no connected model or no folder.
+func PageTeacher(c *engine.Connected, dir string) func(voice, word string, samples []float32, rate int) (int, error) {
+	if c == nil || dir == "" {
+		return nil
+	}
+	m := c.Model
+	return func(voice, word string, samples []float32, rate int) (int, error) {
+		if !slices.Contains(vocabulary([]*rfstream.Model{m}), word) {
+			return 0, fmt.Errorf("%q is %w (%s)", word, engine.ErrNotInVocabulary, strings.Join(vocabulary([]*rfstream.Model{m}), " "))
+		}
+		if err := engine.CheckTeachable(samples, rate); err != nil {
+			return 0, err
+		}
+		t, err := teachModel(m, dir, voice, []Recording{{Path: "the page's recording", Label: word, Samples: samples, Rate: rate}})
+		return t.Holds, err
+	}
 }
