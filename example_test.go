@@ -199,6 +199,44 @@ func ExampleLoadVoiceSession() {
 	// down after 4 recordings of the voice
 }
 
+// A voice is taught one recording of each word, then heard: this voice's
+// glides are pitched higher than any the toy model was trained on.
+func ExampleVoiceSession_Teach() {
+	c, err := toymodels.VoiceWords()
+	if err != nil {
+		log.Fatal(err)
+	}
+	session, err := rfstream.NewVoiceSession(c.Model)
+	if err != nil {
+		log.Fatal(err)
+	}
+	say := func(word string, seed uint32) []float32 {
+		lo, hi := 400*1.6, 1500*1.6
+		if word == "down" {
+			lo, hi = hi, lo
+		}
+		return append(append(toymodels.Noise(800, seed), toymodels.Glide(lo, hi, 0.35, seed)...), toymodels.Noise(800, seed+1)...)
+	}
+	for i, word := range []string{"up", "down"} {
+		if err := session.Teach(say(word, uint32(i)), 8000, word); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for seed := uint32(10); seed < 13; seed++ {
+		res, err := session.Recognize(say("down", seed), 8000)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Text)
+	}
+	fmt.Println(session.Taught(), "words taught")
+	// Output:
+	// down
+	// down
+	// down
+	// 2 words taught
+}
+
 func exampleFolder() string {
 	dir, err := os.MkdirTemp("", "rfstream-example-")
 	if err != nil {

@@ -14,32 +14,65 @@ import (
 // the read-out it had.
 var ErrSelfTraining = errors.New("voice self-training failed")
 
-// VoiceSession recognises recordings of one voice heard one after another,
-// as `rfstream recognize --session` does: each recording is normalised
-// with the session's estimate of the voice (its mean spectrum, from this
-// recording and the ones before), and once 10, 20, 40, … recordings have
-// been heard the model's read-out self-trains on them, so a voice the
-// model never heard is learnt as it speaks. Save keeps what the session
-// has learnt and LoadVoiceSession goes on from it. It needs an isolated-word
-// model that normalises voices, such as DefaultModel(TaskWords).
+// VoiceSession is what the model knows of one voice. It learns the voice
+// two ways:
+//
+//   - Teach (enrolment, `rfstream enroll`): a recording of a known word,
+//     such as the ten digits said once each when prompted; the model's
+//     read-out is refitted to every word taught, so a voice the model never
+//     heard is heard from then on as well as its training voices. Both
+//     default models can be taught: DefaultModel(TaskConnected), which hears
+//     strings of digits, and DefaultModel(TaskWords).
+//   - Recognize, with an isolated-word model that normalises voices (such
+//     as DefaultModel(TaskWords)), as `rfstream recognize --session` does:
+//     each recording is normalised with the session's estimate of the
+//     voice (its mean spectrum, from this recording and the ones before),
+//     and once 10, 20, 40, … recordings have been heard the read-out
+//     self-trains on them, so the voice is learnt as it speaks.
+//
+// Save keeps what the session has learnt and LoadVoiceSession goes on from
+// it. A session's methods must not be called concurrently.
 type VoiceSession struct {
-	c *engine.WordClassifier
-	s *engine.VoiceSession
+	c  *engine.WordClassifier
+	s  *engine.VoiceSession
+	cv *engine.ConnectedVoice // a connected model's voice, instead of c and s
 }
 
 // NewVoiceSession starts a session of a voice not heard before.
 func NewVoiceSession(m *Model) (*VoiceSession, error) {
+	if m.Task == TaskConnected {
+		c, err := engine.NewConnected(m)
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.NewVoice()
+		if err != nil {
+			return nil, err
+		}
+		return &VoiceSession{cv: v}, nil
+	}
 	c, err := voiceClassifier(m)
 	if err != nil {
 		return nil, err
 	}
-	return &VoiceSession{c, c.NewVoiceSession()}, nil
+	return &VoiceSession{c: c, s: c.NewVoiceSession()}, nil
 }
 
 // LoadVoiceSession goes on from the session Save wrote at path with the
 // same model. A file written by another model is refused (ErrOtherModel),
 // a damaged one too (ErrCorruptVoice); a missing one wraps fs.ErrNotExist.
 func LoadVoiceSession(m *Model, path string) (*VoiceSession, error) {
+	if m.Task == TaskConnected {
+		c, err := engine.NewConnected(m)
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.LoadVoice(path)
+		if err != nil {
+			return nil, err
+		}
+		return &VoiceSession{cv: v}, nil
+	}
 	c, err := voiceClassifier(m)
 	if err != nil {
 		return nil, err
@@ -48,13 +81,21 @@ func LoadVoiceSession(m *Model, path string) (*VoiceSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VoiceSession{c, s}, nil
+	return &VoiceSession{c: c, s: s}, nil
 }
 
-// VoicePath is where a folder of voices (`serve --voices`, `recognize
-// --voices`) keeps the voice named name for model m: in a folder of the
-// model's own, so a voice learnt by one model is never read by another.
+// VoicePath is where a folder of voices (`rfstream enroll --voices`, `serve
+// --voices`, `recognize --voices`) keeps the voice named name for model m:
+// in a folder of the model's own, so a voice learnt by one model is never
+// read by another.
 func VoicePath(m *Model, dir, name string) (string, error) {
+	if m.Task == TaskConnected {
+		c, err := engine.NewConnected(m)
+		if err != nil {
+			return "", err
+		}
+		return c.VoicePath(dir, name)
+	}
 	c, err := voiceClassifier(m)
 	if err != nil {
 		return "", err
@@ -64,30 +105,85 @@ func VoicePath(m *Model, dir, name string) (string, error) {
 
 func voiceClassifier(m *Model) (*engine.WordClassifier, error) {
 	if m.Task != TaskWords || m.Adapt == nil || !m.Adapt.VoiceNorm {
-		return nil, fmt.Errorf("a voice session needs an isolated-word model that normalises voices (rfstream train digits --speaker-norm mean), not this %s model", m.Task)
+		return nil, fmt.Errorf("a voice session needs the connected model or an isolated-word model that normalises voices (rfstream train digits --speaker-norm mean), not this %s model", m.Task)
 	}
 	return engine.NewWordClassifier(m)
 }
 
 // Save writes what the session has learnt to path, through a temporary
 // file renamed over it, so a crash leaves the old file or the new one.
-func (v *VoiceSession) Save(path string) error { return v.s.Save(path) }
+func (v *VoiceSession) Save(path string) error {
+	if v.cv != nil {
+		return v.cv.Save(path)
+	}
+	return v.s.Save(path)
+}
 
 // SetSelfTraining turns the session's self-training on or off (it is on
 // when the model can adapt). Off, the session still normalises the voice.
-func (v *VoiceSession) SetSelfTraining(on bool) { v.s.SelfTrain = on && v.c.CanAdapt() }
+// A connected model's session does not self-train.
+func (v *VoiceSession) SetSelfTraining(on bool) {
+	if v.s != nil {
+		v.s.SelfTrain = on && v.c.CanAdapt()
+	}
+}
 
-// Recordings is how many recordings the session has heard, over every
-// session it goes on from.
-func (v *VoiceSession) Recordings() int { return v.s.Recordings() }
+// Recordings is how many recordings an isolated-word model's session has
+// heard, over every session it goes on from (taught ones not counted).
+func (v *VoiceSession) Recordings() int {
+	if v.s == nil {
+		return 0
+	}
+	return v.s.Recordings()
+}
 
 // AdaptedOn is how many recordings the read-out in use was self-trained on
-// (0: the model's own).
-func (v *VoiceSession) AdaptedOn() int { return v.s.AdaptedOn() }
+// (0: the model's own, or one refitted only to taught words).
+func (v *VoiceSession) AdaptedOn() int {
+	if v.s == nil {
+		return 0
+	}
+	return v.s.AdaptedOn()
+}
+
+// Taught is how many words the voice has been taught.
+func (v *VoiceSession) Taught() int {
+	if v.cv != nil {
+		return v.cv.Taught()
+	}
+	return v.s.Taught()
+}
+
+// Teach teaches the voice that a recording (mono samples in [-1, 1] at
+// rate Hz) is the word label, one of the model's words ("0" … "9" for the
+// digit models). A recording that is not a word heard clearly is refused
+// and teaches nothing: the error wraps engine.ErrTooQuiet, ErrClipped,
+// ErrNoSpeech or ErrTooLong; so is a label the model does not have
+// (engine.ErrNotInVocabulary, naming it).
+func (v *VoiceSession) Teach(samples []float32, rate int, label string) error {
+	if err := engine.CheckTeachable(samples, rate); err != nil {
+		return err
+	}
+	a := &frontend.Audio{Rate: rate, Samples: samples}
+	if v.cv != nil {
+		return v.cv.Teach(a, label)
+	}
+	x, err := v.c.RawVector(a)
+	if err != nil {
+		return err
+	}
+	return v.s.Teach(x, label)
+}
 
 // Recognize hears the voice's next recording (mono samples in [-1, 1] at
-// rate Hz) as one word, and adds it to what the session knows of the voice.
+// rate Hz): with a connected model as a string of words, as a Recognizer
+// hears it (the live pipeline's way) with the voice's read-out; with an
+// isolated-word model as one word, and the session adds it to what it
+// knows of the voice.
 func (v *VoiceSession) Recognize(samples []float32, rate int) (Result, error) {
+	if v.cv != nil {
+		return v.cv.Recognizer().Recognize(samples, rate)
+	}
 	x, err := v.c.RawVector(&frontend.Audio{Rate: rate, Samples: samples})
 	if err != nil {
 		return Result{}, err

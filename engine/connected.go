@@ -115,6 +115,7 @@ type Connected struct {
 	filler int
 	// forms print labels that are another word's spoken form ("oh").
 	forms map[string]spokenForm
+	print *modelPrint // the model's fingerprint, computed once (voice files)
 }
 
 // NewConnected prepares a connected model for recognition.
@@ -122,7 +123,7 @@ func NewConnected(m *Model) (*Connected, error) {
 	if m.Task != TaskConnected && m.Task != TaskPhones {
 		return nil, fmt.Errorf("rfstream: model task %q is neither %q nor %q", m.Task, TaskConnected, TaskPhones)
 	}
-	c := &Connected{Model: m}
+	c := &Connected{Model: m, print: &modelPrint{}}
 	if err := strictJSON(m.Input, &c.Input); err != nil {
 		return nil, fmt.Errorf("rfstream: connected model input: %w", err)
 	}

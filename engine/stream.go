@@ -53,13 +53,19 @@ func newStreamStarter(m *Model, finalsOnly bool) (StreamStarter, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(rate int) (Stream, error) {
-			s, err := NewConnectedStream(c, c.StreamConfig(), rate)
-			if err == nil && finalsOnly {
-				s.seg.FinalsOnly()
-			}
-			return s, err
-		}, nil
+		return connectedStarter(c, finalsOnly), nil
 	}
 	return nil, fmt.Errorf("model task %q cannot recognise audio (known: %s)", m.Task, strings.Join(recognizerTasks, ", "))
+}
+
+// connectedStarter starts streams of c with its default segmentation;
+// finalsOnly as newStreamStarter.
+func connectedStarter(c *Connected, finalsOnly bool) StreamStarter {
+	return func(rate int) (Stream, error) {
+		s, err := NewConnectedStream(c, c.StreamConfig(), rate)
+		if err == nil && finalsOnly {
+			s.seg.FinalsOnly()
+		}
+		return s, err
+	}
 }

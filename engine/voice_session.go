@@ -36,6 +36,10 @@ type VoiceSession struct {
 	c         *WordClassifier
 	Prior     float64
 	SelfTrain bool
+	// TeachPull is how near its read-out the one refitted to the taught
+	// words is kept (classifier.RefitToward's relMu; WordTeachPull unless
+	// set).
+	TeachPull float64
 	sum       []float64 // Σ over committed recordings of their mean spectra
 	n         int
 	raw       [][]float32     // committed recordings' vectors before normalisation, when self-training
@@ -49,6 +53,14 @@ type VoiceSession struct {
 	// stored message, and learns from it how many of a stream's words the
 	// voice it reads back already holds, so that they join it once.
 	Open map[string]int
+
+	// What the voice was taught (Teach): word vectors before
+	// normalisation, their classes, and the sum of their mean spectra,
+	// which counts in the voice's estimate as its recordings' do.
+	taught       [][]float32
+	taughtLabels []int
+	taughtSum    []float64
+	taughtOut    *taughtReadOut
 }
 
 // sessionRefit is a checkpoint's self-training, running or done.
@@ -83,7 +95,8 @@ const LastSessionCheckpoint = FirstSessionCheckpoint << 7 // 1280
 // NewVoiceSession starts a session of one voice; it self-trains when the
 // model can adapt.
 func (c *WordClassifier) NewVoiceSession() *VoiceSession {
-	return &VoiceSession{c: c, Prior: DefaultVoicePrior, SelfTrain: c.CanAdapt(), sum: make([]float64, c.Config.Audio.Mels)}
+	mels := c.Config.Audio.Mels
+	return &VoiceSession{c: c, Prior: DefaultVoicePrior, SelfTrain: c.CanAdapt(), TeachPull: WordTeachPull, sum: make([]float64, mels), taughtSum: make([]float64, mels)}
 }
 
 // Clone returns an independent copy of the session, for writing it out
@@ -99,6 +112,9 @@ func (s *VoiceSession) Clone() *VoiceSession {
 	c.sum = slices.Clone(s.sum)
 	c.raw = s.raw[:len(s.raw):len(s.raw)]
 	c.Open = maps.Clone(s.Open)
+	c.taught = s.taught[:len(s.taught):len(s.taught)]
+	c.taughtLabels = s.taughtLabels[:len(s.taughtLabels):len(s.taughtLabels)]
+	c.taughtSum = slices.Clone(s.taughtSum)
 	return &c
 }
 
@@ -153,7 +169,7 @@ func (s *VoiceSession) Normalise(raw []float32, commit bool) error {
 	}
 	k := s.n + 1 // this recording's place in the session
 	own := frontend.EstimateVoice([][]float32{raw}, len(s.sum), false).Mean
-	est := voiceEstimate(a.VoiceMean, s.Prior, s.sum, s.n, own)
+	est := s.estimate(own)
 	if commit {
 		for i, v := range own {
 			s.sum[i] += float64(v)
@@ -242,8 +258,9 @@ func (s *VoiceSession) runSelfTrain(p *sessionRefit) {
 }
 
 // Score returns the class scores of a vector Normalise has normalised,
-// from the session's read-out (ReadOut) or the model's.
+// from the session's read-out (ReadOut) or the model's, refitted to what
+// the voice was taught when it was (Teach).
 func (s *VoiceSession) Score(v []float32) []float32 {
 	x := blas32.General{Rows: 1, Cols: len(v), Stride: len(v), Data: v}
-	return s.c.ScoreRowsWith(x, []*classifier.RLS{s.readOut}).Data
+	return s.c.ScoreRowsWith(x, []*classifier.RLS{s.scoringReadOut()}).Data
 }

@@ -31,7 +31,10 @@ import (
 // so a session is never applied to another model.
 var voiceFile = envelope{magic: [8]byte{'R', 'F', 'S', 'V', 'O', 'I', 'C', 'E'}, what: "voice file", corrupt: ErrCorruptVoice}
 
-const voiceFormatVersion = 1
+const (
+	voiceFormatVersion       = 1
+	voiceTaughtFormatVersion = 2
+)
 
 // ErrCorruptVoice is wrapped by every error about a damaged voice file.
 var ErrCorruptVoice = errors.New("corrupted voice file")
@@ -56,6 +59,11 @@ type voiceHeader struct {
 	// Open is VoiceSession.Open. Left out when empty, so that a file
 	// written with no stream open reads in builds from before it.
 	Open map[string]int `json:"open,omitempty"`
+	// Taught are the classes of the words the voice was taught
+	// (VoiceSession.Teach); their word vectors come last. A file with
+	// taught words is format version 2, which older builds refuse by
+	// name rather than lose the words.
+	Taught []int `json:"taught,omitempty"`
 }
 
 // modelPrint is a WordClassifier's model fingerprint (Fingerprint).
@@ -67,16 +75,19 @@ type modelPrint struct {
 
 // Fingerprint is the hex SHA-256 of the model's encoding: what a voice
 // file names its model by.
-func (c *WordClassifier) Fingerprint() (string, error) {
-	c.print.once.Do(func() {
+func (c *WordClassifier) Fingerprint() (string, error) { return c.print.of(c.Model) }
+
+// of computes m's fingerprint on first use.
+func (p *modelPrint) of(m *Model) (string, error) {
+	p.once.Do(func() {
 		h := sha256.New()
-		if err := c.Model.Write(h); err != nil {
-			c.print.err = err
+		if err := m.Write(h); err != nil {
+			p.err = err
 			return
 		}
-		c.print.sum = hex.EncodeToString(h.Sum(nil))
+		p.sum = hex.EncodeToString(h.Sum(nil))
 	})
-	return c.print.sum, c.print.err
+	return p.sum, p.err
 }
 
 // WriteTo encodes the session, a running self-training included (it is
@@ -89,7 +100,7 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	h := voiceHeader{Model: model, Prior: s.Prior, SelfTrain: s.SelfTrain, N: s.n, AdaptedOn: s.adaptedOn,
-		Mels: len(s.sum), Dim: s.c.Config.Dim(), Rows: len(s.raw), ReadOut: s.readOut != nil, Open: s.Open}
+		Mels: len(s.sum), Dim: s.c.Config.Dim(), Rows: len(s.raw), ReadOut: s.readOut != nil, Open: s.Open, Taught: s.taughtLabels}
 	if p := s.pending; p != nil {
 		h.PendingOn = p.on
 	}
@@ -97,8 +108,12 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	version := uint32(voiceFormatVersion)
+	if len(s.taught) > 0 {
+		version = voiceTaughtFormatVersion
+	}
 	var buf bytes.Buffer
-	voiceFile.begin(&buf, voiceFormatVersion, hj)
+	voiceFile.begin(&buf, version, hj)
 	binary.Write(&buf, binary.LittleEndian, s.sum)
 	for _, r := range s.raw {
 		binary.Write(&buf, binary.LittleEndian, r)
@@ -112,6 +127,9 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 	if p := s.pending; p != nil {
 		binary.Write(&buf, binary.LittleEndian, p.est)
 	}
+	for _, r := range s.taught {
+		binary.Write(&buf, binary.LittleEndian, r)
+	}
 	voiceFile.seal(&buf)
 	n, err := w.Write(buf.Bytes())
 	return int64(n), err
@@ -121,14 +139,20 @@ func (s *VoiceSession) WriteTo(w io.Writer) (int64, error) {
 // self-training that was running when it was written starts again.
 func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 	var h voiceHeader
-	_, data, err := voiceFile.open(b, func(v uint32) error {
-		if v != voiceFormatVersion {
-			return fmt.Errorf("voice file format version %d; this build reads version %d", v, voiceFormatVersion)
+	version, data, err := voiceFile.open(b, func(v uint32) error {
+		if v != voiceFormatVersion && v != voiceTaughtFormatVersion {
+			return fmt.Errorf("voice file format version %d; this build reads versions %d and %d", v, voiceFormatVersion, voiceTaughtFormatVersion)
 		}
 		return nil
 	}, &h)
 	if err != nil {
+		if bytes.HasPrefix(b, connectedVoiceFile.magic[:]) {
+			return nil, fmt.Errorf("%w: a connected model's voice file, read with a word model", ErrOtherModel)
+		}
 		return nil, err
+	}
+	if (version == voiceTaughtFormatVersion) != (len(h.Taught) > 0) {
+		return nil, fmt.Errorf("%w: format version %d with %d taught words", ErrCorruptVoice, version, len(h.Taught))
 	}
 	model, err := c.Fingerprint()
 	if err != nil {
@@ -148,6 +172,7 @@ func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 	if h.PendingOn > 0 {
 		want += 4 * h.Mels
 	}
+	want += 4 * len(h.Taught) * h.Dim
 	if len(data) != want {
 		return nil, fmt.Errorf("%w: %d bytes of values, the header needs %d", ErrCorruptVoice, len(data), want)
 	}
@@ -185,12 +210,25 @@ func (c *WordClassifier) ReadVoiceSession(b []byte) (*VoiceSession, error) {
 		s.readOut = &classifier.RLS{Dim: rls.Dim, Classes: rls.Classes, Lambda: rls.Lambda,
 			W: blas32.General{Rows: rls.Dim, Cols: rls.Classes, Stride: rls.Classes, Data: w}}
 	}
+	var pending *sessionRefit
 	if h.PendingOn > 0 {
 		est, err := f32(h.Mels)
 		if err != nil {
 			return nil, err
 		}
-		s.runSelfTrain(&sessionRefit{on: h.PendingOn, applyAt: h.PendingOn + h.PendingOn/2, est: est})
+		pending = &sessionRefit{on: h.PendingOn, applyAt: h.PendingOn + h.PendingOn/2, est: est}
+	}
+	for _, l := range h.Taught {
+		v, err := f32(h.Dim)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Teach(v, c.Model.Labels[l]); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+		}
+	}
+	if pending != nil {
+		s.runSelfTrain(pending)
 	}
 	return s, nil
 }
@@ -215,6 +253,14 @@ func (c *WordClassifier) checkVoiceHeader(h voiceHeader) error {
 	case h.PendingOn < 0 || (h.PendingOn > 0 && (!isSessionCheckpoint(h.PendingOn) || h.PendingOn > h.Rows ||
 		h.PendingOn <= h.AdaptedOn || h.N >= h.PendingOn+h.PendingOn/2 || !c.CanAdapt())):
 		return fmt.Errorf("a self-training on %d recordings pending at %d (%d vectors kept, read-out from %d)", h.PendingOn, h.N, h.Rows, h.AdaptedOn)
+	}
+	if len(h.Taught) > MaxTaught {
+		return fmt.Errorf("%d taught words (at most %d)", len(h.Taught), MaxTaught)
+	}
+	for _, l := range h.Taught {
+		if l < 0 || l >= len(c.Model.Labels) || c.Model.Labels[l] == FillerLabel {
+			return fmt.Errorf("taught class %d of %d", l, len(c.Model.Labels))
+		}
 	}
 	// Each recording was committed by one stream.
 	committed := 0
@@ -242,7 +288,13 @@ func (c *WordClassifier) VoicePath(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, model[:16], VoiceFileName(name)), nil
+	return voicePathIn(dir, model, name), nil
+}
+
+// voicePathIn is the path of the voice named name of the model whose
+// fingerprint is model, in the voice directory dir.
+func voicePathIn(dir, model, name string) string {
+	return filepath.Join(dir, model[:16], VoiceFileName(name))
 }
 
 // VoiceFileName is the file a voice named name is kept in, in each model's
@@ -271,7 +323,7 @@ func RemoveVoiceFiles(folder, name string) (int, error) {
 	file, removed := VoiceFileName(name), 0
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), file)
-		if !ok || e.IsDir() || !(rest == "" || rest == ".bad" || isBadCopy(rest)) {
+		if !ok || e.IsDir() || !(rest == "" || rest == ".bad" || rest == ".lock" || isBadCopy(rest)) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(folder, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -314,7 +366,13 @@ func (c *WordClassifier) LoadVoiceSession(path string) (*VoiceSession, error) {
 // it, so a crash leaves the old file or the new one, never half of one.
 // It makes path's folder (mode 0700: a voice file is what a voice said, in
 // numbers) when it is missing.
-func (s *VoiceSession) Save(path string) error {
+func (s *VoiceSession) Save(path string) error { return saveAtomically(path, s) }
+
+// saveAtomically writes v to path through a temporary file in the same
+// folder renamed over it, so a crash or an error halfway leaves the old
+// file or the new one, never half of one. It makes path's folder (mode
+// 0700: a voice file is what a voice said, in numbers) when it is missing.
+func saveAtomically(path string, v io.WriterTo) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -323,7 +381,7 @@ func (s *VoiceSession) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.WriteTo(f) // one write of the encoded session
+	_, err = v.WriteTo(f) // one write of the encoded voice
 	if e := f.Close(); err == nil {
 		err = e
 	}

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""The README's results table, read from one run of `rfstream demo`.
+"""The README's results table, read from one run of `rfstream demo` and one of
+`rfstream eval enroll --sets real`.
 
-`make results` pipes `bin/rfstream demo` (stdout and stderr) into this script,
-so every number in the table comes from one run of the current code:
+`make results` pipes `bin/rfstream demo` and `bin/rfstream eval enroll --sets
+real` (stdout and stderr) into this script, so every number in the table comes
+from one run of the current code:
 
-    bin/rfstream demo 2>&1 | /usr/bin/python3 experiments/results.py
+    { bin/rfstream demo 2>&1; bin/rfstream eval enroll --sets real 2>&1; } | /usr/bin/python3 experiments/results.py
     /usr/bin/python3 experiments/results.py demo.log      # a saved log
 
 It prints one Markdown table, one row per headline number, and exits 1,
@@ -40,6 +42,10 @@ PATTERNS = {
     "voice_named": r"^  each its own stream, naming the voice: +" + NUM + "%",
     "voice_adapt": r"^  adapting to all [0-9]+ first \(--adapt\): +" + NUM + "%",
     "finished": r"^demo finished in ([0-9]+)s$",
+    # eval enroll's pooled line for the real voices: taught, scored alone,
+    # then word model, connected alone and connected WER, before → after.
+    "enrol": r"^eval enroll, set real \(connected pull [0-9.]+, word pull [0-9.]+\):.*\n(?:.*\n)*?all +[0-9]+ +([0-9]+) +"
+    + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + "$",
 }
 
 
@@ -81,9 +87,16 @@ def table(f):
         (f"{who}: each its own stream, naming the voice", f"{f['voice_named'][0]} %", "5"),
         (f"{who}: adapting to all {n_voice} first (`recognize --adapt`)", f"{f['voice_adapt'][0]} %", "5"),
     ]
-    out = ["| measured by `make demo` | result | reproduce alone |", "|---|---|---|"]
+    n_alone, wb, wa, cb, ca, werb, wera = f["enrol"]
+    rows.append((f"five real voices never trained on, taught their ten digits (`rfstream enroll`), then pitch/tempo-shifted "
+                 f"copies of them heard alone ({n_alone} recordings): digit model; connected model",
+                 f"{wb} → {wa} %; {cb} → {ca} %", "eval enroll --sets real"))
+    rows.append(("the same voices, 20 strings each joined from those copies, WER (optimistic: copies of the taught recordings)",
+                 f"{werb} → {wera} %", "eval enroll --sets real"))
+    out = ["| measured by `make results` | result | reproduce alone |", "|---|---|---|"]
     for what, result, part in rows:
-        out.append(f"| {what} | {result} | `bin/rfstream demo --parts {part}` |")
+        command = part if part.startswith("eval") else f"demo --parts {part}"
+        out.append(f"| {what} | {result} | `bin/rfstream {command}` |")
     return "\n".join(out)
 
 

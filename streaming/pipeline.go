@@ -169,7 +169,9 @@ type Pipeline struct {
 	// memory (MaxVoices, VoiceIdle) and when the stages close. A file that
 	// cannot be read (damaged, or another model's) is renamed aside with
 	// ".bad", reported to the stream, and the voice starts afresh. Empty:
-	// the sessions live in memory only.
+	// the sessions live in memory only. With a connected model it is where
+	// the voices taught to the model are read from (`rfstream enroll`,
+	// taught.go): a stream naming one is scored with what it was taught.
 	VoiceDir string
 	// Shards splits a pipeline's streams between this many Stages that run
 	// the frontend and decoder (default 1: one of each per pipeline, which

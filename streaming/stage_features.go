@@ -26,7 +26,8 @@ import (
 // the streams' segments from, in turn.
 type featuresStage struct {
 	*core
-	queue *fairQueue // the streams' segments (fair.go)
+	queue  *fairQueue // the streams' segments (fair.go)
+	taught taughtVoices
 }
 
 // start subscribes the features stage to what the frontend sends, from a
@@ -239,7 +240,7 @@ func (s *featuresStage) scoreFrames(batch []work) {
 // frameScores is the log-likelihoods message for one segment of frames
 // (or the marker, gap or error it passes on).
 func (s *featuresStage) frameScores(m *nats.Msg, stale bool) *nats.Msg {
-	c := s.p.Connected
+	c := s.taught.recognizer(&s.p, m.Header.Get(HdrVoice))
 	dim := c.BaseDim()
 	out := nats.NewMsg(Subject(s.p.Name, KindLogLik, StreamOf(m.Subject)))
 	for k, v := range m.Header {

@@ -565,6 +565,9 @@ func (s *frontendStage) publishSegmentNow(stream string, st *frontStream, seg en
 	m.Header.Set(HdrStart, strconv.FormatFloat(seg.Start, 'g', -1, 64))
 	m.Header.Set(HdrEnd, strconv.FormatFloat(seg.End, 'g', -1, 64))
 	m.Header.Set(HdrFinal, boolHeader(seg.Final))
+	if s.p.Connected != nil && s.p.VoiceDir != "" && st.voiceName != "" {
+		m.Header.Set(HdrVoice, st.voiceName) // the features stage scores it with what the voice was taught
+	}
 	if seg.Audio == nil { // a gap marker (skipAudio, placeSegment)
 		why := fmt.Sprintf("the audio from %.2fs to %.2fs never reached the frontend", seg.Start, seg.End)
 		if seg.Final {

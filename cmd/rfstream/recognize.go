@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
+	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -67,8 +69,8 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	adapt := fs.Bool("adapt", false, "the recordings are all one voice: adapt to it over all of them (its mean spectrum removed, then self-training) before deciding any; needs a word model trained with --self-train (default: the adaptable digit model in the data cache, trained on FSDD and synthetic voices when missing)")
 	session := fs.Bool("session", false, "the recordings are one voice heard in this order: each is decided as it comes, normalised with the voice's mean spectrum estimated from it and those before it, and self-training at checkpoints (see --session-self-train) when the model can adapt (a live session); needs a model trained with --speaker-norm mean (default: the adaptable digit model)")
 	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
-	voice := fs.String("voice", "", "with --session and --voices: the voice's name; the session goes on from what that voice's earlier recordings taught it (by this command or a serve --voices on the same folder) and is kept for the next")
-	voices := fs.String("voices", "", "with --session and --voice: the folder voices are kept in (as serve --voices)")
+	voice := fs.String("voice", "", "the voice's name: a connected model hears it with what enroll taught it; with --session a word model's session goes on from what that voice's earlier recordings taught it (by enroll, this command or a serve --voices on the same folder) and is kept for the next")
+	voices := fs.String("voices", "", "with --voice: the folder voices are kept in (as serve --voices; default: enroll's)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,13 +90,14 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	if *adapt && *session {
 		return errors.New("recognize: --adapt or --session, not both")
 	}
-	if (*voice != "" || *voices != "") && !(*session && *voice != "" && *voices != "") {
-		return errors.New("recognize: --voice and --voices go together, with --session")
+	if *voices != "" && *voice == "" {
+		return errors.New("recognize: --voices names the folder of the --voice given")
 	}
 	if *voice != "" {
 		if err := streaming.CheckName("voice", *voice); err != nil {
 			return err
 		}
+		*voices = cmp.Or(*voices, defaults.TaughtVoicesDir())
 	}
 	if *maxSeconds <= 0 {
 		return fmt.Errorf("recognize: --max-seconds %g: want a positive length", *maxSeconds)
@@ -115,6 +118,16 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		task = m.Task
+		if *voice != "" {
+			cv, err := engine.LoadTaughtVoice(m, *voices, *voice)
+			if err != nil {
+				return err
+			}
+			if recognizer = cv.Recognizer(); f == formatVosk {
+				streams = streamsOf(cv.NewStream)
+			}
+			return nil
+		}
 		if f == formatVosk {
 			if streams, err = newStreamRecognizer(m); err != nil || streams != nil {
 				return err
@@ -218,11 +231,11 @@ func (p recognitionPrinter) print(path string, rec recognition) {
 	}
 	switch {
 	case p.format == formatVosk:
-		vp := voskPrinter{w: p.w, file: rec.File}
+		vp := vosk.Printer{W: p.w, File: rec.File}
 		for _, r := range voskResults(rec) {
-			vp.add(r)
+			vp.Add(r)
 		}
-		vp.end()
+		vp.End()
 	case p.format == formatJSON:
 		b, _ := json.Marshal(rec)
 		fmt.Fprintln(p.w, string(b))

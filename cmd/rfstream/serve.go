@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/enrol"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/streaming"
 )
@@ -201,7 +202,7 @@ func startServe(args []string, stdout, stderr io.Writer) (*serving, error) {
 			audio = p.Connected.Input.Audio
 		}
 		learns := p.Words != nil && p.Words.Model.Adapt != nil && p.Words.Model.Adapt.VoiceNorm
-		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, audio, learns, sockets, stderr); err != nil {
+		if sv.page, err = startWebPage(*httpAddr, httpLn, strings.Split(*httpHosts, ","), sess.nc, p.Name, audio, learns, enrol.PageTeacher(p.Connected, p.VoiceDir), sockets, stderr); err != nil {
 			sv.Close(io.Discard)
 			return nil, err
 		}

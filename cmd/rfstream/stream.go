@@ -11,7 +11,9 @@ import (
 
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/localcreds"
+	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
 )
 
@@ -116,6 +118,9 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *voice != "" && *voices == "" && nf.serverURL() == "" {
+		*voices = defaults.TaughtVoicesDir() // the embedded pipeline hears what enroll taught the voice
+	}
 	if *voices != "" {
 		if nf.given("nats", nf.url) && nf.serverURL() != "" {
 			return errors.New("--voices is for the embedded pipeline: give it to the serve that --nats reaches")
@@ -145,14 +150,14 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 	}
 	name := fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().UnixNano())
 	show := func(r engine.Result) { printResult(stdout, r, f == formatJSON) }
-	var vp *voskPrinter
+	var vp *vosk.Printer
 	if f == formatVosk {
-		vp = &voskPrinter{w: stdout}
+		vp = &vosk.Printer{W: stdout}
 		show = func(r engine.Result) {
 			if r.Error != "" {
 				fmt.Fprintf(stderr, "rfstream stream: the pipeline reports: %s\n", r.Error)
 			}
-			vp.add(r)
+			vp.Add(r)
 		}
 	}
 	last, err := streaming.StreamAudio(context.Background(), sess.nc, nf.pipeline, name, a,
@@ -162,7 +167,7 @@ func runStream(args []string, stdout, stderr io.Writer) error {
 		return localcreds.RefusedHint(err, nf.url, nf.hasCredentials())
 	}
 	if vp != nil {
-		vp.end()
+		vp.End()
 	}
 	if last.Error != "" {
 		return fmt.Errorf("pipeline reported: %s", last.Error)

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"github.com/rfstream/rfstream/engine"
-	"github.com/rfstream/rfstream/internal/vosk"
 )
 
 // The output formats of recognize and stream (--format).
@@ -36,43 +33,6 @@ func outputFormat(format string, asJSON bool) (string, error) {
 	return format, nil
 }
 
-// voskPrinter prints one stream's results as Vosk prints a recognition:
-// one result object per utterance, each word once (vosk.Transcript), and
-// an empty result for a stream in which no utterance held a word, so every
-// recording prints at least one line.
-type voskPrinter struct {
-	w       io.Writer
-	file    string // names the recording when recognize prints several
-	tr      vosk.Transcript
-	printed int
-}
-
-// add takes the stream's next result; a final one prints the utterance it
-// closed, when it holds words.
-func (p *voskPrinter) add(r engine.Result) {
-	p.tr.Add(r)
-	if !r.Final && !r.EOS {
-		return
-	}
-	if res, ok := p.tr.Take(); ok {
-		p.print(res)
-	}
-}
-
-// end prints the empty result when nothing was printed.
-func (p *voskPrinter) end() {
-	if p.printed == 0 {
-		p.print(p.tr.Final())
-	}
-}
-
-func (p *voskPrinter) print(res vosk.Result) {
-	res.File = p.file
-	b, _ := json.Marshal(res)
-	fmt.Fprintln(p.w, string(b))
-	p.printed++
-}
-
 // streamRecognizer hears a recording as the live pipeline hears a stream
 // and returns every result, so the utterances the endpointer cut can be
 // printed one by one; it is engine.NewLiveRecognizer's recogniser,
@@ -90,6 +50,11 @@ func newStreamRecognizer(m *engine.Model) (streamRecognizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return streamsOf(start), nil
+}
+
+// streamsOf is the streamRecognizer of streams start starts.
+func streamsOf(start engine.StreamStarter) streamRecognizer {
 	return func(samples []float32, rate int) ([]engine.Result, error) {
 		s, err := start(rate)
 		if err != nil {
@@ -102,7 +67,7 @@ func newStreamRecognizer(m *engine.Model) (streamRecognizer, error) {
 			}
 		}
 		return out, nil
-	}, nil
+	}
 }
 
 // voskResults are the results printVosk prints for a recognition: the

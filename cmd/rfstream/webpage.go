@@ -72,9 +72,9 @@ func pageHosts(addr string, ln net.Listener, extra []string) (hosts []string, an
 }
 
 // startWebPage serves the page on ln, which listenWebPage bound for addr.
-func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Conn, pipeline string, audio frontend.AudioConfig, learnsVoices bool, sockets socketFlags, logw io.Writer) (*webPage, error) {
+func startWebPage(addr string, ln net.Listener, extraHosts []string, nc *nats.Conn, pipeline string, audio frontend.AudioConfig, learnsVoices bool, teach func(voice, word string, samples []float32, rate int) (int, error), sockets socketFlags, logw io.Writer) (*webPage, error) {
 	hosts, anyIP := pageHosts(addr, ln, extraHosts)
-	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: audio.SampleRate, Audio: audio, LearnsVoices: learnsVoices, Hosts: hosts, AnyIP: anyIP, Log: log.New(logw, "", log.LstdFlags),
+	h, err := web.New(nc, web.Config{Pipeline: pipeline, Rate: audio.SampleRate, Audio: audio, LearnsVoices: learnsVoices, Teach: teach, Hosts: hosts, AnyIP: anyIP, Log: log.New(logw, "", log.LstdFlags),
 		MaxSockets: sockets.max, SocketIdle: sockets.idle, SocketMaxSeconds: sockets.maxSeconds})
 	if err != nil {
 		return nil, err

@@ -111,3 +111,8 @@ func PhoneVoicesDir() string { return filepath.Join(DataDir(), "phone-voices") }
 // VoicesDir is where the synthesisers' digit corpora are built (rfstream
 // data voices).
 func VoicesDir() string { return filepath.Join(DataDir(), "voices") }
+
+// TaughtVoicesDir is the voice folder `rfstream enroll` teaches voices in
+// when given no --voices, and where recognize and stream --voice look for
+// them: one folder per model inside.
+func TaughtVoicesDir() string { return filepath.Join(DataDir(), "taught-voices") }

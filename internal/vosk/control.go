@@ -31,6 +31,10 @@ type Config struct {
 	SampleRate int
 	// Words is false when the client asked for no word list.
 	Words bool
+	// Voice names the voice speaking (rfstream's own key, "voice"): a
+	// voice taught to the model (`rfstream enroll`) is heard with what it
+	// was taught, as `stream --voice` hears it. "" when not given.
+	Voice string
 }
 
 // ParseControl reads one text message. Anything but a JSON object holding
@@ -43,6 +47,7 @@ func ParseControl(msg []byte) (Control, error) {
 		Config *struct {
 			SampleRate json.RawMessage `json:"sample_rate"`
 			Words      *bool           `json:"words"`
+			Voice      *string         `json:"voice"`
 		} `json:"config"`
 		EOF   json.RawMessage `json:"eof"`
 		Reset json.RawMessage `json:"reset"`
@@ -60,6 +65,9 @@ func ParseControl(msg []byte) (Control, error) {
 	}
 	if raw.Config != nil {
 		c.Config = &Config{Words: raw.Config.Words == nil || *raw.Config.Words}
+		if raw.Config.Voice != nil {
+			c.Config.Voice = *raw.Config.Voice
+		}
 		if c.Config.SampleRate, err = sampleRate(raw.Config.SampleRate); err != nil {
 			return Control{}, err
 		}

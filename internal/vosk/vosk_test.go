@@ -83,6 +83,7 @@ func TestParseControl(t *testing.T) {
 		{`{"config": {"sample_rate": 8000.0, "words": false, "phrase_list": ["a"], "max_alternatives": 0}}`, Control{Config: &Config{SampleRate: 8000}}},
 		{`{"config": {"sample_rate": "44100"}}`, Control{Config: &Config{SampleRate: 44100, Words: true}}},
 		{`{"config": {}}`, Control{Config: &Config{Words: true}}},
+		{`{"config": {"sample_rate": 8000, "voice": "pat"}}`, Control{Config: &Config{SampleRate: 8000, Words: true, Voice: "pat"}}},
 		{`{"eof" : 1}`, Control{EOF: true}},
 		{`{"eof":true}`, Control{EOF: true}},
 		{`{"reset" : 1}`, Control{Reset: true}},
@@ -105,6 +106,7 @@ func TestParseControl(t *testing.T) {
 		{`{"config": {"sample_rate": "fast"}}`, "whole number"},
 		{`{"config": {"sample_rate": 1e300}}`, "whole number"},
 		{`{"config": 5}`, "want {"},
+		{`{"config": {"voice": 7}}`, "string"},
 		{`{"eof" : 1}` + strings.Repeat(" ", MaxControlBytes), "at most"},
 	} {
 		if _, err := ParseControl([]byte(c.msg)); err == nil || !strings.Contains(err.Error(), c.why) {

@@ -43,6 +43,25 @@ func (s *Server) openStream(prefix, voice string, rate int) (*pipeStream, error)
 	return p, nil
 }
 
+// nameVoice makes a stream that has sent nothing yet name the voice
+// speaking (the Vosk endpoint's "voice" configuration): its audio and
+// results go by the voice's subjects from now on, as openStream's do for
+// a voice named at the start.
+func (p *pipeStream) nameVoice(pipeline, voice string) error {
+	sub, err := p.nc.ChanSubscribe(streaming.ResultSubject(pipeline, voice, p.name), p.results)
+	if err != nil {
+		return err
+	}
+	sub.SetPendingLimits(-1, -1)
+	if err := p.nc.Flush(); err != nil {
+		sub.Unsubscribe()
+		return err
+	}
+	p.sub.Unsubscribe()
+	p.sub, p.subject = sub, streaming.VoiceSubject(pipeline, voice, p.name)
+	return nil
+}
+
 // send publishes s16le PCM, in messages of at most streaming.MaxChunkBytes.
 func (p *pipeStream) send(pcm []byte) error {
 	for len(pcm) > 0 {

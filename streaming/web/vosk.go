@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -152,6 +153,17 @@ func (v *voskStream) configure(ctl vosk.Control) error {
 			return fmt.Errorf("sample_rate %d: want %d-%d Hz", rate, minRate, maxRate)
 		}
 		v.st.rate = rate
+	}
+	if voice := ctl.Config.Voice; voice != "" {
+		if v.started {
+			return errors.New("voice: name the voice before any audio")
+		}
+		if err := streaming.CheckName("voice", voice); err != nil {
+			return err
+		}
+		if err := v.st.nameVoice(v.srv.cfg.Pipeline, voice); err != nil {
+			return err
+		}
 	}
 	v.mu.Lock()
 	v.tr.NoWords = !ctl.Config.Words

@@ -64,6 +64,11 @@ type Config struct {
 	// SocketIdle closes a WebSocket that sends no message for this long,
 	// with the reason (default DefaultSocketIdle).
 	SocketIdle time.Duration
+	// Teach, when set, teaches the voice named voice that samples (mono,
+	// at rate Hz) are the word, and says how many words the voice holds
+	// (POST /api/teach, the page's "Teach my voice"); an error says why the
+	// recording was not learnt. Nil: the page cannot teach.
+	Teach func(voice, word string, samples []float32, rate int) (int, error)
 	// SocketMaxSeconds bounds the audio one WebSocket may carry, in
 	// seconds at its rate: the stream ends there, its final result is
 	// sent and the socket closes with the reason (default
@@ -127,6 +132,7 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET "+VoskPath, s.vosk)
 	s.mux.HandleFunc("POST /api/tag", s.tag)
 	s.mux.HandleFunc("POST /api/forget-voice", s.forgetVoice)
+	s.mux.HandleFunc("POST /api/teach", s.teach)
 	return s, nil
 }
 
@@ -174,7 +180,7 @@ func (s *Server) trusted(r *http.Request) error {
 func (s *Server) config(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"rate": s.cfg.Rate, "pipeline": s.cfg.Pipeline, "max_image_bytes": streaming.MaxImageBytes,
-		"learns_voices": s.cfg.LearnsVoices, "frames": s.cfg.Audio.SampleRate > 0})
+		"learns_voices": s.cfg.LearnsVoices, "frames": s.cfg.Audio.SampleRate > 0, "teaches": s.cfg.Teach != nil})
 }
 
 // streamName is a fresh stream token: a stream name may not be reused
@@ -206,6 +212,47 @@ func (s *Server) forgetVoice(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]bool{"forgotten": forgotten})
 	}
+}
+
+// maxTeachSeconds bounds a recording posted to /api/teach: one word.
+const maxTeachSeconds = 10
+
+// teach teaches the voice ?voice= that the posted recording (16-bit
+// little-endian mono PCM at ?rate= Hz) is the word ?word= (Config.Teach):
+// 200 with {"taught": words the voice holds}, 400 with the reason when the
+// request or the recording is refused, 404 when the page cannot teach.
+func (s *Server) teach(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Teach == nil {
+		http.Error(w, "this server does not teach voices (serve --voices DIR with the connected model does)", http.StatusNotFound)
+		return
+	}
+	q := r.URL.Query()
+	voice, word := q.Get("voice"), q.Get("word")
+	rate, err := strconv.Atoi(q.Get("rate"))
+	if err == nil {
+		err = streaming.CheckName("voice", voice)
+	}
+	if err == nil && (rate < minRate || rate > maxRate) {
+		err = fmt.Errorf("rate %d: want %d-%d Hz", rate, minRate, maxRate)
+	}
+	var pcm []byte
+	if err == nil {
+		pcm, err = io.ReadAll(http.MaxBytesReader(w, r.Body, int64(2*maxTeachSeconds*rate)))
+	}
+	var samples []float32
+	if err == nil {
+		samples, err = streaming.DecodePCM(pcm[:len(pcm)&^1], streaming.EncS16)
+	}
+	var taught int
+	if err == nil {
+		taught, err = s.cfg.Teach(voice, word, samples, rate)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]int{"taught": taught})
 }
 
 // tag publishes one posted image and answers with its tags message.

@@ -3,7 +3,7 @@
 'use strict';
 const $ = (id) => document.getElementById(id);
 let cfg = { rate: 8000 };
-const configured = fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidden = !c.learns_voices; })
+const configured = fetch('api/config').then((r) => r.json()).then((c) => { cfg = c; $('voice').hidden = !c.learns_voices; $('teach-row').hidden = !c.teaches; })
   .catch((err) => { $('audio-error').textContent = `configuration: ${err.message || err}`; });
 
 // The voice this browser speaks with. Every recording names it, so the
@@ -215,6 +215,78 @@ async function stop() {
   $('start').disabled = false;
 }
 
+// Teaching the voice (POST /api/teach): the ten digits in a random order
+// (?prompts=a,b,… gives others, in order), each shown for teachSeconds
+// while the microphone runs without a break; each prompt's stretch of
+// samples (cut by count, so the stretches follow the audio exactly) is
+// posted as that word. A refused one (too quiet, clipped, …) is asked
+// again at the end, up to three times. Later recordings name the same
+// voice, so the server hears them as taught.
+const teachSeconds = 2.5;
+async function teach() {
+  await configured;
+  const voice = voiceName(false);
+  if (!voice) { $('teach-status').textContent = 'this browser keeps no voice name (storage refused)'; return; }
+  const given = new URLSearchParams(location.search).get('prompts');
+  let prompts = given ? given.split(',') : ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
+  if (!given) for (let i = prompts.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [prompts[i], prompts[j]] = [prompts[j], prompts[i]]; }
+  $('teach').disabled = $('start').disabled = true;
+  const ctx = new AudioContext();
+  let stream;
+  const chunks = []; let have = 0; let wake = null;
+  try {
+    [stream] = await Promise.all([
+      navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } }),
+      ctx.audioWorklet.addModule('worklet.js')]);
+    const node = new AudioWorkletNode(ctx, 'pcm-resampler', { processorOptions: { rate: cfg.rate } });
+    node.port.onmessage = (e) => {
+      const c = new Int16Array(e.data);
+      let sq = 0; for (const v of c) sq += v * v;
+      $('meter-bar').style.width = `${Math.min(100, 100 * Math.sqrt(sq / Math.max(c.length, 1)) / 8000)}%`;
+      chunks.push(c); have += c.length;
+      if (wake) wake();
+    };
+    ctx.createMediaStreamSource(stream).connect(node);
+    node.connect(ctx.destination);
+  } catch (err) {
+    ctx.close();
+    $('teach').disabled = $('start').disabled = false;
+    $('teach-status').textContent = `microphone: ${err.message || err}`;
+    return;
+  }
+  const take = async (n) => { // the next n samples of the microphone
+    while (have < n) await new Promise((r) => { wake = r; });
+    wake = null;
+    const out = new Int16Array(n); let at = 0;
+    while (at < n) {
+      const c = chunks[0]; const k = Math.min(c.length, n - at);
+      out.set(c.subarray(0, k), at); at += k;
+      if (k === c.length) chunks.shift(); else chunks[0] = c.subarray(k);
+    }
+    have -= n;
+    return out;
+  };
+  let learnt = 0; const tries = {};
+  for (let i = 0; i < prompts.length; i++) {
+    const word = prompts[i];
+    setState('listening', `say ${word === '0' ? '0 (zero)' : word}`);
+    const pcm = await take(Math.round(teachSeconds * cfg.rate));
+    const r = await fetch(`api/teach?voice=${voice}&word=${encodeURIComponent(word)}&rate=${cfg.rate}`, { method: 'POST', body: pcm.buffer });
+    if (r.ok) { learnt++; continue; }
+    const why = (await r.text()).trim();
+    tries[word] = (tries[word] || 0) + 1;
+    $('teach-status').textContent = `"${word}": ${why}` + (tries[word] < 3 ? '; it will be asked again' : '');
+    if (tries[word] < 3) prompts.push(word);
+  }
+  stream.getTracks().forEach((t) => t.stop());
+  await ctx.close();
+  $('meter-bar').style.width = '0';
+  setState('idle');
+  $('teach-status').textContent = `Learnt ${learnt} word${learnt === 1 ? '' : 's'} of your voice.`;
+  $('teach').disabled = $('start').disabled = false;
+}
+
+$('teach').onclick = teach;
 $('start').onclick = start;
 $('stop').onclick = stop;
 // Forgetting asks the server to drop what it learnt of this voice (and its

@@ -1,0 +1,97 @@
+package classifier
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rfstream/rfstream/internal/linalg"
+)
+
+// RefitToward's dual solution equals the primal one,
+// (zᵀz + μI)⁻¹(zᵀY + μW0), and it pulls the rows' decisions to their labels.
+func TestRefitTowardMatchesThePrimalSolution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, d, classes = 7, 12, 3
+	z := linalg.NewGeneral32(n, d)
+	for i := range z.Data {
+		z.Data[i] = float32(rng.NormFloat64())
+	}
+	w0 := &RLS{Dim: d, Classes: classes, Lambda: 1, W: linalg.NewGeneral32(d, classes)}
+	for i := range w0.W.Data {
+		w0.W.Data[i] = float32(rng.NormFloat64())
+	}
+	labels := []int{0, 1, 2, 0, 1, 2, 0}
+	const relMu = 0.05
+	got, err := RefitToward(w0, z, labels, relMu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zm := mat.NewDense(n, d, nil)
+	trace := 0.0
+	for i := range n {
+		for j := range d {
+			v := float64(z.Data[i*d+j])
+			zm.Set(i, j, v)
+			trace += v * v
+		}
+	}
+	mu := relMu * trace / n
+	var a mat.Dense
+	a.Mul(zm.T(), zm)
+	for i := range d {
+		a.Set(i, i, a.At(i, i)+mu)
+	}
+	b := mat.NewDense(d, classes, nil)
+	for i := range d {
+		for c := range classes {
+			b.Set(i, c, mu*float64(w0.W.Data[i*classes+c]))
+		}
+	}
+	for i := range n {
+		for c := range classes {
+			y := -1.0
+			if labels[i] == c {
+				y = 1
+			}
+			for j := range d {
+				b.Set(j, c, b.At(j, c)+zm.At(i, j)*y)
+			}
+		}
+	}
+	var want mat.Dense
+	if err := want.Solve(&a, b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range d {
+		for c := range classes {
+			if g, w := float64(got.W.Data[i*classes+c]), want.At(i, c); math.Abs(g-w) > 1e-4*(1+math.Abs(w)) {
+				t.Fatalf("W[%d][%d] = %v, the primal solution gives %v", i, c, g, w)
+			}
+		}
+	}
+	for i, p := range got.Predict(z) {
+		if p != labels[i] {
+			t.Errorf("row %d decided %d after the refit, labelled %d", i, p, labels[i])
+		}
+	}
+}
+
+func TestRefitTowardRefusesBadInput(t *testing.T) {
+	w0 := &RLS{Dim: 2, Classes: 2, W: linalg.NewGeneral32(2, 2)}
+	z := linalg.NewGeneral32(1, 2)
+	z.Data[0] = 1
+	for name, call := range map[string]func() error{
+		"no rows":   func() error { _, err := RefitToward(w0, linalg.NewGeneral32(0, 2), nil, 1); return err },
+		"bad label": func() error { _, err := RefitToward(w0, z, []int{2}, 1); return err },
+		"width":     func() error { _, err := RefitToward(w0, linalg.NewGeneral32(1, 3), []int{0}, 1); return err },
+		"mu":        func() error { _, err := RefitToward(w0, z, []int{0}, 0); return err },
+		"zero rows": func() error { _, err := RefitToward(w0, linalg.NewGeneral32(1, 2), []int{0}, 1); return err },
+	} {
+		if call() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

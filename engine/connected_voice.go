@@ -1,0 +1,396 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/rfstream/rfstream/classifier"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/features"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/linalg"
+)
+
+// ConnectedVoice is a voice taught to a connected model: the recordings it
+// was taught (their frames and the classes a forced alignment to the
+// known word gave them) and the recogniser whose frame read-out is refitted
+// to them (Connected). Only models with an RLS read-out can be taught.
+type ConnectedVoice struct {
+	// Pull is how near the model's read-out the voice's is kept
+	// (classifier.RefitToward's relMu; ConnectedTeachPull unless set,
+	// before teaching).
+	Pull    float64
+	c       *Connected
+	frames  []blas32.General // each taught recording's input frames
+	classes [][]int          // their aligned classes
+	labels  []string         // the word each said
+	adapted *Connected
+}
+
+// NewVoice starts a voice the model has not been taught.
+func (c *Connected) NewVoice() (*ConnectedVoice, error) {
+	if c.Input.Classifier != "rls" {
+		return nil, fmt.Errorf("rfstream: a voice can be taught to a model with an RLS read-out; this one's is %s", c.Input.Classifier)
+	}
+	return &ConnectedVoice{c: c, Pull: ConnectedTeachPull}, nil
+}
+
+// Fingerprint is the hex SHA-256 of the model's encoding: what a voice
+// file names its model by.
+func (c *Connected) Fingerprint() (string, error) { return c.print.of(c.Model) }
+
+// VoicePath is where a voice of this model named name is kept under dir:
+// in the model's own folder, as for word models (WordClassifier.VoicePath).
+func (c *Connected) VoicePath(dir, name string) (string, error) {
+	model, err := c.Fingerprint()
+	if err != nil {
+		return "", err
+	}
+	return voicePathIn(dir, model, name), nil
+}
+
+// Connected is the recogniser to use for the voice: the model with its
+// read-out refitted to what the voice was taught, or the model itself
+// before any teaching.
+func (v *ConnectedVoice) Connected() *Connected {
+	if v.adapted == nil {
+		return v.c
+	}
+	return v.adapted
+}
+
+// Recognizer hears whole recordings of the voice as NewRecognizer hears
+// them with the model (the live pipeline's way), with the voice's
+// recogniser.
+func (v *ConnectedVoice) Recognizer() Recognizer {
+	return liveRecognizer{start: connectedStarter(v.Connected(), true)}
+}
+
+// NewStream starts a live stream of the voice at rate Hz, as a stream of
+// the model (NewConnectedStream with its default segmentation).
+func (v *ConnectedVoice) NewStream(rate int) (Stream, error) {
+	return connectedStarter(v.Connected(), false)(rate)
+}
+
+// Taught is the number of recordings the voice was taught.
+func (v *ConnectedVoice) Taught() int { return len(v.labels) }
+
+// Words are the words taught, in order.
+func (v *ConnectedVoice) Words() []string { return append([]string(nil), v.labels...) }
+
+// Teach teaches the voice a recording of the word label: its frames are
+// aligned to the word's states (between optional silences) by the voice's
+// recogniser as it stands, and the read-out is refitted to every frame
+// taught so far. A label the model does not have is refused by name; a
+// recording too short for the word's states is refused too.
+func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
+	w, err := teachableLabel(v.c.Model.Labels, label)
+	if err != nil {
+		return err
+	}
+	if len(v.labels) >= MaxTaught {
+		return fmt.Errorf("rfstream: the voice has been taught %d recordings, the most it takes", MaxTaught)
+	}
+	now := v.Connected()
+	if a.Rate != now.Input.Audio.SampleRate {
+		if a, err = frontend.Resample(a, now.Input.Audio.SampleRate); err != nil {
+			return err
+		}
+	}
+	lead, trail, err := now.edgeSilence(a.Samples)
+	if err != nil {
+		return err
+	}
+	a = padWithBackground(a, max(0, teachPadSeconds-lead), max(0, teachPadSeconds-trail), uint64(len(v.labels)))
+	x, err := now.Frames(a)
+	if err != nil {
+		return err
+	}
+	classes, err := now.alignTaught(a.Samples, x, w)
+	if err != nil {
+		return fmt.Errorf("rfstream: aligning the recording to %q: %w", label, err)
+	}
+	if err := v.refit(append(v.frames, x), append(v.classes, classes)); err != nil {
+		return err
+	}
+	v.frames, v.classes, v.labels = append(v.frames, x), append(v.classes, classes), append(v.labels, label)
+	return nil
+}
+
+// A taught recording gets its own background (frontend.EstimateBackground)
+// added before and after its word where it has less than teachPadSeconds
+// of silence there, so the silence states learn the voice's pauses too: a
+// recording cut tight to its word taught the read-out none, and the
+// voice's recogniser then heard words in the pauses of its strings (a real
+// voice's clips: "8 0" for a "0" with silence around it). Padding every
+// recording, even those with silence enough, cost the synthetic voices'
+// whole strings 8.6 points of WER (experiments/journal/enrol.md).
+const teachPadSeconds = 0.3
+
+// edgeSilence is how many seconds of samples (at the model's rate) come
+// before and after its word (frontend.SpeechRegion on the frames' energy).
+func (c *Connected) edgeSilence(samples []float32) (lead, trail float64, err error) {
+	energy, err := c.frameEnergy(samples)
+	if err != nil || len(energy) == 0 {
+		return 0, 0, err
+	}
+	start, end := frontend.SpeechRegion(energy, teachMarginDB)
+	hop := c.Input.Audio.HopMs / 1000
+	return float64(start) * hop, float64(len(energy)-end) * hop, nil
+}
+
+// frameEnergy is the log energy of each of the model's frames of samples.
+func (c *Connected) frameEnergy(samples []float32) ([]float64, error) {
+	meter, err := frontend.NewEnergyMeter(c.Input.Audio)
+	if err != nil {
+		return nil, err
+	}
+	meter.Push(samples)
+	meter.Flush()
+	meter.Pop()
+	return meter.PopEnergy(), nil
+}
+
+// padWithBackground returns a with lead and trail seconds of noise like
+// its quietest stretches before and after it, drawn with seed.
+func padWithBackground(a *frontend.Audio, lead, trail float64, seed uint64) *frontend.Audio {
+	if lead == 0 && trail == 0 {
+		return a
+	}
+	bg := frontend.EstimateBackground(a.Samples, a.Rate)
+	rng := rand.New(rand.NewPCG(seed, 0x706164))
+	out := append(bg.Noise(int(lead*float64(a.Rate)), rng), a.Samples...)
+	return &frontend.Audio{Rate: a.Rate, Samples: append(out, bg.Noise(int(trail*float64(a.Rate)), rng)...)}
+}
+
+// teachMarginDB is how far below a taught recording's loud level its
+// word may go (frontend.SpeechRegion), as the word models' default.
+const teachMarginDB = 35
+
+// alignTaught labels the frames x of a recording of word w with classes:
+// the frames of its speech region (by energy, as the word models find a
+// word) are force-aligned to the word's states, the rest split over the
+// silence states. The region is found without the model, because a voice
+// the model has not learnt is what it hears worst: aligned freely, its
+// word went to silence but for a few frames.
+func (c *Connected) alignTaught(samples []float32, x blas32.General, w int) ([]int, error) {
+	energy, err := c.frameEnergy(samples)
+	if err != nil {
+		return nil, err
+	}
+	if len(energy) != x.Rows {
+		return nil, fmt.Errorf("%d energies for %d frames", len(energy), x.Rows)
+	}
+	start, end := frontend.SpeechRegion(energy, teachMarginDB)
+	unit := c.words[w]
+	labels, err := decode.BootstrapLabels(x.Rows, start, end, []decode.Unit{unit}, c.sil)
+	if err != nil {
+		return nil, err
+	}
+	ll := linalg.Rows32(c.LogLikelihoods(x), start, end)
+	al, err := decode.Align([]decode.Unit{unit}, nil, ll, decode.LinearConfig{NoEdgeSilence: true, NoInnerSilence: true}, c.options())
+	if err != nil {
+		return labels, nil // too few frames to align: the uniform split stands
+	}
+	copy(labels[start:end], al.Classes)
+	return labels, nil
+}
+
+// refit refits the model's read-out to the given frames and classes and
+// makes it the voice's recogniser.
+func (v *ConnectedVoice) refit(frames []blas32.General, classes [][]int) error {
+	n := 0
+	for _, f := range frames {
+		n += f.Rows
+	}
+	if n > classifier.MaxTowardRows {
+		return fmt.Errorf("rfstream: the voice's taught recordings hold %d frames, more than the %d it can learn from", n, classifier.MaxTowardRows)
+	}
+	x := linalg.NewGeneral32(n, v.c.Input.Audio.Dim())
+	labels := make([]int, 0, n)
+	row := 0
+	for i, f := range frames {
+		for r := range f.Rows {
+			copy(linalg.Row32(x, row), linalg.Row32(f, r))
+			row++
+		}
+		labels = append(labels, classes[i]...)
+	}
+	r, err := classifier.RefitToward(v.c.Model.RLS, features.Apply(v.c.Map, x, 0), labels, v.Pull)
+	if err != nil {
+		return err
+	}
+	cc := *v.c
+	cc.post = classifier.NewPackedCalibratedRLS(r, v.c.Input.Temperature)
+	v.adapted = &cc
+	return nil
+}
+
+// A connected voice file: the envelope, a JSON header naming the model by
+// its fingerprint and the taught words with their frame counts, then each
+// recording's frames (float32) and aligned classes (int32), little-endian.
+// The read-out is not stored: refitting it on loading costs a solve the
+// size of the taught frames.
+var connectedVoiceFile = envelope{magic: [8]byte{'R', 'F', 'S', 'C', 'V', 'O', 'I', 'C'}, what: "connected voice file", corrupt: ErrCorruptVoice}
+
+const connectedVoiceVersion = 1
+
+type connectedVoiceHeader struct {
+	Model  string   `json:"model"`
+	Dim    int      `json:"dim"`
+	Words  []string `json:"words"`
+	Frames []int    `json:"frames"`
+}
+
+// WriteTo encodes the voice.
+func (v *ConnectedVoice) WriteTo(w io.Writer) (int64, error) {
+	model, err := v.c.Fingerprint()
+	if err != nil {
+		return 0, err
+	}
+	h := connectedVoiceHeader{Model: model, Dim: v.c.Input.Audio.Dim(), Words: v.labels, Frames: make([]int, len(v.frames))}
+	for i, f := range v.frames {
+		h.Frames[i] = f.Rows
+	}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return 0, err
+	}
+	var buf bytes.Buffer
+	connectedVoiceFile.begin(&buf, connectedVoiceVersion, hj)
+	for i, f := range v.frames {
+		for r := range f.Rows {
+			binary.Write(&buf, binary.LittleEndian, linalg.Row32(f, r))
+		}
+		cl := make([]int32, len(v.classes[i]))
+		for j, c := range v.classes[i] {
+			cl[j] = int32(c)
+		}
+		binary.Write(&buf, binary.LittleEndian, cl)
+	}
+	connectedVoiceFile.seal(&buf)
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
+}
+
+// ReadVoice decodes a voice WriteTo wrote for this model and refits its
+// read-out. A file of another model is refused (ErrOtherModel), naming
+// both.
+func (c *Connected) ReadVoice(b []byte) (*ConnectedVoice, error) {
+	var h connectedVoiceHeader
+	_, data, err := connectedVoiceFile.open(b, func(ver uint32) error {
+		if ver != connectedVoiceVersion {
+			return fmt.Errorf("connected voice file format version %d; this build reads version %d", ver, connectedVoiceVersion)
+		}
+		return nil
+	}, &h)
+	if err != nil {
+		if bytes.HasPrefix(b, voiceFile.magic[:]) {
+			return nil, fmt.Errorf("%w: a word model's voice file, read with a connected model", ErrOtherModel)
+		}
+		return nil, err
+	}
+	model, err := c.Fingerprint()
+	if err != nil {
+		return nil, err
+	}
+	if h.Model != model {
+		return nil, fmt.Errorf("%w (model %.12s…, this one is %.12s…)", ErrOtherModel, h.Model, model)
+	}
+	dim := c.Input.Audio.Dim()
+	if h.Dim != dim || len(h.Words) != len(h.Frames) || len(h.Words) > MaxTaught {
+		return nil, fmt.Errorf("%w: %d words with %d frame counts of %d values (the model's frames have %d)", ErrCorruptVoice, len(h.Words), len(h.Frames), h.Dim, dim)
+	}
+	want := 0
+	for _, n := range h.Frames {
+		if n <= 0 || n > classifier.MaxTowardRows {
+			return nil, fmt.Errorf("%w: a recording of %d frames", ErrCorruptVoice, n)
+		}
+		want += n * (4*dim + 4)
+	}
+	if len(data) != want {
+		return nil, fmt.Errorf("%w: %d bytes of values, the header needs %d", ErrCorruptVoice, len(data), want)
+	}
+	v, err := c.NewVoice()
+	if err != nil {
+		return nil, err
+	}
+	r := bytes.NewReader(data)
+	for i, n := range h.Frames {
+		if _, err := teachableLabel(c.Model.Labels, h.Words[i]); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+		}
+		f := linalg.NewGeneral32(n, dim)
+		binary.Read(r, binary.LittleEndian, f.Data)
+		for _, x := range f.Data {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("%w: a frame value is %v", ErrCorruptVoice, x)
+			}
+		}
+		cl32 := make([]int32, n)
+		binary.Read(r, binary.LittleEndian, cl32)
+		cl := make([]int, n)
+		for j, k := range cl32 {
+			if k < 0 || int(k) >= c.classes {
+				return nil, fmt.Errorf("%w: frame class %d of %d", ErrCorruptVoice, k, c.classes)
+			}
+			cl[j] = int(k)
+		}
+		v.frames, v.classes = append(v.frames, f), append(v.classes, cl)
+	}
+	v.labels = h.Words
+	if len(v.frames) > 0 {
+		if err := v.refit(v.frames, v.classes); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// LoadVoice reads the voice kept at path (ReadVoice); when there is no
+// file the error wraps fs.ErrNotExist.
+func (c *Connected) LoadVoice(path string) (*ConnectedVoice, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.ReadVoice(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// LoadTaughtVoice reads the voice named name that the connected model m
+// was taught in the voice folder dir (`rfstream enroll`); a voice never
+// taught to m is an error that says how to teach it.
+func LoadTaughtVoice(m *Model, dir, name string) (*ConnectedVoice, error) {
+	c, err := NewConnected(m)
+	if err != nil {
+		return nil, err
+	}
+	path, err := c.VoicePath(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.LoadVoice(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("voice %q has not been taught to this model (nothing in %s): rfstream enroll --voice %s", name, filepath.Dir(path), name)
+	}
+	return v, err
+}
+
+// Save writes the voice to path through a temporary file renamed over it
+// (as VoiceSession.Save does).
+func (v *ConnectedVoice) Save(path string) error { return saveAtomically(path, v) }

@@ -1,0 +1,495 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rfstream/rfstream/augment"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/frontend"
+	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
+	"github.com/rfstream/rfstream/internal/recipes"
+)
+
+func init() {
+	cli.RegisterTask(&cli.Task{Name: "enroll", Summary: "teaching a voice ten words (rfstream enroll): isolated accuracy and connected WER of the rest of each held-out voice, before and after",
+		Eval: evalEnrol})
+}
+
+// enrolVoice is one voice of an enrolment evaluation: what it is taught
+// and what is scored.
+type enrolVoice struct {
+	name  string
+	teach []datasets.Recording // one per digit
+	// isolated are scored with the taught voice (digits alone); strings
+	// too (connected WER).
+	isolated []datasets.Recording
+	strings  []heldString
+	// folds, when set, replace teach and isolated: each teaches every
+	// recording but one and scores that one (a voice with one take per
+	// digit).
+	folds bool
+	words *engine.WordClassifier // the word model for this voice (trained without it)
+}
+
+// enrolScore is one voice's figures before and after teaching: counts,
+// and the percentages (finish) computed from them.
+type enrolScore struct {
+	Voice  string `json:"voice"`
+	Set    string `json:"set"`
+	Taught int    `json:"taught"`
+	// Refused are the recordings to teach that CheckTeachable refused
+	// (enroll would ask for them again), with why.
+	Refused  []string `json:"refused,omitempty"`
+	Isolated int      `json:"isolated"`
+	// Right decisions of the word model and the connected one on the
+	// recordings scored alone, before and after teaching.
+	WordOK     [2]int `json:"word_right"`
+	ConnOK     [2]int `json:"connected_right"`
+	Strings    int    `json:"strings"`
+	StringRef  int    `json:"string_words"`
+	StringErrs [2]int `json:"string_errors"`
+
+	WordAcc [2]float64 `json:"word_acc"`
+	ConnAcc [2]float64 `json:"connected_acc"`
+	WER     [2]float64 `json:"wer"`
+}
+
+func (s *enrolScore) finish() {
+	for k := range 2 {
+		s.WordAcc[k] = 100 * float64(s.WordOK[k]) / float64(max(s.Isolated, 1))
+		s.ConnAcc[k] = 100 * float64(s.ConnOK[k]) / float64(max(s.Isolated, 1))
+		s.WER[k] = 100 * float64(s.StringErrs[k]) / float64(max(s.StringRef, 1))
+	}
+}
+
+// poolEnrol adds up every voice's counts.
+func poolEnrol(vs []enrolScore) enrolScore {
+	p := enrolScore{Voice: "all"}
+	for _, v := range vs {
+		p.Set, p.Isolated, p.Strings, p.StringRef = v.Set, p.Isolated+v.Isolated, p.Strings+v.Strings, p.StringRef+v.StringRef
+		for k := range 2 {
+			p.WordOK[k] += v.WordOK[k]
+			p.ConnOK[k] += v.ConnOK[k]
+			p.StringErrs[k] += v.StringErrs[k]
+		}
+	}
+	p.finish()
+	return p
+}
+
+// writeEnrolTable prints one run: a line per voice and the pooled one.
+func writeEnrolTable(w io.Writer, r enrolRun) {
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.Scored)
+	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
+	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
+		wer := "-"
+		if v.StringRef > 0 {
+			wer = fmt.Sprintf("%5.1f → %5.1f", v.WER[0], v.WER[1])
+		}
+		fmt.Fprintf(w, "%-28s %6d %8d  %5.1f → %5.1f     %5.1f → %5.1f     %s\n", v.Voice, v.Taught, v.Isolated, v.WordAcc[0], v.WordAcc[1], v.ConnAcc[0], v.ConnAcc[1], wer)
+	}
+}
+
+type enrolRun struct {
+	Set           string       `json:"set"`
+	Scored        string       `json:"scored"`
+	ConnectedPull float64      `json:"connected_pull"`
+	WordPull      float64      `json:"word_pull"`
+	Voices        []enrolScore `json:"voices"`
+	Pooled        enrolScore   `json:"pooled"`
+}
+
+func evalEnrol(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("eval enroll", "[flags]", stderr)
+	sets := fs.String("sets", "real", "voice sets, comma-separated: synth (flite and festival voices of rfstream data voices: the tuning set), real (the five voices of ../shared/voices, scored on shifted copies of their digits), real-loo (the same, leave-one-digit-out), fsdd (FSDD's six, each with a word model trained without it)")
+	cpulls := fs.String("connected-pull", fmt.Sprint(engine.ConnectedTeachPull), "the connected model's pulls toward its read-out to try, comma-separated")
+	wpulls := fs.String("word-pull", fmt.Sprint(engine.WordTeachPull), "the word model's pulls to try, comma-separated")
+	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
+	jsonOut := fs.String("json", "", "write the results as JSON here")
+	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	cp, err := floatList(*cpulls)
+	if err != nil {
+		return err
+	}
+	wp, err := floatList(*wpulls)
+	if err != nil {
+		return err
+	}
+	connModel, err := defaults.Speech(stderr)
+	if err != nil {
+		return err
+	}
+	wordModel, err := defaults.Adaptable(stderr)
+	if err != nil {
+		return err
+	}
+	conn, err := engine.NewConnected(connModel)
+	if err != nil {
+		return err
+	}
+	words, err := engine.NewWordClassifier(wordModel)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "rfstream-eval-enrol-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var runs []enrolRun
+	for _, set := range strings.Split(*sets, ",") {
+		voices, scored, err := enrolVoices(set, *seed, words, tmp, stderr)
+		if err != nil {
+			return err
+		}
+		for _, c := range cp {
+			for _, w := range wp {
+				run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w}
+				for _, v := range voices {
+					s, err := scoreEnrolment(conn, v, c, w, *which)
+					if err != nil {
+						return fmt.Errorf("%s: %w", v.name, err)
+					}
+					s.Set = set
+					run.Voices = append(run.Voices, s)
+					fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+						set, v.name, c, w, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+				}
+				run.Pooled = poolEnrol(run.Voices)
+				runs = append(runs, run)
+				writeEnrolTable(stdout, run)
+			}
+		}
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(runs, "", "  ")
+		return os.WriteFile(*jsonOut, append(b, '\n'), 0o644)
+	}
+	return nil
+}
+
+func floatList(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) {
+			return nil, fmt.Errorf("pull %q: want a positive number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// enrolVoices lists a set's voices, each with what it is taught and what
+// is scored, and says what is scored.
+func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp string, log io.Writer) ([]enrolVoice, string, error) {
+	switch set {
+	case "synth":
+		var out []enrolVoice
+		for _, name := range []string{"flite", "festival"} {
+			e, err := datasets.EngineByName(name)
+			if err != nil {
+				return nil, "", err
+			}
+			vs, err := datasets.BuildVoiceSet(defaults.VoicesDir(), e, datasets.DefaultVoiceSetOptions(), nil)
+			if err != nil {
+				return nil, "", err
+			}
+			for _, sp := range vs.Speakers {
+				v, err := splitVoice(sp.Name(), speakerRecs(vs.Digits, sp.Name()), seed, words)
+				if err != nil {
+					return nil, "", err
+				}
+				var us []datasets.Utterance
+				for _, u := range vs.Strings {
+					if u.Speaker == sp.Name() {
+						us = append(us, u)
+					}
+				}
+				if v.strings, err = spokenTestStrings(us, 8000); err != nil {
+					return nil, "", err
+				}
+				out = append(out, v)
+			}
+		}
+		return out, "one take of each digit taught (drawn with the seed), the other three takes and the voice's ten spoken strings scored", nil
+	case "real", "real-loo":
+		recs, err := datasets.RealVoiceDigits(defaults.RealVoicesDir())
+		if err != nil {
+			return nil, "", err
+		}
+		var out []enrolVoice
+		for _, rv := range datasets.RealVoices() {
+			var digits []datasets.Recording
+			for _, r := range speakerRecs(recs, rv.Name) {
+				if r.Label != engine.OhLabel {
+					digits = append(digits, r)
+				}
+			}
+			copies, err := augmentedCopies(digits, filepath.Join(tmp, rv.Name))
+			if err != nil {
+				return nil, "", err
+			}
+			strs, err := joinedTestStrings(copies, 20, seed, 8000)
+			if err != nil {
+				return nil, "", err
+			}
+			if set == "real-loo" {
+				out = append(out, enrolVoice{name: rv.Name, teach: digits, isolated: digits, folds: true, words: words})
+			} else {
+				out = append(out, enrolVoice{name: rv.Name, teach: digits, isolated: copies, strings: strs, words: words})
+			}
+		}
+		if set == "real-loo" {
+			return out, "one take per digit: leave-one-digit-out, nine taught and the tenth scored (pessimistic: the voice is never taught the digit it is scored on, and its read-out leans to the nine it was)", nil
+		}
+		return out, "one take per digit, all ten taught; scored: four pitch/tempo-shifted copies of each (±60 cents, 0.9× and 1.1×) alone, and 20 strings joined from them (optimistic: copies of the taught recordings, not new takes)", nil
+	case "fsdd":
+		all, err := datasets.FSDD(defaults.FSDDDir())
+		if err != nil {
+			return nil, "", err
+		}
+		var out []enrolVoice
+		for _, sp := range datasets.Speakers(all) {
+			path := filepath.Join(defaults.DataDir(), "models", "digits-adaptable-without-"+sp+".rfm")
+			m, err := recipes.AdaptableAt(path, sp, log)
+			if err != nil {
+				return nil, "", err
+			}
+			wc, err := engine.NewWordClassifier(m)
+			if err != nil {
+				return nil, "", err
+			}
+			v, err := splitVoice(sp, speakerRecs(all, sp), seed, wc)
+			if err != nil {
+				return nil, "", err
+			}
+			out = append(out, v)
+		}
+		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model is the shipped one, which trained on every FSDD speaker: its figures here are not of a held-out voice", nil
+	}
+	return nil, "", fmt.Errorf("eval enroll: unknown set %q (synth, real, real-loo, fsdd)", set)
+}
+
+func speakerRecs(recs []datasets.Recording, speaker string) []datasets.Recording {
+	var out []datasets.Recording
+	for _, r := range recs {
+		if r.Speaker == speaker {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// splitVoice draws, with seed, one recording of each digit to teach and
+// leaves the rest to score.
+func splitVoice(name string, recs []datasets.Recording, seed uint64, words *engine.WordClassifier) (enrolVoice, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x656e726f))
+	byDigit := map[string][]int{}
+	for i, r := range recs {
+		byDigit[r.Label] = append(byDigit[r.Label], i)
+	}
+	taught := map[int]bool{}
+	v := enrolVoice{name: name, words: words}
+	for d := range 10 {
+		idx := byDigit[strconv.Itoa(d)]
+		if len(idx) < 2 {
+			return v, fmt.Errorf("voice %s has %d recordings of %d: one to teach and one to score are needed", name, len(idx), d)
+		}
+		i := idx[rng.IntN(len(idx))]
+		taught[i] = true
+		v.teach = append(v.teach, recs[i])
+	}
+	for i, r := range recs {
+		if !taught[i] {
+			v.isolated = append(v.isolated, r)
+		}
+	}
+	return v, nil
+}
+
+// augmentedCopies writes four copies of each recording into dir, shifted
+// ±60 cents in pitch and played 0.9× and 1.1× as fast, and lists them.
+func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recording, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []datasets.Recording
+	for _, r := range recs {
+		a, err := frontend.ReadAudio(r.Path, 8000)
+		if err != nil {
+			return nil, err
+		}
+		for k, pt := range [][2]float64{{-60, 0.9}, {60, 0.9}, {-60, 1.1}, {60, 1.1}} {
+			b, err := augment.PitchTempo(a, pt[0], pt[1])
+			if err != nil {
+				return nil, err
+			}
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d.wav", r.Label, k))
+			f, err := os.Create(p)
+			if err != nil {
+				return nil, err
+			}
+			err = frontend.EncodeWAV16(f, b)
+			if e := f.Close(); err == nil {
+				err = e
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, datasets.Recording{Path: p, Label: r.Label, Speaker: r.Speaker, Take: k})
+		}
+	}
+	return out, nil
+}
+
+// scoreEnrolment teaches v to both models and scores it before and after.
+func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which string) (enrolScore, error) {
+	doConn, doWords := which != "words", which != "connected"
+	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
+	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
+	teachBoth := func(recs []datasets.Recording) (*engine.ConnectedVoice, *engine.VoiceSession, error) {
+		cv, err := conn.NewVoice()
+		if err != nil {
+			return nil, nil, err
+		}
+		cv.Pull = connPull
+		ws := v.words.NewVoiceSession()
+		ws.SelfTrain, ws.TeachPull = false, wordPull
+		for _, r := range recs {
+			a, err := read(r)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := engine.CheckTeachable(a.Samples, a.Rate); err != nil {
+				// enroll would ask again; here the voice is taught one
+				// word fewer.
+				s.Refused = append(s.Refused, fmt.Sprintf("%s: %v", r.Path, err))
+				continue
+			}
+			if doConn {
+				if err := cv.Teach(a, r.Label); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !doWords {
+				continue
+			}
+			x, err := v.words.RawVector(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := ws.Teach(x, r.Label); err != nil {
+				return nil, nil, err
+			}
+		}
+		return cv, ws, nil
+	}
+	plainRec, err := engine.NewRecognizer(conn.Model)
+	if err != nil {
+		return s, err
+	}
+	// isolated scores recordings with both models: a word session's
+	// decision and the connected recogniser's text.
+	isolated := func(recs []datasets.Recording, cv *engine.ConnectedVoice, ws *engine.VoiceSession) error {
+		plain := v.words.NewVoiceSession()
+		plain.SelfTrain = false
+		for _, r := range recs {
+			a, err := read(r)
+			if err != nil {
+				return err
+			}
+			for _, k := range []struct {
+				s  *engine.VoiceSession
+				ok *int
+			}{{plain, &s.WordOK[0]}, {ws, &s.WordOK[1]}} {
+				if !doWords {
+					break
+				}
+				x, err := v.words.RawVector(a)
+				if err != nil {
+					return err
+				}
+				if err := k.s.Normalise(x, false); err != nil {
+					return err
+				}
+				if v.words.ResultOf(k.s.Score(x)).Text == r.Label {
+					*k.ok++
+				}
+			}
+			for _, k := range []struct {
+				rec engine.Recognizer
+				ok  *int
+			}{{plainRec, &s.ConnOK[0]}, {cv.Recognizer(), &s.ConnOK[1]}} {
+				if !doConn {
+					break
+				}
+				res, err := k.rec.Recognize(a.Samples, a.Rate)
+				if err != nil {
+					return err
+				}
+				if res.Text == r.Label {
+					*k.ok++
+				}
+			}
+		}
+		return nil
+	}
+	if v.folds {
+		for i := range v.teach {
+			cv, ws, err := teachBoth(slices.Delete(slices.Clone(v.teach), i, i+1))
+			if err != nil {
+				return s, err
+			}
+			if err := isolated(v.teach[i:i+1], cv, ws); err != nil {
+				return s, err
+			}
+		}
+		s.Taught = len(v.teach) - 1
+	} else {
+		cv, ws, err := teachBoth(v.teach)
+		if err != nil {
+			return s, err
+		}
+		if err := isolated(v.isolated, cv, ws); err != nil {
+			return s, err
+		}
+	}
+	if len(v.strings) > 0 && doConn {
+		cv, _, err := teachBoth(v.teach)
+		if err != nil {
+			return s, err
+		}
+		var before, after decode.ErrorCounts
+		for _, h := range v.strings {
+			for _, k := range []struct {
+				rec engine.Recognizer
+				c   *decode.ErrorCounts
+			}{{plainRec, &before}, {cv.Recognizer(), &after}} {
+				res, err := k.rec.Recognize(h.audio.Samples, h.audio.Rate)
+				if err != nil {
+					return s, err
+				}
+				k.c.Add(h.words, strings.Fields(res.Text))
+			}
+		}
+		s.StringRef = before.Ref
+		s.StringErrs = [2]int{before.Sub + before.Ins + before.Del, after.Sub + after.Ins + after.Del}
+	}
+	s.finish()
+	return s, nil
+}
