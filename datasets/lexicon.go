@@ -202,5 +202,35 @@ func (m MissingWords) String() string {
 	for i, w := range words {
 		parts[i] = fmt.Sprintf("%s ×%d", w, m[w])
 	}
-	return fmt.Sprintf("%d words missing from the lexicon (%d occurrences): %s", len(words), total, strings.Join(parts, ", "))
+	noun := "words"
+	if len(words) == 1 {
+		noun = "word"
+	}
+	return fmt.Sprintf("%d %s missing from the lexicon (%d occurrences): %s", len(words), noun, total, strings.Join(parts, ", "))
+}
+
+// Pronounce lists the words' pronunciations, every variant of every word
+// combined, at most limit of them (the first variants first), so a scorer
+// can compare a phone string with the closest. A word the lexicon lacks
+// is in missing and contributes nothing.
+func (l *Lexicon) Pronounce(words []string, limit int) (prons [][]string, missing []string) {
+	prons = [][]string{{}}
+	for _, w := range words {
+		vs := l.Pronunciations(w)
+		if vs == nil {
+			missing = append(missing, w)
+			continue
+		}
+		var next [][]string
+		for _, p := range prons {
+			for _, v := range vs {
+				if len(next) == max(limit, 1) {
+					break
+				}
+				next = append(next, append(append([]string(nil), p...), v...))
+			}
+		}
+		prons = next
+	}
+	return prons, missing
 }

@@ -116,3 +116,14 @@ func FuzzReadLexicon(f *testing.F) {
 		}
 	})
 }
+
+func TestPronounce(t *testing.T) {
+	l, err := ReadLexicon(strings.NewReader(lexiconFixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prons, missing := l.Pronounce([]string{"a", "zz", "read"}, 3)
+	if len(prons) != 3 || strings.Join(prons[0], " ") != "ah r eh d" || strings.Join(prons[2], " ") != "ey r eh d" || !slices.Equal(missing, []string{"zz"}) {
+		t.Errorf("prons %q, missing %q", prons, missing)
+	}
+}

@@ -49,13 +49,19 @@ type PhoneVoices struct {
 	// model that aligns them (empty: the espeak-ng-only model, trained
 	// first).
 	FirstLabels, AlignModel string
+	// Real is the voices folder (datasets.RealPhoneRecordings) whose
+	// RealSpeakers.Train speakers' recordings train, labelled with the
+	// pronunciations of Lexicon (a file; empty: datasets.DefaultLexiconPath).
+	// Empty: no real speech.
+	Real, Lexicon string
+	RealSpeakers  datasets.RealPhoneSplit
 	// SkipMissing leaves out an engine that is not installed, or FSDD
 	// when it is not found, with a line on the log, instead of failing.
 	SkipMissing bool
 }
 
 // Used says whether the options differ from the espeak-ng corpus alone.
-func (v PhoneVoices) Used() bool { return len(v.Engines) > 0 || len(v.Score) > 0 }
+func (v PhoneVoices) Used() bool { return len(v.Engines) > 0 || len(v.Score) > 0 || v.Real != "" }
 
 // Describe is the recipe in one line, for a model's meta and reports.
 func (v PhoneVoices) Describe() string {
@@ -64,6 +70,9 @@ func (v PhoneVoices) Describe() string {
 		strings.Join(v.Engines, ","), c.Speakers, c.PerSpeaker, c.Cents, c.MaxTempo, c.Seed, v.EspeakPerVoice, v.FSDDPerDigit, v.Augment)
 	if v.FirstLabels != "" && v.FirstLabels != FirstLabelsEngine {
 		s += "; first labels " + v.FirstLabels
+	}
+	if v.Real != "" {
+		s += "; real speakers " + strings.Join(v.realSpeakers().Train, ",") + " with the lexicon's phones"
 	}
 	return s
 }
@@ -130,6 +139,13 @@ func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 	if v.FSDDPerDigit > 0 {
 		n0 := len(d.Train)
 		if err := addFSDDPhones(v, d, log); err != nil {
+			return nil, err
+		}
+		addedSince(n0)
+	}
+	if v.Real != "" {
+		n0 := len(d.Train)
+		if err := addRealPhones(v, d, log); err != nil {
 			return nil, err
 		}
 		addedSince(n0)

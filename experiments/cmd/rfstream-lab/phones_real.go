@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
+	"github.com/rfstream/rfstream/engine"
+	"github.com/rfstream/rfstream/train"
+)
+
+// realPhones are eval phones --real's held-out real speakers: the
+// development speakers (which choose between recipes) and the test
+// speakers (the final figure), with the lexicon's pronunciations.
+type realPhones struct {
+	split  datasets.RealPhoneSplit
+	labels *train.RealPhoneLabels
+}
+
+// loadRealPhones reads the development and test speakers of split from
+// the voices folder root; words the lexicon lacks are reported on log by
+// name and count, and their recordings left out.
+func loadRealPhones(root, lexicon string, split datasets.RealPhoneSplit, log io.Writer) (*realPhones, error) {
+	lex, err := datasets.LoadLexicon(lexicon)
+	if err != nil {
+		return nil, err
+	}
+	l, err := train.LabelRealPhones(root, lex, func(s string) bool { r := split.Role(s); return r == "dev" || r == "test" })
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "phones --real: %d recordings of the held-out real speakers (development %v, test %v); %d left out: %s\n",
+		len(l.Recordings), split.Dev, split.Test, l.Skipped, l.Missing)
+	if len(l.Recordings) == 0 {
+		return nil, fmt.Errorf("phones --real: no recordings of %v or %v in %s", split.Dev, split.Test, root)
+	}
+	return &realPhones{split: split, labels: l}, nil
+}
+
+// realPhoneScore is one model's PER on the held-out real speakers, scored
+// against the closest of the lexicon's pronunciations of each transcript
+// (stress removed; the model's ax counted as ah; silence never scored).
+type realPhoneScore struct {
+	Name       string             `json:"name"`
+	Decoder    string             `json:"decoder"`
+	Dev        train.PhoneScore   `json:"dev"`
+	Test       train.PhoneScore   `json:"test"`
+	PerSpeaker map[string]float64 `json:"per_speaker_per"`
+	Missing    string             `json:"missing_words"`
+	Skipped    int                `json:"skipped_recordings"`
+}
+
+// closestPronunciation is the pronunciation of prons nearest hyp.
+func closestPronunciation(prons [][]string, hyp []string) []string {
+	best, bestErr := prons[0], -1
+	for _, p := range prons {
+		if e := decode.EditDistance(p, hyp).Errors(); bestErr < 0 || e < bestErr {
+			best, bestErr = p, e
+		}
+	}
+	return best
+}
+
+// score recognises every held-out real recording with m and scores it.
+func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScore, []exampleLine, error) {
+	rec, err := engine.NewConnected(m)
+	if err != nil {
+		return realPhoneScore{}, nil, err
+	}
+	l := r.labels
+	paths := make([]string, len(l.Recordings))
+	for i, u := range l.Recordings {
+		paths[i] = u.Path
+	}
+	hyps, _, _, err := recognizeFiles(rec, paths)
+	if err != nil {
+		return realPhoneScore{}, nil, err
+	}
+	counts := map[string]*decode.ErrorCounts{"dev": {}, "test": {}}
+	per := map[string]*decode.ErrorCounts{}
+	n := map[string]int{}
+	var bad []exampleLine
+	for i, u := range l.Recordings {
+		hyp := datasets.FoldToLexicon(hyps[i])
+		ref := closestPronunciation(l.Prons[i], hyp)
+		role := r.split.Role(u.Speaker)
+		counts[role].Add(ref, hyp)
+		n[role]++
+		if per[u.Speaker] == nil {
+			per[u.Speaker] = &decode.ErrorCounts{}
+		}
+		if e := per[u.Speaker].Add(ref, hyp); e.Errors() > 0 && len(bad) < 4 {
+			bad = append(bad, exampleLine{u.Speaker + " " + strings.Join(u.Words, " ") + ": " + strings.Join(ref, " "), strings.Join(hyp, " ")})
+		}
+	}
+	score := func(role string) train.PhoneScore {
+		c := counts[role]
+		return train.PhoneScore{Utterances: n[role], Phones: c.Ref, PER: c.ErrorRate(), Sub: c.Sub, Ins: c.Ins, Del: c.Del}
+	}
+	s := realPhoneScore{Name: name, Decoder: decoder, Dev: score("dev"), Test: score("test"), PerSpeaker: map[string]float64{},
+		Missing: l.Missing.String(), Skipped: l.Skipped}
+	for spk, c := range per {
+		s.PerSpeaker[spk] = c.ErrorRate()
+	}
+	return s, bad, nil
+}
+
+// printRealPhones prints the real speakers' table: development and test
+// PER, then every speaker.
+func printRealPhones(w io.Writer, split datasets.RealPhoneSplit, scores []realPhoneScore) {
+	speakers := append(slices.Clone(split.Dev), split.Test...)
+	sort.SliceStable(speakers, func(i, j int) bool { return split.Role(speakers[i]) < split.Role(speakers[j]) })
+	fmt.Fprintf(w, "real speakers never trained on (PER %% against the lexicon's closest pronunciation; development %s; test %s):\n",
+		strings.Join(split.Dev, ", "), strings.Join(split.Test, ", "))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := "model\tdecoder\tdev PER %\ttest PER %\tsub/ins/del (test)\tphones (test)"
+	for _, s := range speakers {
+		head += "\t" + s
+	}
+	fmt.Fprintln(tw, head)
+	for _, s := range scores {
+		row := fmt.Sprintf("%s\t%s\t%.2f\t%.2f\t%d/%d/%d\t%d", s.Name, s.Decoder, 100*s.Dev.PER, 100*s.Test.PER, s.Test.Sub, s.Test.Ins, s.Test.Del, s.Test.Phones)
+		for _, spk := range speakers {
+			row += fmt.Sprintf("\t%.2f", 100*s.PerSpeaker[spk])
+		}
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+}

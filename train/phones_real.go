@@ -1,0 +1,83 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/rfstream/rfstream/datasets"
+)
+
+// RealPhoneLabels are the real recordings of a voices folder with the
+// lexicon's phones: the words of each, its first pronunciation as its
+// phones and every pronunciation (for scoring against the closest).
+type RealPhoneLabels struct {
+	Recordings []datasets.RealPhoneRecording
+	Phones     [][]string
+	Prons      [][][]string
+	// Missing counts the words the lexicon lacks; a recording with one is
+	// left out (Skipped).
+	Missing datasets.MissingWords
+	Skipped int
+}
+
+// maxScoredPronunciations bounds the pronunciations a transcript is
+// scored against (every variant of every word, combined).
+const maxScoredPronunciations = 64
+
+// LabelRealPhones reads the real recordings of the voices folder root
+// whose speakers keep says, and gives each its lexicon phones.
+func LabelRealPhones(root string, lex *datasets.Lexicon, keep func(speaker string) bool) (*RealPhoneLabels, error) {
+	recs, err := datasets.RealPhoneRecordings(root)
+	if err != nil {
+		return nil, err
+	}
+	l := &RealPhoneLabels{Missing: datasets.MissingWords{}}
+	for _, r := range recs {
+		if !keep(r.Speaker) {
+			continue
+		}
+		phones, missing := lex.Transcribe(r.Words)
+		if len(missing) > 0 || len(phones) == 0 {
+			l.Missing.Add(missing...)
+			l.Skipped++
+			continue
+		}
+		prons, _ := lex.Pronounce(r.Words, maxScoredPronunciations)
+		l.Recordings, l.Phones, l.Prons = append(l.Recordings, r), append(l.Phones, phones), append(l.Prons, prons)
+	}
+	return l, nil
+}
+
+// addRealPhones adds the real training speakers' recordings (v.Real's
+// v.RealSpeakers.Train), labelled with the lexicon's phones; they start
+// flat, as FSDD's words do.
+func addRealPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
+	lex, err := datasets.LoadLexicon(v.Lexicon)
+	if err != nil {
+		return err
+	}
+	split := v.realSpeakers()
+	l, err := LabelRealPhones(v.Real, lex, func(s string) bool { return slices.Contains(split.Train, s) })
+	if err != nil {
+		return err
+	}
+	us := make([]datasets.Utterance, len(l.Recordings))
+	for i, r := range l.Recordings {
+		us[i] = datasets.Utterance{Path: r.Path, Words: l.Phones[i], Speaker: "real:" + r.Speaker}
+	}
+	fmt.Fprintf(log, "phones: %d real recordings of %v with the lexicon's phones (%d left out: %s)\n", len(us), split.Train, l.Skipped, l.Missing)
+	if len(us) == 0 {
+		return fmt.Errorf("phones: no real training recordings of %v in %s", split.Train, v.Real)
+	}
+	d.TrainVoices = append(d.TrainVoices, prefixed("real:", split.Train)...)
+	return addPhoneUtterances(d, us, nil, roleTrain, "real")
+}
+
+// realSpeakers is v.RealSpeakers, or the registered split when unset.
+func (v PhoneVoices) realSpeakers() datasets.RealPhoneSplit {
+	if len(v.RealSpeakers.Train)+len(v.RealSpeakers.Dev)+len(v.RealSpeakers.Test) == 0 {
+		return datasets.DefaultRealPhoneSpeakers
+	}
+	return v.RealSpeakers
+}
