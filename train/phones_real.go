@@ -81,3 +81,35 @@ func (v PhoneVoices) realSpeakers() datasets.RealPhoneSplit {
 	}
 	return v.RealSpeakers
 }
+
+// lexiconLabeller relabels synthesised sentences with a lexicon's phones
+// of their words (PhoneVoices.LexiconLabels).
+type lexiconLabeller struct {
+	lex     *datasets.Lexicon
+	missing datasets.MissingWords
+	skipped int
+}
+
+// relabel gives each utterance the lexicon's phones of its text (textOf
+// its path) and drops its phone times (spans, kept parallel to us, may be
+// nil; a relabelled utterance's are nil); an utterance whose text is unknown or has a word the lexicon
+// lacks is left out and counted.
+func (l *lexiconLabeller) relabel(us []datasets.Utterance, spans [][]datasets.PhoneSpan, textOf func(path string) string) ([]datasets.Utterance, [][]datasets.PhoneSpan) {
+	var out []datasets.Utterance
+	var outSpans [][]datasets.PhoneSpan
+	for _, u := range us {
+		text := textOf(u.Path)
+		phones, missing := l.lex.Transcribe(datasets.TextWords(text))
+		if text == "" || len(missing) > 0 || len(phones) == 0 {
+			l.missing.Add(missing...)
+			l.skipped++
+			continue
+		}
+		u.Words = phones
+		out = append(out, u)
+		if spans != nil {
+			outSpans = append(outSpans, nil)
+		}
+	}
+	return out, outSpans
+}
