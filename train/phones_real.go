@@ -51,7 +51,9 @@ func LabelRealPhones(root string, lex *datasets.Lexicon, keep func(speaker strin
 
 // addRealPhones adds the real training speakers' recordings (v.Real's
 // v.RealSpeakers.Train), labelled with the lexicon's phones; they start
-// flat, as FSDD's words do.
+// flat, as FSDD's words do. Every tenth is held out of the classifier to
+// tune the decoder with the synthetic development voices, so the phone
+// penalty also suits real words said alone.
 func addRealPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
 	lex, err := datasets.LoadLexicon(v.Lexicon)
 	if err != nil {
@@ -62,17 +64,32 @@ func addRealPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	us := make([]datasets.Utterance, len(l.Recordings))
+	var train, tune []datasets.Utterance
 	for i, r := range l.Recordings {
-		us[i] = datasets.Utterance{Path: r.Path, Words: l.Phones[i], Speaker: "real:" + r.Speaker}
+		u := datasets.Utterance{Path: r.Path, Words: l.Phones[i], Speaker: "real:" + r.Speaker}
+		if i%realTuneEvery == realTuneEvery-1 {
+			tune = append(tune, u)
+		} else {
+			train = append(train, u)
+		}
 	}
-	fmt.Fprintf(log, "phones: %d real recordings of %v with the lexicon's phones (%d left out: %s)\n", len(us), split.Train, l.Skipped, l.Missing)
-	if len(us) == 0 {
+	fmt.Fprintf(log, "phones: %d real recordings of %v with the lexicon's phones, %d of them held out for tuning (%d left out: %s)\n",
+		len(l.Recordings), split.Train, len(tune), l.Skipped, l.Missing)
+	if len(train) == 0 {
 		return fmt.Errorf("phones: no real training recordings of %v in %s", split.Train, v.Real)
 	}
 	d.TrainVoices = append(d.TrainVoices, prefixed("real:", split.Train)...)
-	return addPhoneUtterances(d, us, nil, roleTrain, "real")
+	if len(tune) > 0 {
+		d.DevVoices = append(d.DevVoices, prefixed("real:", split.Train)...)
+	}
+	if err := addPhoneUtterances(d, train, nil, roleTrain, "real"); err != nil {
+		return err
+	}
+	return addPhoneUtterances(d, tune, nil, roleDev, "real")
 }
+
+// realTuneEvery: one real training recording in this many tunes instead.
+const realTuneEvery = 10
 
 // realSpeakers is v.RealSpeakers, or the registered split when unset.
 func (v PhoneVoices) realSpeakers() datasets.RealPhoneSplit {

@@ -13,9 +13,14 @@ import (
 	"github.com/rfstream/rfstream/datasets"
 )
 
+// fakeWords are fakeVoicesFolder's GCompris words, in fakeLexicon.
+var fakeWords = []string{"ant", "bee", "cat", "cow", "dog", "elk", "fox", "hen", "owl", "pig"}
+
+const fakeLexicon = "ant AE1 N T\nbee B IY1\ncat K AE1 T\ncow K AW1\ndog D AO1 G\nelk EH1 L K\nfox F AA1 K S\nhen HH EH1 N\nowl AW1 L\npig P IH1 G\n"
+
 // fakeVoicesFolder lays out a voices folder as datasets.RealVoices reads
 // it, every file one espeak-ng word (the layout is under test, not the
-// voices), with GCompris words "cat" and "dog".
+// voices), with the GCompris words fakeWords.
 func fakeVoicesFolder(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -44,8 +49,9 @@ func fakeVoicesFolder(t *testing.T) string {
 			}
 		}
 	}
-	put("gcompris-en/words", "cat")
-	put("gcompris-en/words", "dog")
+	for _, w := range fakeWords {
+		put("gcompris-en/words", w)
+	}
 	return root
 }
 
@@ -60,7 +66,7 @@ func TestEvalPhonesReal(t *testing.T) {
 	t.Setenv("RFSTREAM_DATA", t.TempDir())
 	root := fakeVoicesFolder(t)
 	lex := filepath.Join(t.TempDir(), "lex.dict")
-	dict := "zero Z IH1 R OW0\none W AH1 N\ntwo T UW1\nthree TH R IY1\nfour F AO1 R\nfive F AY1 V\nsix S IH1 K S\nseven S EH1 V AH0 N\neight EY1 T\ncat K AE1 T\ndog D AO1 G\n"
+	dict := "zero Z IH1 R OW0\none W AH1 N\ntwo T UW1\nthree TH R IY1\nfour F AO1 R\nfive F AY1 V\nsix S IH1 K S\nseven S EH1 V AH0 N\neight EY1 T\n" + fakeLexicon
 	if err := os.WriteFile(lex, []byte(dict), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +95,7 @@ func TestEvalPhonesReal(t *testing.T) {
 	if _, trained := r.PerSpeaker["gcompris-words"]; trained {
 		t.Error("a training speaker was scored")
 	}
-	for _, want := range []string{"phones: 2 real recordings of [gcompris-words] with the lexicon's phones", "nine ×5"} {
+	for _, want := range []string{"phones: 10 real recordings of [gcompris-words] with the lexicon's phones, 1 of them held out for tuning", "nine ×5"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, errb.String())
 		}
