@@ -100,6 +100,7 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	losoAll := fs.Bool("loso-all", true, "with --loso: also train on every engine")
 	losoBase := fs.Bool("loso-baseline", true, "with --loso: also train the espeak-ng-only model (the previous default recipe)")
 	saveAll := fs.String("save-all", "", "with --loso: write the all-voices model here")
+	save := fs.String("save", "", "without --loso: write each trained random-map model as PREFIX-loop.rfm (plain phone loop) and PREFIX-bigram.rfm")
 	real := fs.Bool("real", false, "also score every model on the held-out real speakers of --voices (development and test speakers of the registered split, never trained on) against the lexicon's pronunciations")
 	voicesDir := fs.String("voices", defaults.RealVoicesDir(), "with --real: the real voices folder")
 	heldOut := fs.String("loso-held-out", "", "with --loso: train the all-but-one models only for these engines (comma-separated; \"none\": none; empty: every engine)")
@@ -158,6 +159,13 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 				rr := r
 				if err := train.SetPhoneDecoder(o, &mc, d, bigram, &rr, stderr); err != nil {
 					return err
+				}
+				if *save != "" && s.Recipe.Kind != "identity" {
+					path := *save + map[bool]string{false: "-loop.rfm", true: "-bigram.rfm"}[bigram]
+					if err := engine.SaveModel(path, &mc); err != nil {
+						return err
+					}
+					fmt.Fprintf(stderr, "phones: saved %s\n", path)
 				}
 				models = append(models, scored{&mc, rr})
 			}
