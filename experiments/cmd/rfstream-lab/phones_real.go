@@ -20,6 +20,12 @@ import (
 type realPhones struct {
 	split  datasets.RealPhoneSplit
 	labels *train.RealPhoneLabels
+	// lex and finder find words in the recognised phones: the vocabulary
+	// is every word the voices folder says (its GCompris words, digits,
+	// letters, ten–twenty), vocab of them.
+	lex    *datasets.Lexicon
+	finder *decode.PhoneWords
+	vocab  int
 }
 
 // loadRealPhones reads the development and test speakers of split from
@@ -39,7 +45,25 @@ func loadRealPhones(root, lexicon string, split datasets.RealPhoneSplit, log io.
 	if len(l.Recordings) == 0 {
 		return nil, fmt.Errorf("phones --real: no recordings of %v or %v in %s", split.Dev, split.Test, root)
 	}
-	return &realPhones{split: split, labels: l}, nil
+	all, err := datasets.RealPhoneRecordings(root)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var vocab []string
+	for _, r := range all {
+		for _, w := range r.Words {
+			if !seen[w] && lex.Pronunciations(w) != nil {
+				seen[w] = true
+				vocab = append(vocab, w)
+			}
+		}
+	}
+	finder, _, err := train.WordFinderOf(lex, vocab)
+	if err != nil {
+		return nil, err
+	}
+	return &realPhones{split: split, labels: l, lex: lex, finder: finder, vocab: len(vocab)}, nil
 }
 
 // realPhoneScore is one model's PER on the held-out real speakers, scored
@@ -51,8 +75,14 @@ type realPhoneScore struct {
 	Dev        train.PhoneScore   `json:"dev"`
 	Test       train.PhoneScore   `json:"test"`
 	PerSpeaker map[string]float64 `json:"per_speaker_per"`
-	Missing    string             `json:"missing_words"`
-	Skipped    int                `json:"skipped_recordings"`
+	// DevWER and TestWER are the word errors of the words found in the
+	// phones (recognize --words) among Vocabulary words; a homophone of
+	// the transcript's word counts as right.
+	DevWER     float64 `json:"dev_wer"`
+	TestWER    float64 `json:"test_wer"`
+	Vocabulary int     `json:"vocabulary"`
+	Missing    string  `json:"missing_words"`
+	Skipped    int     `json:"skipped_recordings"`
 }
 
 // closestPronunciation is the pronunciation of prons nearest hyp.
@@ -82,6 +112,7 @@ func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScor
 		return realPhoneScore{}, nil, err
 	}
 	counts := map[string]*decode.ErrorCounts{"dev": {}, "test": {}}
+	wordCounts := map[string]*decode.ErrorCounts{"dev": {}, "test": {}}
 	per := map[string]*decode.ErrorCounts{}
 	n := map[string]int{}
 	var bad []exampleLine
@@ -90,6 +121,8 @@ func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScor
 		ref := closestPronunciation(l.Prons[i], hyp)
 		role := r.split.Role(u.Speaker)
 		counts[role].Add(ref, hyp)
+		found, _ := r.finder.Find(hyp)
+		wordCounts[role].Add(u.Words, r.homophonesAsSaid(u.Words, found))
 		n[role]++
 		if per[u.Speaker] == nil {
 			per[u.Speaker] = &decode.ErrorCounts{}
@@ -103,28 +136,57 @@ func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScor
 		return train.PhoneScore{Utterances: n[role], Phones: c.Ref, PER: c.ErrorRate(), Sub: c.Sub, Ins: c.Ins, Del: c.Del}
 	}
 	s := realPhoneScore{Name: name, Decoder: decoder, Dev: score("dev"), Test: score("test"), PerSpeaker: map[string]float64{},
-		Missing: l.Missing.String(), Skipped: l.Skipped}
+		DevWER: wordCounts["dev"].ErrorRate(), TestWER: wordCounts["test"].ErrorRate(), Vocabulary: r.vocab, Missing: l.Missing.String(), Skipped: l.Skipped}
 	for spk, c := range per {
 		s.PerSpeaker[spk] = c.ErrorRate()
 	}
 	return s, bad, nil
 }
 
+// homophonesAsSaid replaces each found word that sounds like a word of
+// the transcript (a pronunciation in common: "b" and "bee") by that word.
+func (r *realPhones) homophonesAsSaid(said, found []string) []string {
+	out := slices.Clone(found)
+	for i, f := range out {
+		for _, w := range said {
+			if f != w && r.soundAlike(f, w) {
+				out[i] = w
+			}
+		}
+	}
+	return out
+}
+
+func (r *realPhones) soundAlike(a, b string) bool {
+	for _, p := range r.lex.Pronunciations(a) {
+		for _, q := range r.lex.Pronunciations(b) {
+			if slices.Equal(p, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // printRealPhones prints the real speakers' table: development and test
 // PER, then every speaker.
 func printRealPhones(w io.Writer, split datasets.RealPhoneSplit, scores []realPhoneScore) {
+	if len(scores) == 0 {
+		return
+	}
 	speakers := append(slices.Clone(split.Dev), split.Test...)
 	sort.SliceStable(speakers, func(i, j int) bool { return split.Role(speakers[i]) < split.Role(speakers[j]) })
-	fmt.Fprintf(w, "real speakers never trained on (PER %% against the lexicon's closest pronunciation; development %s; test %s):\n",
-		strings.Join(split.Dev, ", "), strings.Join(split.Test, ", "))
+	fmt.Fprintf(w, "real speakers never trained on (PER %% against the lexicon's closest pronunciation; WER %% of the words found in the phones among the voices folder's %d words; development %s; test %s):\n",
+		scores[0].Vocabulary, strings.Join(split.Dev, ", "), strings.Join(split.Test, ", "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "model\tdecoder\tdev PER %\ttest PER %\tsub/ins/del (test)\tphones (test)"
+	head := "model\tdecoder\tdev PER %\ttest PER %\tsub/ins/del (test)\tphones (test)\tdev WER %\ttest WER %"
 	for _, s := range speakers {
 		head += "\t" + s
 	}
 	fmt.Fprintln(tw, head)
 	for _, s := range scores {
-		row := fmt.Sprintf("%s\t%s\t%.2f\t%.2f\t%d/%d/%d\t%d", s.Name, s.Decoder, 100*s.Dev.PER, 100*s.Test.PER, s.Test.Sub, s.Test.Ins, s.Test.Del, s.Test.Phones)
+		row := fmt.Sprintf("%s\t%s\t%.2f\t%.2f\t%d/%d/%d\t%d\t%.2f\t%.2f", s.Name, s.Decoder, 100*s.Dev.PER, 100*s.Test.PER, s.Test.Sub, s.Test.Ins, s.Test.Del, s.Test.Phones,
+			100*s.DevWER, 100*s.TestWER)
 		for _, spk := range speakers {
 			row += fmt.Sprintf("\t%.2f", 100*s.PerSpeaker[spk])
 		}

@@ -92,6 +92,11 @@ func TestEvalPhonesReal(t *testing.T) {
 	if len(r.PerSpeaker) != len(split.Dev)+len(split.Test) || r.Test.Phones == 0 || r.Dev.Phones == 0 {
 		t.Errorf("per speaker %v", r.PerSpeaker)
 	}
+	// The vocabulary: the folder's words the lexicon has (nine digit words
+	// and the ten animals).
+	if r.Vocabulary != 19 || r.TestWER < 0 || r.DevWER < 0 {
+		t.Errorf("vocabulary %d, WER %g / %g", r.Vocabulary, r.DevWER, r.TestWER)
+	}
 	if _, trained := r.PerSpeaker["gcompris-words"]; trained {
 		t.Error("a training speaker was scored")
 	}
@@ -102,5 +107,16 @@ func TestEvalPhonesReal(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "real speakers never trained on") {
 		t.Errorf("no real table:\n%s", out.String())
+	}
+}
+
+func TestHomophonesCountAsSaid(t *testing.T) {
+	lex, err := datasets.ReadLexicon(strings.NewReader("b B IY1\nbee B IY1\nsea S IY1\nc S IY1\nd D IY1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &realPhones{lex: lex}
+	if got := r.homophonesAsSaid([]string{"b"}, []string{"bee", "sea", "d"}); strings.Join(got, " ") != "b sea d" {
+		t.Errorf("%q", got)
 	}
 }
