@@ -75,6 +75,9 @@ type realPhoneScore struct {
 	Dev        train.PhoneScore   `json:"dev"`
 	Test       train.PhoneScore   `json:"test"`
 	PerSpeaker map[string]float64 `json:"per_speaker_per"`
+	// DevSpeakers and TestSpeakers are the registered split's.
+	DevSpeakers  []string `json:"dev_speakers"`
+	TestSpeakers []string `json:"test_speakers"`
 	// DevWER and TestWER are the word errors of the words found in the
 	// phones (recognize --words) among Vocabulary words; a homophone of
 	// the transcript's word counts as right.
@@ -136,7 +139,7 @@ func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScor
 		return train.PhoneScore{Utterances: n[role], Phones: c.Ref, PER: c.ErrorRate(), Sub: c.Sub, Ins: c.Ins, Del: c.Del}
 	}
 	s := realPhoneScore{Name: name, Decoder: decoder, Dev: score("dev"), Test: score("test"), PerSpeaker: map[string]float64{},
-		DevWER: wordCounts["dev"].ErrorRate(), TestWER: wordCounts["test"].ErrorRate(), Vocabulary: r.vocab, Missing: l.Missing.String(), Skipped: l.Skipped}
+		DevSpeakers: r.split.Dev, TestSpeakers: r.split.Test, DevWER: wordCounts["dev"].ErrorRate(), TestWER: wordCounts["test"].ErrorRate(), Vocabulary: r.vocab, Missing: l.Missing.String(), Skipped: l.Skipped}
 	for spk, c := range per {
 		s.PerSpeaker[spk] = c.ErrorRate()
 	}
