@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/rfstream/rfstream/datasets"
@@ -55,6 +56,10 @@ func LabelRealPhones(root string, lex *datasets.Lexicon, keep func(speaker strin
 // tune the decoder with the synthetic development voices, so the phone
 // penalty also suits real words said alone.
 func addRealPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
+	if _, err := os.Stat(v.Real); err != nil && v.SkipMissing {
+		fmt.Fprintf(log, "phones: the real speech left out: %v\n", err)
+		return nil
+	}
 	lex, err := datasets.LoadLexicon(v.Lexicon)
 	if err != nil {
 		return err
