@@ -74,3 +74,21 @@ func TestLexiconLabels(t *testing.T) {
 		t.Errorf("%d training, %d test utterances; log:\n%s", len(d.Train), len(d.Test), log.String())
 	}
 }
+
+// A voices folder that is not there: left out with a line when missing
+// parts may be skipped, an error naming it otherwise.
+func TestRealSpeechMissingFolder(t *testing.T) {
+	v := PhoneVoices{Real: filepath.Join(t.TempDir(), "no-voices"), SkipMissing: true}
+	var log strings.Builder
+	d := &PhoneData{}
+	if err := addRealPhones(v, d, &log); err != nil || len(d.Train) != 0 || !strings.Contains(log.String(), "the real speech left out") {
+		t.Fatalf("skipped: %v, %d utterances, log %q", err, len(d.Train), log.String())
+	}
+	v.SkipMissing = false
+	if _, err := os.Stat(datasets.DefaultLexiconPath); err != nil {
+		t.Skip("pocketsphinx-en-us not installed")
+	}
+	if err := addRealPhones(v, d, &log); err == nil || !strings.Contains(err.Error(), "no-voices") {
+		t.Fatalf("not skipped: %v", err)
+	}
+}
