@@ -103,6 +103,7 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	save := fs.String("save", "", "without --loso: write each trained random-map model as PREFIX-loop.rfm (plain phone loop) and PREFIX-bigram.rfm")
 	real := fs.Bool("real", false, "also score every model on the held-out real speakers of --voices (development and test speakers of the registered split, never trained on) against the lexicon's pronunciations")
 	voicesDir := fs.String("voices", defaults.RealVoicesDir(), "with --real: the real voices folder")
+	wordCost := fs.Float64("word-cost", 0, "with --real: the cost of each word the word lookup finds in the phones (0: decode.PhoneWords' default)")
 	heldOut := fs.String("loso-held-out", "", "with --loso: train the all-but-one models only for these engines (comma-separated; \"none\": none; empty: every engine)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -115,6 +116,9 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 		var err error
 		if held, err = loadRealPhones(*voicesDir, o.Voices.Lexicon, datasets.DefaultRealPhoneSpeakers, stderr); err != nil {
 			return err
+		}
+		if *wordCost > 0 {
+			held.finder.WordCost = *wordCost
 		}
 	}
 	d, err := train.LoadPhones(o, stderr)

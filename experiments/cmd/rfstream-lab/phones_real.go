@@ -81,6 +81,7 @@ type realPhoneScore struct {
 	// DevWER and TestWER are the word errors of the words found in the
 	// phones (recognize --words) among Vocabulary words; a homophone of
 	// the transcript's word counts as right.
+	WordCost   float64 `json:"word_cost"`
 	DevWER     float64 `json:"dev_wer"`
 	TestWER    float64 `json:"test_wer"`
 	Vocabulary int     `json:"vocabulary"`
@@ -139,7 +140,7 @@ func (r *realPhones) score(m *engine.Model, name, decoder string) (realPhoneScor
 		return train.PhoneScore{Utterances: n[role], Phones: c.Ref, PER: c.ErrorRate(), Sub: c.Sub, Ins: c.Ins, Del: c.Del}
 	}
 	s := realPhoneScore{Name: name, Decoder: decoder, Dev: score("dev"), Test: score("test"), PerSpeaker: map[string]float64{},
-		DevSpeakers: r.split.Dev, TestSpeakers: r.split.Test, DevWER: wordCounts["dev"].ErrorRate(), TestWER: wordCounts["test"].ErrorRate(), Vocabulary: r.vocab, Missing: l.Missing.String(), Skipped: l.Skipped}
+		DevSpeakers: r.split.Dev, TestSpeakers: r.split.Test, WordCost: r.finder.WordCost, DevWER: wordCounts["dev"].ErrorRate(), TestWER: wordCounts["test"].ErrorRate(), Vocabulary: r.vocab, Missing: l.Missing.String(), Skipped: l.Skipped}
 	for spk, c := range per {
 		s.PerSpeaker[spk] = c.ErrorRate()
 	}
