@@ -13,7 +13,8 @@ import (
 type PhoneWords struct {
 	words []string
 	prons [][]string
-	// WordCost is added for every word found (0.5 by default).
+	// WordCost is added for every word found: 2 by default, chosen on real
+	// development speakers (experiments/journal/phones.md, round 5w).
 	WordCost float64
 }
 
@@ -28,7 +29,7 @@ func NewPhoneWords(words []string, prons [][]string) (*PhoneWords, error) {
 			return nil, fmt.Errorf("decode: the word %q has an empty pronunciation", words[i])
 		}
 	}
-	return &PhoneWords{words: words, prons: prons, WordCost: 0.5}, nil
+	return &PhoneWords{words: words, prons: prons, WordCost: 2}, nil
 }
 
 // Find segments phones into the vocabulary's words; cost is the edit cost

@@ -16,6 +16,9 @@ func TestPhoneWordsFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Sentences of short words want a word cost under an inserted phone's
+	// (at 2, "the" and "on" cost as much as their phones left unexplained).
+	p.WordCost = 0.5
 	for phones, want := range map[string]string{
 		"dh ah k ae t s ae t aa n dh ah m ae t": "the cat sat on the mat", // exact
 		"dh ah k eh t s ae aa n dh ah m ae t d": "the cat sat on the mat", // a substitution, a deletion, an insertion
@@ -26,6 +29,13 @@ func TestPhoneWordsFind(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("%q: %q (cost %.1f), want %q", phones, got, cost, want)
 		}
+	}
+	p.WordCost = 2 // the default, chosen on real words said alone
+	if got, _ := p.Find(strings.Fields("dh ah k ae t s ae t aa n dh ah m ae t")); strings.Join(got, " ") != "cat sat mat" {
+		t.Errorf("at the default cost: %q", got)
+	}
+	if got, _ := p.Find(strings.Fields("k ae t ah s")); strings.Join(got, " ") != "cat" {
+		t.Errorf("a word with two phones inserted: %q", got)
 	}
 	if got, _ := p.Find(nil); got != nil {
 		t.Errorf("no phones found %q", got)

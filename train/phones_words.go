@@ -36,8 +36,9 @@ func PhoneWordFinder(lexicon, vocab string) (f *decode.PhoneWords, missing datas
 
 // RecognizeWordFinder is recognize --words': nil without a vocabulary,
 // an error for a model of another task than phones; vocabulary words the
-// lexicon lacks are named on log and left out.
-func RecognizeWordFinder(task, lexicon, vocab string, log io.Writer) (*decode.PhoneWords, error) {
+// lexicon lacks are named on log and left out. wordCost > 0 replaces the
+// lookup's cost per word.
+func RecognizeWordFinder(task, lexicon, vocab string, wordCost float64, log io.Writer) (*decode.PhoneWords, error) {
 	if vocab == "" {
 		return nil, nil
 	}
@@ -47,6 +48,9 @@ func RecognizeWordFinder(task, lexicon, vocab string, log io.Writer) (*decode.Ph
 	f, missing, err := PhoneWordFinder(lexicon, vocab)
 	if len(missing) > 0 {
 		fmt.Fprintf(log, "recognize --words: %s (left out of the vocabulary)\n", missing)
+	}
+	if err == nil && wordCost > 0 {
+		f.WordCost = wordCost
 	}
 	return f, err
 }

@@ -40,6 +40,7 @@ func TestPhoneStretchWords(t *testing.T) {
 		phones = append(phones, engine.Word{Word: p, Start: at, End: at + 0.08})
 		at += 0.08
 	}
+	f.WordCost = 0.5 // two words in a stretch: a cost under a phone's keeps the short "eight"
 	got := PhoneStretchWords(f, phones)
 	if len(got) != 2 || strings.Join(got[0], " ") != "seven eight" || strings.Join(got[1], " ") != "eight" {
 		t.Errorf("stretches %q", got)
@@ -51,10 +52,13 @@ func TestPhoneStretchWords(t *testing.T) {
 	if _, _, err := WordFinderOf(l, []string{"zz"}); err == nil || !strings.Contains(err.Error(), "zz ×1") {
 		t.Errorf("a vocabulary with no lexicon word: %v", err)
 	}
-	if f, err := RecognizeWordFinder(engine.TaskPhones, lex, "", nil); f != nil || err != nil {
+	if f, err := RecognizeWordFinder(engine.TaskPhones, lex, "", 0, nil); f != nil || err != nil {
 		t.Errorf("no vocabulary: %v, %v", f, err)
 	}
-	if _, err := RecognizeWordFinder(engine.TaskWords, lex, vocab, io.Discard); err == nil || !strings.Contains(err.Error(), "needs a phone model") {
+	if f, err := RecognizeWordFinder(engine.TaskPhones, lex, vocab, 0.25, io.Discard); err != nil || f.WordCost != 0.25 {
+		t.Errorf("word cost 0.25: %v, %v", f, err)
+	}
+	if _, err := RecognizeWordFinder(engine.TaskWords, lex, vocab, 0, io.Discard); err == nil || !strings.Contains(err.Error(), "needs a phone model") {
 		t.Errorf("a word model: %v", err)
 	}
 }

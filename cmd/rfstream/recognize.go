@@ -76,6 +76,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	voices := fs.String("voices", "", "with --session and --voice: the folder voices are kept in (as serve --voices)")
 	vocab := fs.String("words", "", `phone models: under the phones, the best-matching words of each stretch of speech among this word list's (one a line) or "all" (every word of --lexicon)`)
 	lexicon := fs.String("lexicon", "", "with --words: the pronouncing dictionary (default: "+datasets.DefaultLexiconPath+", Debian's pocketsphinx-en-us)")
+	wordCost := fs.Float64("word-cost", 0, "with --words: the cost of each word found, against 1 a phone left unexplained (0: 2, chosen on real words said alone; lower keeps the short words of sentences)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		task = m.Task
-		if finder, err = train.RecognizeWordFinder(task, *lexicon, *vocab, stderr); err != nil {
+		if finder, err = train.RecognizeWordFinder(task, *lexicon, *vocab, *wordCost, stderr); err != nil {
 			return err
 		}
 		if f == formatVosk {
