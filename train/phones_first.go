@@ -66,7 +66,7 @@ func setFirstLabels(o PhoneOptions, d *PhoneData, which []int, log io.Writer) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "phones: first labels of %d utterances of the other engines and FSDD from the aligner's forced alignment (%d it could not align keep their own)\n", len(which)-failed, failed)
+	fmt.Fprintf(log, "phones: first labels of %d training utterances (the other engines', FSDD's and the real ones; every one with --lexicon-labels) from the aligner's forced alignment (%d it could not align keep their own)\n", len(which)-failed, failed)
 	return nil
 }
 

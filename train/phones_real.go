@@ -137,17 +137,19 @@ func (l *lexiconLabeller) relabel(us []datasets.Utterance, spans [][]datasets.Ph
 }
 
 // RealPhoneRecipe is `rfstream train phones`' recipe since round 5 of
-// experiments/journal/phones.md (it measured better than the espeak-ng-only
-// model on the real development speakers): every synthesiser's voices
-// (espeak-ng's every sentence, 40 sentences per flite and festival
-// speaker), FSDD's digit words, the real training speakers of the voices
-// folder (none when it is missing), 25 % augmented copies, and every label
-// from the lexicon.
+// experiments/journal/phones.md (R5c, the lowest PER on the real
+// development speakers, and far under the espeak-ng-only model's): every
+// synthesiser's voices (espeak-ng's every sentence, 40 sentences per flite
+// and festival speaker), FSDD's digit words, the real training speakers of
+// the voices folder (none when it is missing), 25 % augmented copies,
+// every label from the lexicon, and first labels from the espeak-ng-only
+// model's forced alignment (that model, trained first, is the one the
+// round aligned with: the same options, deterministic).
 func RealPhoneRecipe(voices string) PhoneOptions {
 	o := DefaultPhoneOptions()
 	v := &o.Voices
 	v.Engines = []string{"espeak-ng", "flite", "festival"}
 	v.EspeakPerVoice, v.Corpus.PerSpeaker, v.FSDDPerDigit, v.Augment = 0, 40, 1, 0.25
-	v.Real, v.LexiconLabels = voices, true
+	v.Real, v.LexiconLabels, v.FirstLabels = voices, true, FirstLabelsAligned
 	return o
 }
