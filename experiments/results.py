@@ -107,10 +107,10 @@ def phones_row(text):
     per = r["per_speaker_per"]
     test = ", ".join(f"{k} {100 * per[k]:.1f} %" for k in r["test_speakers"])
     dev = " and ".join(r["dev_speakers"])
-    what = (f"phones of real speakers never trained on ({r['test']['phones']} phones of {test}), "
-            f"`train phones`' model ({rep['corpus']})")
-    result = (f"{100 * r['test']['per']:.2f} % PER ({dev}: {100 * r['dev']['per']:.2f} %; "
-              f"synthetic test voices {100 * m['per']:.2f} %; words found: {100 * r['test_wer']:.1f} % WER)")
+    what = (f"phones of real speakers never trained on ({r['test']['phones']} phones: {test}), PER; "
+            f"`train phones`' model (phones journal, round 5)")
+    result = (f"{100 * r['test']['per']:.2f} % ({dev}: {100 * r['dev']['per']:.2f} %; "
+              f"the synthesisers' test voices {100 * m['per']:.2f} %; words found: {100 * r['test_wer']:.1f} % WER)")
     return (what, result, "`make results-phones`"), None
 
 
