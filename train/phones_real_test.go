@@ -92,3 +92,40 @@ func TestRealSpeechMissingFolder(t *testing.T) {
 		t.Fatalf("not skipped: %v", err)
 	}
 }
+
+// train phones' recipe end to end on tiny corpora: the espeak-ng-only
+// aligner is trained first, aligns every utterance's lexicon phones, and
+// the model trained on them has the lexicon's 39 phones.
+func TestRealPhoneRecipeTrainsOnTinyCorpora(t *testing.T) {
+	if _, err := os.Stat(datasets.DefaultLexiconPath); err != nil {
+		t.Skip("pocketsphinx-en-us not installed")
+	}
+	if err := (datasets.FliteEngine{}).Available(); err != nil {
+		t.Skip(err)
+	}
+	if err := (datasets.EspeakEngine{}).Available(); err != nil {
+		t.Skip(err)
+	}
+	o := RealPhoneRecipe(filepath.Join(t.TempDir(), "no-voices")) // left out: SkipMissing
+	o.Voices.Engines = []string{"espeak-ng", "flite"}
+	o.EspeakDir = filepath.Join(t.TempDir(), "espeak")
+	o.Espeak.Voices = datasets.PhoneVoiceSplit{Train: []string{"en+m1", "en+f1"}, Dev: []string{"en+m8"}, Test: []string{"en+m7"}}
+	o.Espeak.TrainPerVoice, o.Espeak.DevPerVoice, o.Espeak.TestPerVoice = 3, 1, 1
+	o.Voices.Dir = t.TempDir()
+	o.Voices.Corpus = datasets.EnginePhoneOptions{Speakers: 9, PerSpeaker: 2, Cents: 100, MaxTempo: 1.1, Seed: 1, Rate: 8000}
+	o.Voices.FSDDPerDigit = 0
+	o.Map.M, o.Passes, o.Tune = 64, 1, false
+	var log strings.Builder
+	m, d, _, err := PhoneModel(o, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !slices.Equal(m.Labels, datasets.LexiconPhones) || !slices.Equal(d.Phones, datasets.LexiconPhones) {
+		t.Errorf("model phones %q", m.Labels)
+	}
+	for _, want := range []string{"training the espeak-ng-only model to align", "the real speech left out", "(0 it could not align keep their own)"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
