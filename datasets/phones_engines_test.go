@@ -249,6 +249,18 @@ func TestEnginePhoneCorporaAreByteIdenticalForASeed(t *testing.T) {
 					t.Errorf("%s: first phone starts at sample %d, inside the 0.1 s lead", u.Path, spans[i][0].Start)
 				}
 			}
+			// The texts drawn again are those spoken: the lexicon's phones
+			// for them are close to the engine's own (flite's lexicon is
+			// CMU's too; festival's differs a little more).
+			texts := EnginePhoneCorpusTexts(a, o)
+			if lex, err := LoadLexicon(""); err == nil {
+				for _, u := range us {
+					phones, missing := lex.Transcribe(TextWords(texts[filepath.Base(u.Path)]))
+					if e := editDistance(FoldToLexicon(u.Words), phones); len(missing) > 0 || float64(e) > 0.35*float64(len(phones)) {
+						t.Errorf("%s: text %q: lexicon %q, engine %q", u.Path, texts[filepath.Base(u.Path)], phones, u.Words)
+					}
+				}
+			}
 			if us[0].Speaker == us[1].Speaker {
 				t.Errorf("two speakers both named %q", us[0].Speaker)
 			}
@@ -268,4 +280,25 @@ type failingEngine struct{ PhoneEngine }
 
 func (failingEngine) SayPhones([]SayJob) ([][]TimedPhone, error) {
 	return nil, fmt.Errorf("spoke again")
+}
+
+// editDistance is the Levenshtein distance of two phone strings.
+func editDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := range a {
+		cur := make([]int, len(b)+1)
+		cur[0] = i + 1
+		for j := range b {
+			cost := 1
+			if a[i] == b[j] {
+				cost = 0
+			}
+			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -145,6 +145,26 @@ func TestBuildPhoneCorpusTiny(t *testing.T) {
 	if len(voices) != 4 || voices["en+m7"] != "test" {
 		t.Fatalf("voices %v", voices)
 	}
+	// The texts drawn again are those the files say: espeak-ng gives the
+	// same phones for them.
+	texts := PhoneCorpusTexts(o)
+	test, err := ReadTranscripts(c.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 6 {
+		t.Fatalf("%d texts, want 6", len(texts))
+	}
+	for _, u := range test {
+		v, _, _ := strings.Cut(u.Speaker, "/")
+		_, sym, err := EspeakPhonemes(texts[CorpusTextKey(u.Path)], Voice{Name: v, Speed: 160, Pitch: 50}, 8000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if phones, err := EspeakToPhones(sym); err != nil || !slices.Equal(phones, u.Words) {
+			t.Errorf("%s: text %q says %q, the manifest %q (%v)", u.Path, texts[CorpusTextKey(u.Path)], phones, u.Words, err)
+		}
+	}
 	// A second build with the same options reuses the files.
 	stamp, _ := os.Stat(filepath.Join(dir, "train", "v00-000.wav"))
 	if _, err := BuildPhoneCorpus(dir, o); err != nil {

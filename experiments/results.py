@@ -8,6 +8,11 @@ from one run of the current code:
 
     { bin/rfstream demo 2>&1; bin/rfstream eval enroll --sets real 2>&1; } | /usr/bin/python3 experiments/results.py
     /usr/bin/python3 experiments/results.py demo.log      # a saved log
+    /usr/bin/python3 experiments/results.py demo.log --phones phones.log
+
+With --phones, the output of `rfstream eval phones --real --model M --json`
+(its last line is the JSON report) adds the phone model's row: PER on the
+real speakers it never trained on.
 
 It prints one Markdown table, one row per headline number, and exits 1,
 naming what is missing, when the log lacks any of them (a part failed or was
@@ -100,17 +105,55 @@ def table(f):
     return "\n".join(out)
 
 
+def phones_row(text):
+    """The phone model's row from eval phones --real --json's output."""
+    import json
+
+    lines = [l for l in text.splitlines() if l.startswith("{")]
+    if not lines:
+        return None, "no JSON report line"
+    rep = json.loads(lines[-1])
+    real = rep.get("real") or []
+    if not real:
+        return None, "no real-speaker scores (was --real given?)"
+    r, m = real[0], rep["models"][0]
+    per = r["per_speaker_per"]
+    test = ", ".join(f"{k} {100 * per[k]:.1f} %" for k in r["test_speakers"])
+    dev = " and ".join(r["dev_speakers"])
+    what = (f"phones of real speakers never trained on ({r['test']['phones']} phones: {test}), PER; "
+            f"`train phones`' model (phones journal, round 5)")
+    result = (f"{100 * r['test']['per']:.2f} % ({dev}: {100 * r['dev']['per']:.2f} %; "
+              f"the synthesisers' test voices {100 * m['per']:.2f} %; words found: {100 * r['test_wer']:.1f} % WER)")
+    return (what, result, "`make results-phones`"), None
+
+
 def main():
-    if len(sys.argv) > 2:
-        sys.exit("usage: results.py [DEMO_LOG]  (default: stdin)")
-    text = open(sys.argv[1], encoding="utf-8").read() if len(sys.argv) == 2 else sys.stdin.read()
+    args = sys.argv[1:]
+    phones = None
+    if "--phones" in args:
+        i = args.index("--phones")
+        if i + 1 >= len(args):
+            sys.exit("usage: results.py [DEMO_LOG] [--phones PHONES_LOG]")
+        phones = args[i + 1]
+        del args[i:i + 2]
+    if len(args) > 1:
+        sys.exit("usage: results.py [DEMO_LOG] [--phones PHONES_LOG]  (default: stdin)")
+    text = open(args[0], encoding="utf-8").read() if args else sys.stdin.read()
     found, missing = parse(text)
+    row = None
+    if phones is not None:
+        row, why = phones_row(open(phones, encoding="utf-8").read())
+        if row is None:
+            missing.append(f"the phone model's row ({phones}: {why})")
     if missing:
         print("results.py: the demo log lacks:", file=sys.stderr)
         for m in missing:
             print("  " + m, file=sys.stderr)
         sys.exit(1)
-    print(table(found))
+    out = table(found)
+    if row is not None:
+        out += f"\n| {row[0]} | {row[1]} | {row[2]} |"
+    print(out)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 # Installs the Debian packages `make demo` and `make test` use beyond Go, when they are missing and this runs as
 # root where apt-get works: the speech synthesisers whose voices the default digit models train on (espeak-ng,
 # flite, festival with three festvox voices), sox (augmentation, the browser test's microphone), nats-server
-# (the fault tests' real server) and ffmpeg (the audio format tests make FLAC, Ogg, Opus, MP3 and M4A files with
-# it). Elsewhere it says in one line what is missing and what that costs, and the
+# (the fault tests' real server), ffmpeg (the audio format tests make FLAC, Ogg, Opus, MP3 and M4A files with
+# it) and pocketsphinx-en-us (its CMU pronouncing dictionary, 3.2 MB, BSD-2, is the phone models' lexicon).
+# Elsewhere it says in one line what is missing and what that costs, and the
 # build goes on: the models then train on the voices that are there, and the tests that need a tool skip.
 # `mk/packages.sh bench-speech` does the same for what make bench-speech alone needs (pocketsphinx, its en-us
 # model, sox): a benchmark's, not the tests', so make test and CI do not install them.
 set -u
-pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server ffmpeg)
+pkgs=(espeak-ng sox flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts nats-server ffmpeg pocketsphinx-en-us)
 [ "${1:-}" = bench-speech ] && pkgs=(sox pocketsphinx pocketsphinx-en-us)
 command -v dpkg >/dev/null 2>&1 || exit 0
 missing=()

@@ -1,9 +1,23 @@
-# make results: the README's results table, measured now. One run of `rfstream demo` on the current code, then
-# `rfstream eval enroll --sets real` (teaching the five real voices of ../shared/voices), is piped into
-# experiments/results.py, which prints the table in Markdown on stdout and fails, naming what is missing,
-# when the demo did not print a number (a part failed, or was skipped for want of espeak-ng). The demo's own
-# output goes to stderr as it runs and to out/demo.log. `make -s results > table.md` keeps the table alone.
-.PHONY: results
+# make results: the README's results table, measured now. One run of `rfstream demo` on the current code,
+# `rfstream eval enroll --sets real` (teaching the five real voices of ../shared/voices), and the
+# phone model (`train phones`' recipe, trained into out/phones.rfm unless there) scored by `eval phones --real`, are read by
+# experiments/results.py, which prints the table in Markdown on stdout and fails, naming what is missing, when a
+# number is absent (a part failed, or was skipped for want of espeak-ng). The runs' own output goes to stderr as they
+# run and to out/demo.log and out/phones.log. `make -s results > table.md` keeps the table alone. Delete
+# out/phones.rfm when the phone recipe changes.
+.PHONY: results results-phones
+PHONES_MODEL ?= out/phones.rfm
+# The synthetic test speakers scored beside the real ones: every engine's, labelled as train phones labels them.
+PHONES_TEST ?= --engines espeak-ng,flite,festival --espeak-per-voice 0 --engine-sentences 40 --lexicon-labels --first-labels flat
+
 results: packages build
 	@mkdir -p out
-	{ $(BIN) demo 2>&1; $(BIN) eval enroll --sets real 2>&1; } | tee out/demo.log /dev/stderr | $(PY) experiments/results.py
+	{ $(BIN) demo 2>&1; $(BIN) eval enroll --sets real 2>&1; } | tee out/demo.log >&2
+	$(MAKE) -s results-phones >&2
+	$(PY) experiments/results.py out/demo.log --phones out/phones.log
+
+# The phone model's row alone: PER on the real speakers it never trained on (phones.md, round 5).
+results-phones: build
+	@mkdir -p out
+	[ -f $(PHONES_MODEL) ] || nice -n 10 $(BIN) train phones --out $(PHONES_MODEL)
+	nice -n 10 $(LAB) eval phones --real --model $(PHONES_MODEL) $(PHONES_TEST) --json 2>&1 | tee out/phones.log

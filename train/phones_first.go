@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/engine"
@@ -67,7 +66,7 @@ func setFirstLabels(o PhoneOptions, d *PhoneData, which []int, log io.Writer) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "phones: first labels of %d utterances of the other engines and FSDD from the aligner's forced alignment (%d it could not align keep their own)\n", len(which)-failed, failed)
+	fmt.Fprintf(log, "phones: first labels of %d training utterances (the other engines', FSDD's and the real ones; every one with --lexicon-labels) from the aligner's forced alignment (%d it could not align keep their own)\n", len(which)-failed, failed)
 	return nil
 }
 
@@ -87,26 +86,41 @@ func phoneAligner(o PhoneOptions, log io.Writer) (*engine.Model, error) {
 
 // AlignFirstLabels sets each utterance's Labels to aligner's forced
 // alignment of its Words (optional silence between them), on all cores.
-// aligner must be a phone model over phones, in that order, with the
-// phone models' state layout, so its classes are the trained model's. An
-// utterance it cannot align (too short for its phones) keeps its first
-// labels; failed counts them.
+// aligner must be a phone model with the phone models' state layout whose
+// phones include every phone the utterances say; its classes are renumbered
+// into those of a model over phones (in that order), so an aligner over
+// the espeak-ng phones can align labels of the lexicon's 39. An utterance
+// it cannot align (too short for its phones) keeps its first labels;
+// failed counts them.
 func AlignFirstLabels(aligner *engine.Model, phones []string, utts []*Utterance) (failed int, err error) {
 	c, err := engine.NewConnected(aligner)
 	if err != nil {
 		return 0, err
 	}
-	if !slices.Equal(aligner.Labels, phones) || c.Input.StatesPerWord != phoneStates || c.Input.SilenceStates != phoneSilenceStates {
-		return 0, fmt.Errorf("phones: the aligner has %d labels, %d states a phone and %d silence states; the model trained has %d phones, %d and %d",
-			len(aligner.Labels), c.Input.StatesPerWord, c.Input.SilenceStates, len(phones), phoneStates, phoneSilenceStates)
+	if c.Input.StatesPerWord != phoneStates || c.Input.SilenceStates != phoneSilenceStates {
+		return 0, fmt.Errorf("phones: the aligner has %d states a phone and %d silence states; the model trained has %d and %d",
+			c.Input.StatesPerWord, c.Input.SilenceStates, phoneStates, phoneSilenceStates)
 	}
 	units, sil, err := c.Input.Units(aligner.Labels, c.Decoder.SelfLoop)
 	if err != nil {
 		return 0, err
 	}
+	alignerIndex := map[string]int{}
+	for i, p := range aligner.Labels {
+		alignerIndex[p] = i
+	}
+	// class renumbers the aligner's state classes into the trained model's:
+	// phone i's states are i·phoneStates…, silence's follow the last phone's.
 	index := map[string]int{}
 	for i, p := range phones {
 		index[p] = i
+	}
+	nA := len(aligner.Labels) * phoneStates
+	class := func(k int) int {
+		if k >= nA {
+			return len(phones)*phoneStates + k - nA
+		}
+		return index[aligner.Labels[k/phoneStates]]*phoneStates + k%phoneStates
 	}
 	opts := decode.Options{Hop: c.Input.Audio.HopMs / 1000, AcousticScale: c.Decoder.AcousticScale}
 	unaligned := make([]bool, len(utts))
@@ -115,9 +129,9 @@ func AlignFirstLabels(aligner *engine.Model, phones []string, utts []*Utterance)
 		u := utts[k]
 		seq := make([]decode.Unit, len(u.Words))
 		for j, w := range u.Words {
-			i, ok := index[w]
-			if !ok {
-				errs[k] = fmt.Errorf("phones: phone %q is not one of the aligner's", w)
+			i, ok := alignerIndex[w]
+			if _, trained := index[w]; !ok || !trained {
+				errs[k] = fmt.Errorf("phones: phone %q is not one of the aligner's or of the model's", w)
 				return
 			}
 			seq[j] = units[i]
@@ -132,7 +146,11 @@ func AlignFirstLabels(aligner *engine.Model, phones []string, utts []*Utterance)
 			unaligned[k] = true
 			return
 		}
-		u.Labels = a.Classes
+		labels := make([]int, len(a.Classes))
+		for f, cl := range a.Classes {
+			labels[f] = class(cl)
+		}
+		u.Labels = labels
 	})
 	if err := errors.Join(errs...); err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,21 +50,40 @@ type PhoneVoices struct {
 	// model that aligns them (empty: the espeak-ng-only model, trained
 	// first).
 	FirstLabels, AlignModel string
+	// Real is the voices folder (datasets.RealPhoneRecordings) whose
+	// RealSpeakers.Train speakers' recordings train, labelled with the
+	// pronunciations of Lexicon (a file; empty: datasets.DefaultLexiconPath).
+	// Empty: no real speech.
+	Real, Lexicon string
+	RealSpeakers  datasets.RealPhoneSplit
+	// LexiconLabels labels every engine's sentences (training, development
+	// and test) with Lexicon's phones of their words instead of the
+	// engine's own phones, and FSDD's digits with their words' lexicon
+	// phones, so every voice's labels mean the same; the engines' phone
+	// times are then dropped (the first labels are flat, or aligned when
+	// FirstLabels says so, for espeak-ng's sentences too).
+	LexiconLabels bool
 	// SkipMissing leaves out an engine that is not installed, or FSDD
 	// when it is not found, with a line on the log, instead of failing.
 	SkipMissing bool
 }
 
 // Used says whether the options differ from the espeak-ng corpus alone.
-func (v PhoneVoices) Used() bool { return len(v.Engines) > 0 || len(v.Score) > 0 }
+func (v PhoneVoices) Used() bool { return len(v.Engines) > 0 || len(v.Score) > 0 || v.Real != "" }
 
 // Describe is the recipe in one line, for a model's meta and reports.
 func (v PhoneVoices) Describe() string {
 	c := v.Corpus
 	s := fmt.Sprintf("engines %s (flite/festival: %d speakers × %d sentences, ±%g cents, tempo to %g×, seed %d; espeak-ng per voice %d); FSDD %d per digit and speaker; augmented copies %.2f",
 		strings.Join(v.Engines, ","), c.Speakers, c.PerSpeaker, c.Cents, c.MaxTempo, c.Seed, v.EspeakPerVoice, v.FSDDPerDigit, v.Augment)
+	if v.LexiconLabels {
+		s += "; every label from the lexicon"
+	}
 	if v.FirstLabels != "" && v.FirstLabels != FirstLabelsEngine {
 		s += "; first labels " + v.FirstLabels
+	}
+	if v.Real != "" {
+		s += "; real speakers " + strings.Join(v.realSpeakers().Train, ",") + " with the lexicon's phones"
 	}
 	return s
 }
@@ -105,6 +125,16 @@ func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		score = v.Engines
 	}
 	d := &PhoneData{Source: "voices: trained on " + strings.Join(v.Engines, ",") + "; scored on " + strings.Join(score, ","), Phones: datasets.Phones}
+	var lex *lexiconLabeller
+	if v.LexiconLabels {
+		l, err := datasets.LoadLexicon(v.Lexicon)
+		if err != nil {
+			return nil, err
+		}
+		lex = &lexiconLabeller{lex: l, missing: datasets.MissingWords{}}
+		d.Source += "; labels from the lexicon"
+		d.Phones = datasets.LexiconPhones
+	}
 	// others are the training utterances not from espeak-ng (their first
 	// labels follow v.FirstLabels).
 	var others []int
@@ -118,18 +148,31 @@ func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		var err error
 		n0 := len(d.Train)
 		if name == "espeak-ng" {
-			err = addEspeakPhones(o, d, trains, scores, log)
+			err = addEspeakPhones(o, d, trains, scores, lex, log)
+			if lex != nil {
+				addedSince(n0) // no engine times: its first labels are chosen as the others'
+			}
 		} else {
-			err = addEnginePhones(v, name, d, trains, scores, log)
+			err = addEnginePhones(v, name, d, trains, scores, lex, log)
 			addedSince(n0)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	if lex != nil {
+		fmt.Fprintf(log, "phones: the engines' sentences labelled by the lexicon; %d left out: %s\n", lex.skipped, lex.missing)
+	}
 	if v.FSDDPerDigit > 0 {
 		n0 := len(d.Train)
 		if err := addFSDDPhones(v, d, log); err != nil {
+			return nil, err
+		}
+		addedSince(n0)
+	}
+	if v.Real != "" {
+		n0 := len(d.Train)
+		if err := addRealPhones(v, d, log); err != nil {
 			return nil, err
 		}
 		addedSince(n0)
@@ -195,11 +238,22 @@ func readPhoneAudio(paths []string) ([][]float32, error) {
 // addEspeakPhones adds the espeak-ng corpus: training voices (at most
 // EspeakPerVoice sentences each) and development voices when it trains,
 // test voices when it is scored.
-func addEspeakPhones(o PhoneOptions, d *PhoneData, trains, scores bool, log io.Writer) error {
+func addEspeakPhones(o PhoneOptions, d *PhoneData, trains, scores bool, lex *lexiconLabeller, log io.Writer) error {
 	fmt.Fprintf(log, "phones: espeak-ng corpus in %s\n", o.EspeakDir)
 	c, err := datasets.BuildPhoneCorpus(o.EspeakDir, o.Espeak)
 	if err != nil {
 		return err
+	}
+	var texts map[string]string
+	if lex != nil {
+		texts = datasets.PhoneCorpusTexts(o.Espeak)
+	}
+	relabel := func(us []datasets.Utterance) []datasets.Utterance {
+		if lex == nil {
+			return us
+		}
+		us, _ = lex.relabel(us, nil, func(path string) string { return texts[datasets.CorpusTextKey(path)] })
+		return us
 	}
 	if trains {
 		us, err := datasets.ReadTranscripts(c.Train)
@@ -218,10 +272,10 @@ func addEspeakPhones(o PhoneOptions, d *PhoneData, trains, scores bool, log io.W
 		if err != nil {
 			return err
 		}
-		if err := addPhoneUtterances(d, us, nil, roleTrain, "espeak-ng"); err != nil {
+		if err := addPhoneUtterances(d, relabel(us), nil, roleTrain, "espeak-ng"); err != nil {
 			return err
 		}
-		if err := addPhoneUtterances(d, dev, nil, roleDev, "espeak-ng"); err != nil {
+		if err := addPhoneUtterances(d, relabel(dev), nil, roleDev, "espeak-ng"); err != nil {
 			return err
 		}
 		d.TrainVoices = append(d.TrainVoices, prefixed("espeak-ng:", o.Espeak.Voices.Train)...)
@@ -232,7 +286,7 @@ func addEspeakPhones(o PhoneOptions, d *PhoneData, trains, scores bool, log io.W
 		if err != nil {
 			return err
 		}
-		if err := addPhoneUtterances(d, test, nil, roleTest, "espeak-ng"); err != nil {
+		if err := addPhoneUtterances(d, relabel(test), nil, roleTest, "espeak-ng"); err != nil {
 			return err
 		}
 		d.TestVoices = append(d.TestVoices, prefixed("espeak-ng:", o.Espeak.Voices.Test)...)
@@ -269,7 +323,7 @@ func addPhoneUtterances(d *PhoneData, us []datasets.Utterance, spans [][]dataset
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	for i, u := range us {
 		t := Utterance{Samples: audio[i], Words: u.Words, HeldOut: role == roleDev}
-		if spans != nil {
+		if spans != nil && spans[i] != nil { // nil: relabelled, no times
 			t.ExactSpans = true
 			// The .PHN files count samples at the corpus's rate, which is
 			// the model's (checked by the caller).
@@ -337,7 +391,7 @@ func BuildPhoneVoices(o PhoneOptions, engines []string, log io.Writer) error {
 
 // addEnginePhones builds (once) and adds one flite- or festival-style
 // engine's phone corpus.
-func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bool, log io.Writer) error {
+func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bool, lex *lexiconLabeller, log io.Writer) error {
 	c, nVoices, ok, err := buildEnginePhones(v, name, log)
 	if err != nil || !ok {
 		return err
@@ -345,6 +399,10 @@ func addEnginePhones(v PhoneVoices, name string, d *PhoneData, trains, scores bo
 	us, spans, err := datasets.ReadEnginePhoneCorpus(c)
 	if err != nil {
 		return err
+	}
+	if lex != nil {
+		texts := datasets.EnginePhoneCorpusTexts(c, v.Corpus)
+		us, spans = lex.relabel(us, spans, func(path string) string { return texts[filepath.Base(path)] })
 	}
 	index := map[string]int{}
 	for i, s := range c.Speakers {
@@ -405,7 +463,11 @@ func addFSDDPhones(v PhoneVoices, d *PhoneData, log io.Writer) error {
 		if err != nil || digit < 0 || digit > 9 {
 			return fmt.Errorf("%s: label %q is not a digit", r.Path, r.Label)
 		}
-		us = append(us, datasets.Utterance{Path: r.Path, Words: strings.Fields(datasets.DigitPhones[digit]), Speaker: "fsdd:" + r.Speaker})
+		words := strings.Fields(datasets.DigitPhones[digit])
+		if v.LexiconLabels {
+			words = datasets.FoldToLexicon(words) // the digit models' pronunciations are the dictionary's first ones
+		}
+		us = append(us, datasets.Utterance{Path: r.Path, Words: words, Speaker: "fsdd:" + r.Speaker})
 	}
 	fmt.Fprintf(log, "phones: %d FSDD recordings (%d per digit and speaker) with their words' pronunciations\n", len(us), v.FSDDPerDigit)
 	d.TrainVoices = append(d.TrainVoices, "fsdd")

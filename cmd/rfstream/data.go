@@ -26,7 +26,7 @@ func runData(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "phones" {
-		o := train.DefaultPhoneOptions()
+		o := train.RealPhoneRecipe(defaults.RealVoicesDir()) // the corpora train phones reads
 		o.EspeakDir, o.Voices.Dir = defaults.PhonesDir(), defaults.PhoneVoicesDir()
 		return train.BuildPhoneVoices(o, strings.Split(*engines, ","), stdout)
 	}

@@ -55,6 +55,26 @@ func TestPhonesCommandsOnFixture(t *testing.T) {
 			t.Errorf("phone %d: %+v", i, w)
 		}
 	}
+	// --words: under the phones, the best-matching words of the word list,
+	// pronounced by the lexicon (a word it lacks named, not fatal).
+	lex, vocab := filepath.Join(dir, "lex.dict"), filepath.Join(dir, "vocab.txt")
+	os.WriteFile(lex, []byte("see S IY1\nsam S AE1 M\nmiss M IH1 S\nmama M AA1 M AH0\nseas S IY1 Z\n"), 0o644)
+	os.WriteFile(vocab, []byte("see\nmama\nsam\nzyzzyva\n"), 0o644)
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"recognize", "--model", model, "--words", vocab, "--lexicon", lex, u.Audio}, &out, &errb); code != 0 {
+		t.Fatalf("recognize --words: exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	words, ok := strings.CutPrefix(lines[len(lines)-1], "words:\t")
+	if len(lines) != 2 || !ok || words == "" || !strings.Contains(errb.String(), "zyzzyva ×1") {
+		t.Fatalf("recognize --words printed %q; stderr %q", out.String(), errb.String())
+	}
+	for _, w := range strings.Fields(strings.ReplaceAll(words, "|", " ")) {
+		if w != "see" && w != "mama" && w != "sam" {
+			t.Errorf("word %q is not in the vocabulary", w)
+		}
+	}
 }
 
 func TestPhonesCorpusErrors(t *testing.T) {

@@ -10,12 +10,15 @@ import (
 	"slices"
 
 	"github.com/rfstream/rfstream"
+	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/frontend"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/linalg"
 	"github.com/rfstream/rfstream/internal/vosk"
 	"github.com/rfstream/rfstream/streaming"
+	"github.com/rfstream/rfstream/train"
 )
 
 func init() {
@@ -38,6 +41,8 @@ type recognition struct {
 	Seconds  float64 `json:"seconds"` // duration of the recording
 	// File names the recording when one call recognises several.
 	File string `json:"file,omitempty"`
+	// PhoneWords are --words' best-matching words of each stretch of phones.
+	PhoneWords [][]string `json:"phone_words,omitempty"`
 	// results are every result of the stream the recording was heard as,
 	// for --format vosk's utterances; nil when it was not heard as one.
 	results []engine.Result
@@ -71,6 +76,9 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	sessionSelfTrain := fs.Bool("session-self-train", true, "with --session and a model that can adapt: once n = 10, 20, 40, … recordings have been heard, self-train on them as --adapt does, and decide from the (n + n/2)-th on with the result")
 	voice := fs.String("voice", "", "the voice's name: a connected model hears it with what enroll taught it; with --session a word model's session goes on from what that voice's earlier recordings taught it (by enroll, this command or a serve --voices on the same folder) and is kept for the next")
 	voices := fs.String("voices", "", "with --voice: the folder voices are kept in (as serve --voices; default: enroll's)")
+	vocab := fs.String("words", "", `phone models: under the phones, the best-matching words of each stretch of speech among this word list's (one a line) or "all" (every word of --lexicon)`)
+	lexicon := fs.String("lexicon", "", "with --words: the pronouncing dictionary (default: "+datasets.DefaultLexiconPath+", Debian's pocketsphinx-en-us)")
+	wordCost := fs.Float64("word-cost", 0, "with --words: the cost of each word found, against 1 a phone left unexplained (0: 2, chosen on real words said alone; lower keeps the short words of sentences)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -112,12 +120,16 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 	var recognizer engine.Recognizer
 	var streams streamRecognizer // for --format vosk: the utterances of a stream
 	var task string
+	var finder *decode.PhoneWords
 	prepare := func() error {
 		m, err := modelOr(*modelPath, stderr, defaults.Speech)
 		if err != nil {
 			return err
 		}
 		task = m.Task
+		if finder, err = train.RecognizeWordFinder(task, *lexicon, *vocab, *wordCost, stderr); err != nil {
+			return err
+		}
 		if *voice != "" {
 			cv, err := engine.LoadTaughtVoice(m, *voices, *voice)
 			if err != nil {
@@ -152,7 +164,13 @@ func runRecognize(args []string, stdout, stderr io.Writer) error {
 		}
 		rec := recognitionOf(res)
 		rec.Task, rec.Seconds, rec.results = task, a.Duration(), results
+		if finder != nil {
+			rec.PhoneWords = train.PhoneStretchWords(finder, res.Words)
+		}
 		out.print(path, rec)
+		if finder != nil && f == formatText {
+			fmt.Fprintf(stdout, "words:\t%s\n", train.StretchText(rec.PhoneWords))
+		}
 		return nil
 	})
 	if err != nil {

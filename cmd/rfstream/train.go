@@ -177,7 +177,7 @@ func trainConnected(args []string, stdout, stderr io.Writer) error {
 
 func trainPhones(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train phones", "[flags]", stderr)
-	o := train.DefaultPhoneOptions()
+	o := train.RealPhoneRecipe(defaults.RealVoicesDir())
 	cli.PhoneFlags(fs, &o)
 	out := fs.String("out", "", "model file to write (default: the data cache's phone model, "+defaults.PhoneModelPath()+", replaced only with --force)")
 	force := cli.ForceFlag(fs)

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/decode"
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/features"
 	"github.com/rfstream/rfstream/internal/cli"
+	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/progress"
 	"github.com/rfstream/rfstream/train"
 )
@@ -83,6 +85,7 @@ type phonesEval struct {
 	DevVoices   []string            `json:"dev_voices"`
 	TestVoices  []string            `json:"test_voices"`
 	Models      []train.PhoneResult `json:"models"`
+	Real        []realPhoneScore    `json:"real,omitempty"`
 	PeakRSSMB   float64             `json:"peak_rss_mb"`
 }
 
@@ -97,12 +100,26 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 	losoAll := fs.Bool("loso-all", true, "with --loso: also train on every engine")
 	losoBase := fs.Bool("loso-baseline", true, "with --loso: also train the espeak-ng-only model (the previous default recipe)")
 	saveAll := fs.String("save-all", "", "with --loso: write the all-voices model here")
+	save := fs.String("save", "", "without --loso: write each trained random-map model as PREFIX-loop.rfm (plain phone loop) and PREFIX-bigram.rfm")
+	real := fs.Bool("real", false, "also score every model on the held-out real speakers of --voices (development and test speakers of the registered split, never trained on) against the lexicon's pronunciations")
+	voicesDir := fs.String("voices", defaults.RealVoicesDir(), "with --real: the real voices folder")
+	wordCost := fs.Float64("word-cost", 0, "with --real: the cost of each word the word lookup finds in the phones (0: decode.PhoneWords' default)")
 	heldOut := fs.String("loso-held-out", "", "with --loso: train the all-but-one models only for these engines (comma-separated; \"none\": none; empty: every engine)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *loso != "" {
 		return evalPhonesLOSO(o, strings.Split(*loso, ","), losoHeldOut(*heldOut), *losoBase, *losoAll, *saveAll, *asJSON, stdout, stderr)
+	}
+	var held *realPhones
+	if *real {
+		var err error
+		if held, err = loadRealPhones(*voicesDir, o.Voices.Lexicon, datasets.DefaultRealPhoneSpeakers, stderr); err != nil {
+			return err
+		}
+		if *wordCost > 0 {
+			held.finder.WordCost = *wordCost
+		}
 	}
 	d, err := train.LoadPhones(o, stderr)
 	if err != nil {
@@ -147,6 +164,13 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 				if err := train.SetPhoneDecoder(o, &mc, d, bigram, &rr, stderr); err != nil {
 					return err
 				}
+				if *save != "" && s.Recipe.Kind != "identity" {
+					path := *save + map[bool]string{false: "-loop.rfm", true: "-bigram.rfm"}[bigram]
+					if err := engine.SaveModel(path, &mc); err != nil {
+						return err
+					}
+					fmt.Fprintf(stderr, "phones: saved %s\n", path)
+				}
 				models = append(models, scored{&mc, rr})
 			}
 		}
@@ -170,6 +194,16 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(&examples, "  %s, %s:\n    ref %s\n    hyp %s\n", r.Name, r.Decoder, e.ref, e.hyp)
 		}
 		res.Models = append(res.Models, *r)
+		if held != nil {
+			rs, bad, err := held.score(models[i].m, r.Name, r.Decoder)
+			if err != nil {
+				return err
+			}
+			for _, e := range bad {
+				fmt.Fprintf(&examples, "  %s, %s (real):\n    ref %s\n    hyp %s\n", r.Name, r.Decoder, e.ref, e.hyp)
+			}
+			res.Real = append(res.Real, rs)
+		}
 	}
 	fmt.Fprintf(stdout, "phones: %s corpus, %d phones + silence; test voices never trained on: %s\n", d.Source, len(d.Phones), strings.Join(d.TestVoices, ", "))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -204,6 +238,9 @@ func evalPhones(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(tw, row)
 		}
 		tw.Flush()
+	}
+	if held != nil {
+		printRealPhones(stdout, held.split, res.Real)
 	}
 	if examples.Len() > 0 {
 		fmt.Fprintf(stdout, "misrecognised examples:\n%s", examples.String())
