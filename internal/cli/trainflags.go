@@ -99,6 +99,10 @@ func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
 	fs.BoolVar(&v.EngineStrings, "engine-strings", v.EngineStrings, "--engine-voices: also train on their whole spoken digit strings (words run together; placed by alignment)")
 	fs.IntVar(&v.FluentStrings, "fluent-strings", v.FluentStrings, "also train on this many strings joined from the training recordings with 0 to --fluent-max-gap s between words")
 	fs.Float64Var(&v.FluentMaxGap, "fluent-max-gap", v.FluentMaxGap, "--fluent-strings: longest pause between words, s (0: 0.05)")
+	fs.Float64Var(&v.FluentMaxOverlap, "fluent-max-overlap", v.FluentMaxOverlap, "--fluent-strings: cut each word to its speech and overlap neighbours by up to this many s (0 with --fluent-max-tempo 1: short gaps instead)")
+	fs.Float64Var(&v.FluentMaxTempo, "fluent-max-tempo", v.FluentMaxTempo, "--fluent-strings: play each cut string at a seeded tempo within 1/T to T (1: as rendered)")
+	fs.StringVar(&v.Real.Dir, "real-voices", v.Real.Dir, "train also on the real recorded voices' digits in this folder (../shared/voices; empty: none)")
+	fs.IntVar(&v.Real.Copies, "real-voice-copies", v.Real.Copies, "--real-voices: train on each real recording this many times, every copy after the first changed by its own seeded pitch/tempo/tract/noise/room plan")
 }
 
 // PhoneFlags registers the flags shared by train phones and eval phones,
