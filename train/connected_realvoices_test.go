@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rfstream/rfstream/datasets"
+	"github.com/rfstream/rfstream/frontend"
 )
 
 // toyVoicesFolder lays out the five real voices as ../shared/voices does,
@@ -91,5 +93,36 @@ func TestOverlappedFluentStrings(t *testing.T) {
 	o.Voices.FluentMaxTempo = 3
 	if _, err := o.fluentStrings(recs, HeldOutTake, 8000); err == nil {
 		t.Error("a tempo of 3× was accepted")
+	}
+}
+
+// A word model's voices take the real voices as speakers of their own:
+// Synth adds their digits (an excluded voice and "oh" left out), and Rows
+// every recording Copies times, the copies in the recording's group.
+func TestWordRowsTakeTheRealVoices(t *testing.T) {
+	recs := toneFSDD(t, []string{"ann"}, 3)
+	o := VoiceOptions{RealWeight: 1, Real: RealVoiceTraining{Dir: toyVoicesFolder(t), Copies: 3, Exclude: []string{"captcha"}}}
+	synth, err := o.Synth(8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(synth) != 40 || slices.ContainsFunc(synth, func(r datasets.Recording) bool { return r.Speaker == "captcha" || r.Label == "oh" }) {
+		t.Fatalf("synth %d recordings: %v", len(synth), datasets.Speakers(synth))
+	}
+	rows, err := o.Rows(recs, synth, frontend.DefaultWordConfig(), VectorCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(recs) + 40*3; rows.X.Rows != want || len(rows.Groups) != want {
+		t.Fatalf("%d rows, %d groups, want %d", rows.X.Rows, len(rows.Groups), want)
+	}
+	perGroup := map[int]int{}
+	for _, g := range rows.Groups {
+		perGroup[g]++
+	}
+	for g := len(recs); g < len(recs)+40; g++ {
+		if perGroup[g] != 3 {
+			t.Fatalf("group %d (a real voice's recording) has %d rows, want 3", g, perGroup[g])
+		}
 	}
 }
