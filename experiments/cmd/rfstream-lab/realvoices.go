@@ -34,14 +34,19 @@ func init() {
 
 // realVoiceScore is one held-out voice's numbers.
 type realVoiceScore struct {
-	Sex            string    `json:"sex"`
-	Digits         int       `json:"digits"`
-	Accuracy       float64   `json:"accuracy"`
-	Paused         connScore `json:"paused"`
-	Fluent         connScore `json:"fluent"`
-	Countdown      connScore `json:"countdown,omitzero"`
-	TrainSeconds   float64   `json:"train_seconds"`
-	TrainedWithout string    `json:"trained_without"`
+	Sex       string    `json:"sex"`
+	Digits    int       `json:"digits"`
+	Accuracy  float64   `json:"accuracy"`
+	Paused    connScore `json:"paused"`
+	Fluent    connScore `json:"fluent"`
+	Countdown connScore `json:"countdown,omitzero"`
+	// DigitsRejected is the share of the voice's digits heard as no digit
+	// at all; WordsRejected the share of the held-out real non-digit words
+	// (heldOutRealWords) this fold's model heard as no digit.
+	DigitsRejected float64 `json:"digits_rejected"`
+	WordsRejected  float64 `json:"words_rejected"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	TrainedWithout string  `json:"trained_without"`
 }
 
 // realVoicesResult is the JSON of eval real-voices; its fields up to
@@ -72,6 +77,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	nStrings := fs.Int("strings", 40, "paused and fluent test strings (2-7 digits) per held-out voice, each")
 	overlap := fs.Float64("test-overlap", 0.05, "fluent test strings: words cut to their speech overlap by up to this many s")
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
+	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -95,6 +101,12 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			if !slices.Contains(voices, v) {
 				return fmt.Errorf("--hold-out: %q is not a voice (%s)", v, strings.Join(voices, ", "))
 			}
+		}
+	}
+	var words []datasets.Recording
+	if *rejectWords {
+		if words, err = heldOutRealWords(*dir); err != nil {
+			return err
 		}
 	}
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
@@ -141,6 +153,9 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 		sc, err := scoreRealVoice(t.rec, own, *dir, v, *nStrings, *overlap, *seed, rate)
 		if err != nil {
 			return fmt.Errorf("held-out %s: %w", v, err)
+		}
+		if sc.WordsRejected, err = rejectedShare(recognizeDigits(t.rec), words, rate); err != nil {
+			return err
 		}
 		sc.TrainSeconds, sc.TrainedWithout = t.seconds, without
 		if slices.Contains(datasets.Speakers(fsdd), v) {
@@ -197,6 +212,7 @@ func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice 
 	sc := realVoiceScore{Sex: datasets.SexOf(voice), Digits: len(own)}
 	hear := recognizeDigits(rec)
 	right := make([]bool, len(own))
+	none := make([]bool, len(own))
 	errs := make([]error, len(own))
 	parallel.For(len(own), func(i int) {
 		a, err := frontend.ReadAudio(own[i].Path, rate)
@@ -205,7 +221,7 @@ func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice 
 			return
 		}
 		words, err := hear(a)
-		right[i], errs[i] = slices.Equal(words, []string{own[i].Label}), err
+		right[i], none[i], errs[i] = slices.Equal(words, []string{own[i].Label}), len(words) == 0, err
 	})
 	for i, ok := range right {
 		if errs[i] != nil {
@@ -214,7 +230,11 @@ func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice 
 		if ok {
 			sc.Accuracy++
 		}
+		if none[i] {
+			sc.DigitsRejected++
+		}
 	}
+	sc.DigitsRejected /= float64(len(own))
 	sc.Accuracy /= float64(len(own))
 	plans, err := datasets.PlanStrings(own, datasets.StringOptions{Count: n, Seed: seed})
 	if err != nil {
@@ -249,6 +269,49 @@ func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice 
 		sc.Countdown = scoreOfCounts(c)
 	}
 	return sc, nil
+}
+
+// heldOutRealWords are the real non-digit words a filler may never train
+// on: every fourth of datasets.RealWords in its (sorted) order, from the
+// first.
+func heldOutRealWords(dir string) ([]datasets.Recording, error) {
+	all, err := datasets.RealWords(dir)
+	var out []datasets.Recording
+	for i, r := range all {
+		if i%4 == 0 {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// rejectedShare is the share of recs heard as no digit (0 when there are
+// none).
+func rejectedShare(hear func(*frontend.Audio) ([]string, error), recs []datasets.Recording, rate int) (float64, error) {
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	none := make([]bool, len(recs))
+	errs := make([]error, len(recs))
+	parallel.For(len(recs), func(i int) {
+		a, err := frontend.ReadAudio(recs[i].Path, rate)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		words, err := hear(a)
+		none[i], errs[i] = len(words) == 0, err
+	})
+	n := 0
+	for i := range recs {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		if none[i] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(recs)), nil
 }
 
 // scorePlans renders each plan and scores what the recogniser hears.
@@ -329,7 +392,7 @@ func voiceMeans(per map[string]realVoiceScore) (mean, least, female, male float6
 // writeRealVoicesTable prints a row per held-out voice and the pools.
 func writeRealVoicesTable(w io.Writer, res realVoicesResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "held out\tsex\tdigits\tisolated %\tpaused WER %\tfluent WER %\tcountdown WER %\ttrained without (s)")
+	fmt.Fprintln(tw, "held out\tsex\tdigits\tisolated %\tdigits rejected %\treal words rejected %\tpaused WER %\tfluent WER %\tcountdown WER %\ttrained without (s)")
 	names := make([]string, 0, len(res.PerVoice))
 	for v := range res.PerVoice {
 		names = append(names, v)
@@ -341,9 +404,9 @@ func writeRealVoicesTable(w io.Writer, res realVoicesResult) {
 		if s.Countdown.Words > 0 {
 			cd = fmt.Sprintf("%.1f", 100*s.Countdown.WER)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.2f\t%.2f\t%s\t%s (%.0f)\n", v, s.Sex, s.Digits, 100*s.Accuracy, 100*s.Paused.WER, 100*s.Fluent.WER, cd, s.TrainedWithout, s.TrainSeconds)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t%s (%.0f)\n", v, s.Sex, s.Digits, 100*s.Accuracy, 100*s.DigitsRejected, 100*s.WordsRejected, 100*s.Paused.WER, 100*s.Fluent.WER, cd, s.TrainedWithout, s.TrainSeconds)
 	}
-	fmt.Fprintf(tw, "mean over voices\t\t\t%.1f (min %.1f; female %.1f, male %.1f)\tall strings %.2f\tfluent %.2f\t\t%.0f s in all\n",
+	fmt.Fprintf(tw, "mean over voices\t\t\t%.1f (min %.1f; female %.1f, male %.1f)\t\t\tall strings %.2f\tfluent %.2f\t\t%.0f s in all\n",
 		100*res.IsolatedAccuracy, 100*res.MinVoiceAccuracy, 100*res.FemaleAccuracy, 100*res.MaleAccuracy, 100*res.ConnectedWER, 100*res.FluentWER, res.Seconds)
 	tw.Flush()
 }

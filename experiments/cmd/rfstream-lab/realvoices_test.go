@@ -50,6 +50,13 @@ func toyRealVoices(t *testing.T) (fsdd, voices string) {
 			writeWAV(t, filepath.Join(dir, name+".wav"), toyDigit(d, 20*float64(vi)-40, uint32(5000+100*vi+d)))
 		}
 	}
+	words := filepath.Join(voices, "gcompris-en", "words")
+	if err := os.MkdirAll(words, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"apple", "ball", "cat", "dog", "egg", "fish", "goat", "hat"} {
+		writeWAV(t, filepath.Join(words, w+".wav"), toymodels.Noise(4000, uint32(7000+i)))
+	}
 	cd := filepath.Join(voices, "warzone2100", "countdown")
 	if err := os.MkdirAll(cd, 0o755); err != nil {
 		t.Fatal(err)
@@ -108,6 +115,10 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		s := res.PerVoice[v]
 		if s.Digits != digits || s.Paused.Strings != 5 || s.Fluent.Strings != 5 || s.Sex != map[bool]string{true: datasets.Male, false: datasets.Female}[v == "ann"] {
 			t.Errorf("%s: %+v", v, s)
+		}
+		// Two held-out words (apple, egg) of eight: the share is 0, ½ or 1.
+		if w := s.WordsRejected; w != 0 && w != 0.5 && w != 1 || s.DigitsRejected < 0 || s.DigitsRejected > 1-s.Accuracy {
+			t.Errorf("%s: words rejected %g, digits rejected %g (accuracy %g)", v, w, s.DigitsRejected, s.Accuracy)
 		}
 		if (s.Countdown.Words == 9) != (v == "warzone") {
 			t.Errorf("%s: countdown %+v (warzone's nine digits only)", v, s.Countdown)
