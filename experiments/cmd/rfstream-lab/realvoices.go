@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -79,8 +81,20 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
 	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	recipe.Log = stderr
 	start := time.Now()
