@@ -126,3 +126,35 @@ func TestWordRowsTakeTheRealVoices(t *testing.T) {
 		}
 	}
 }
+
+// The filler may train on three quarters of the real non-digit words and
+// never on the held-out fourth, which stays the same whatever trains.
+func TestRealFillerWordsHoldOutAQuarter(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "gcompris-en", "words")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 9 {
+		writeToyWAV(t, filepath.Join(dir, fmt.Sprintf("w%d.wav", i)), toyWord("1", uint64(i)))
+	}
+	trainable, held, err := RealFillerWords(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heldWords []string
+	for _, r := range held {
+		heldWords = append(heldWords, r.Label)
+	}
+	if len(trainable) != 6 || !slices.Equal(heldWords, []string{"w0", "w4", "w8"}) {
+		t.Fatalf("trainable %d, held out %v", len(trainable), heldWords)
+	}
+	for _, r := range trainable {
+		if slices.Contains(heldWords, r.Label) {
+			t.Errorf("%s is both trained on and held out", r.Label)
+		}
+	}
+	if _, _, err := RealFillerWords(t.TempDir()); err == nil {
+		t.Error("a folder without words was accepted")
+	}
+}

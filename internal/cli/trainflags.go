@@ -68,6 +68,7 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 		o.Filler.SynthDir = defaults.SynthDigitsDir()
 	}
 	fs.IntVar(&o.Filler.Voices, "filler-voices", o.Filler.Voices, "train a filler unit that rejects words that are not digits on this many espeak-ng voices saying non-digit words (and the digits); 0: none, nothing is rejected")
+	fs.StringVar(&o.Filler.RealWords, "filler-real-words", o.Filler.RealWords, "--filler-voices: also train the filler on three quarters of the real non-digit words in this voices folder (gcompris-en/words; the fourth quarter is held out for measuring; empty: none)")
 	fs.IntVar(&o.Oh.Takes, "oh-takes", o.Oh.Takes, "train an \"oh\" unit (0 said \"oh\", printed 0) on this many takes of \"oh\" by each filler voice; 0: no \"oh\"")
 	fs.IntVar(&o.Oh.Strings, "oh-strings", o.Oh.Strings, "strings joined from the filler voices' digits and \"oh\"s, trained on with the \"oh\" unit")
 	fs.Float64Var(&dec.FillerBias, "filler-bias", dec.FillerBias, "decoder: added to the filler's log-likelihoods at every frame (larger rejects more)")

@@ -79,7 +79,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	nStrings := fs.Int("strings", 40, "paused and fluent test strings (2-7 digits) per held-out voice, each")
 	overlap := fs.Float64("test-overlap", 0.05, "fluent test strings: words cut to their speech overlap by up to this many s")
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
-	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words) through every fold's model: the share rejected")
+	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words; train.RealFillerWords, never trained on) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -285,18 +285,11 @@ func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice 
 	return sc, nil
 }
 
-// heldOutRealWords are the real non-digit words a filler may never train
-// on: every fourth of datasets.RealWords in its (sorted) order, from the
-// first.
+// heldOutRealWords are the real non-digit words no filler trains on
+// (train.RealFillerWords' held-out quarter).
 func heldOutRealWords(dir string) ([]datasets.Recording, error) {
-	all, err := datasets.RealWords(dir)
-	var out []datasets.Recording
-	for i, r := range all {
-		if i%4 == 0 {
-			out = append(out, r)
-		}
-	}
-	return out, err
+	_, held, err := train.RealFillerWords(dir)
+	return held, err
 }
 
 // rejectedShare is the share of recs heard as no digit (0 when there are
