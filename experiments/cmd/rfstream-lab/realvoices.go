@@ -81,6 +81,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
 	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words; train.RealFillerWords, never trained on) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -126,7 +127,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	res := realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args}
 	type trained struct {
-		rec     *engine.Connected
+		hear    func(*frontend.Audio) ([]string, error)
 		seconds float64
 	}
 	models := map[string]trained{}
@@ -157,18 +158,18 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("without %s: %w", v, err)
 			}
-			if t.rec, err = engine.NewConnected(m); err != nil {
+			if t.hear, err = digitHearer(m, *live); err != nil {
 				return err
 			}
 			t.seconds = time.Since(t0).Seconds()
 			models[key] = t
 		}
 		own := ownDigits(fsdd, real, v)
-		sc, err := scoreRealVoice(t.rec, own, *dir, v, *nStrings, *overlap, *seed, rate)
+		sc, err := scoreRealVoice(t.hear, own, *dir, v, *nStrings, *overlap, *seed, rate)
 		if err != nil {
 			return fmt.Errorf("held-out %s: %w", v, err)
 		}
-		if sc.WordsRejected, err = rejectedShare(recognizeDigits(t.rec), words, rate); err != nil {
+		if sc.WordsRejected, err = rejectedShare(t.hear, words, rate); err != nil {
 			return err
 		}
 		sc.TrainSeconds, sc.TrainedWithout = t.seconds, without
@@ -222,9 +223,8 @@ func ownDigits(fsdd, real []datasets.Recording, voice string) []datasets.Recordi
 // scoreRealVoice hears one held-out voice: each digit alone, strings with
 // its pauses, the same kind of strings said fluently, and (warzone) the
 // countdown.
-func scoreRealVoice(rec *engine.Connected, own []datasets.Recording, dir, voice string, n int, overlap float64, seed uint64, rate int) (realVoiceScore, error) {
+func scoreRealVoice(hear func(*frontend.Audio) ([]string, error), own []datasets.Recording, dir, voice string, n int, overlap float64, seed uint64, rate int) (realVoiceScore, error) {
 	sc := realVoiceScore{Sex: datasets.SexOf(voice), Digits: len(own)}
-	hear := recognizeDigits(rec)
 	right := make([]bool, len(own))
 	none := make([]bool, len(own))
 	errs := make([]error, len(own))
@@ -343,11 +343,29 @@ func scorePlans(hear func(*frontend.Audio) ([]string, error), plans []datasets.S
 	return scoreOfCounts(c), nil
 }
 
+// digitHearer is a trained connected model as a digit-string recogniser:
+// decoding each recording whole, or (live) through the stream recogniser
+// `rfstream recognize` uses.
+func digitHearer(m *engine.Model, live bool) (func(*frontend.Audio) ([]string, error), error) {
+	if !live {
+		rec, err := engine.NewConnected(m)
+		if err != nil {
+			return nil, err
+		}
+		return recognizeDigits(rec.Recognize), nil
+	}
+	r, err := engine.NewLiveRecognizer(m)
+	if err != nil {
+		return nil, err
+	}
+	return recognizeDigits(func(a *frontend.Audio) (engine.Result, error) { return r.Recognize(a.Samples, a.Rate) }), nil
+}
+
 // recognizeDigits is a connected model as a digit-string recogniser:
 // the words it heard, rejected stretches (not digits) left out.
-func recognizeDigits(rec *engine.Connected) func(*frontend.Audio) ([]string, error) {
+func recognizeDigits(recognize func(*frontend.Audio) (engine.Result, error)) func(*frontend.Audio) ([]string, error) {
 	return func(a *frontend.Audio) ([]string, error) {
-		r, err := rec.Recognize(a)
+		r, err := recognize(a)
 		if err != nil {
 			return nil, err
 		}

@@ -143,6 +143,22 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		t.Errorf("fluent WER %g, want %d/%d", res.FluentWER, ferr, fwords)
 	}
 	t.Logf("\n%s", out.String())
+	// The live path (`rfstream recognize`'s) scores the same sets.
+	out.Reset()
+	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live",
+		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
+		"--filler-voices", "0", "--strings", "3"}
+	if code := run(live, &out, &errb); code != 0 {
+		t.Fatalf("--live: exit %d: %s", code, errb.String())
+	}
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	var lres realVoicesResult
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &lres); err != nil {
+		t.Fatal(err)
+	}
+	if s := lres.PerVoice["warzone"]; s.Digits != 10 || s.Paused.Strings != 3 || s.Countdown.Words != 9 {
+		t.Errorf("--live: %+v", s)
+	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
 	}
