@@ -91,3 +91,12 @@ ANY_VOICE_CONNECTED_FLAGS ?=
 .PHONY: eval-any-voice-connected
 eval-any-voice-connected: build
 	$(LAB) eval any-voice connected --json $(ANY_VOICE_CONNECTED_FLAGS)
+
+# Issue 51, experiments/journal/anyvoice.md (e): leave one of the 11 real voices out (FSDD's six, ../shared/voices'
+# five), isolated digits and paused/fluent strings per voice and sex, one JSON line last. With today's recipe 7
+# connected trainings (the real voices share one), 11–13 min each on one loaded core; REAL_VOICES_FLAGS shrink it
+# (e.g. --hold-out george,rich, or the cheaper recipe --m 1000 --passes 2 --train-strings 200 --dev-strings 50).
+REAL_VOICES_FLAGS ?=
+.PHONY: eval-real-voices
+eval-real-voices: build
+	$(LAB) eval real-voices --json $(REAL_VOICES_FLAGS)

@@ -34,6 +34,15 @@ type ConnectedVoices struct {
 	// with 0 to FluentMaxGap seconds between words (0: none).
 	FluentStrings int
 	FluentMaxGap  float64 // 0: DefaultFluentMaxGap
+	// FluentMaxOverlap, when positive, renders the fluent strings with each
+	// word cut to its speech and the words overlapping by up to this many
+	// seconds (datasets.RenderFluentString) instead of with short gaps;
+	// FluentMaxTempo (> 1) then plays each at a seeded tempo within
+	// 1/FluentMaxTempo to FluentMaxTempo.
+	FluentMaxOverlap float64
+	FluentMaxTempo   float64
+	// Real adds the real recorded voices (three women, two men).
+	Real RealVoiceTraining
 }
 
 // DefaultFluentMaxGap is the longest pause between a fluent string's
@@ -54,7 +63,9 @@ func (v ConnectedVoices) describe(sets []datasets.VoiceSet) string {
 		}
 		parts = append(parts, what)
 	}
-	if v.FluentStrings > 0 {
+	if v.FluentStrings > 0 && v.fluentOverlapped() {
+		parts = append(parts, fmt.Sprintf("%d fluent strings (overlap 0–%g s, tempo to %g×)", v.FluentStrings, v.FluentMaxOverlap, cmp.Or(v.FluentMaxTempo, 1)))
+	} else if v.FluentStrings > 0 {
 		parts = append(parts, fmt.Sprintf("%d fluent strings (gaps 0–%g s)", v.FluentStrings, cmp.Or(v.FluentMaxGap, DefaultFluentMaxGap)))
 	}
 	if len(parts) == 0 {
@@ -137,6 +148,9 @@ func (o DigitStringOptions) fluentStrings(trainRecs []datasets.Recording, held f
 	if err != nil {
 		return nil, err
 	}
+	if v.fluentOverlapped() {
+		return o.overlappedStrings(plans, rate)
+	}
 	return renderPlans(plans, rate, func(i int) uint64 { return o.Map.Seed ^ 0x666c75656e74 + uint64(i)<<20 })
 }
 
@@ -148,12 +162,22 @@ func (o DigitStringOptions) withVoices(trainRecs []datasets.Recording, held func
 	if err != nil {
 		return nil, nil, "", err
 	}
+	real, err := o.Voices.Real.recordings()
+	if err != nil {
+		return nil, nil, "", err
+	}
 	recs := append(slices.Clone(trainRecs), engineDigits(sets)...)
-	var utts []Utterance
+	recs = append(recs, real...)
+	utts, err := o.augmentedCopies(real, rate)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	if o.Voices.EngineStrings {
-		if utts, err = engineStrings(sets, rate, o.PadMin, o.PadMax, o.Map.Seed); err != nil {
+		es, err := engineStrings(sets, rate, o.PadMin, o.PadMax, o.Map.Seed)
+		if err != nil {
 			return nil, nil, "", err
 		}
+		utts = append(utts, es...)
 	}
 	if o.Voices.FluentStrings > 0 {
 		fl, err := o.fluentStrings(recs, held, rate)
@@ -162,5 +186,15 @@ func (o DigitStringOptions) withVoices(trainRecs []datasets.Recording, held func
 		}
 		utts = append(utts, fl...)
 	}
-	return recs, utts, o.Voices.describe(sets), nil
+	desc := o.Voices.describe(sets)
+	if r := o.Voices.Real.describe(real); r != "" {
+		desc = strings.TrimPrefix(desc+"; real voices: "+r, "none; ")
+	}
+	return recs, utts, desc, nil
+}
+
+// fluentOverlapped says whether the fluent strings run cut words together
+// (overlap or tempo set) rather than joining them with short gaps.
+func (v ConnectedVoices) fluentOverlapped() bool {
+	return v.FluentMaxOverlap > 0 || v.FluentMaxTempo > 1
 }

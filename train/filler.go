@@ -28,6 +28,25 @@ type FillerOptions struct {
 	PerWord    int
 	DigitTakes int
 	SynthDir   string
+	// RealWords, when set (the real voices folder), adds the real
+	// recorded non-digit words RealFillerWords may train on.
+	RealWords string
+}
+
+// RealFillerWords splits the real non-digit words of the voices folder
+// (datasets.RealWords, sorted by word): every fourth word from the first is
+// held out of any filler's training, to measure rejection on; the filler
+// may train on the rest.
+func RealFillerWords(dir string) (trainable, heldOut []datasets.Recording, err error) {
+	all, err := datasets.RealWords(dir)
+	for i, r := range all {
+		if i%4 == 0 {
+			heldOut = append(heldOut, r)
+		} else {
+			trainable = append(trainable, r)
+		}
+	}
+	return trainable, heldOut, err
 }
 
 // DefaultFillerOptions are the default speech model's: the 50 voices of
@@ -78,17 +97,28 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 		return nil, err
 	}
 	words := datasets.FillerTrainWords()
-	utts := make([]Utterance, len(digits)+len(words)*o.PerWord)
+	var real []datasets.Recording
+	if o.RealWords != "" {
+		if real, _, err = RealFillerWords(o.RealWords); err != nil {
+			return nil, err
+		}
+	}
+	synthetic := len(digits) + len(words)*o.PerWord
+	utts := make([]Utterance, synthetic+len(real))
 	errs := make([]error, len(utts))
 	parallel.For(len(utts), func(i int) {
 		rng := rand.New(rand.NewPCG(o.Seed, 0x66696c6c+uint64(i)))
 		var a *frontend.Audio
 		var label string
 		var voice int
-		if i < len(digits) {
+		switch {
+		case i >= synthetic:
+			a, errs[i] = frontend.ReadAudio(real[i-synthetic].Path, rate)
+			label, voice = engine.FillerLabel, 1 // trained on; the held-out quarter is RealFillerWords'
+		case i < len(digits):
 			a, errs[i] = frontend.ReadAudio(digits[i].Path, rate)
 			label, voice = digits[i].Label, voiceIndex[digits[i].Speaker]
-		} else {
+		default:
 			k := i - len(digits)
 			voice = (k/o.PerWord + (k%o.PerWord)*o.Voices/o.PerWord) % o.Voices
 			a, errs[i] = datasets.SynthWord(words[k/o.PerWord], speakers[voice].Voice, rate, rng.Uint64())

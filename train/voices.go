@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -62,6 +63,10 @@ type VoiceOptions struct {
 	// each changed by its own seeded augment.Plan within AugmentRanges.
 	WaveAugment   int
 	AugmentRanges augment.Ranges
+	// Real adds the real recorded voices' digits (datasets.RealVoiceDigits)
+	// as speakers of their own, each recording Copies times: as recorded
+	// and changed by AugmentCondition copies 1 … Copies-1.
+	Real RealVoiceTraining
 }
 
 // DefaultVoiceOptions add nothing: the recordings alone, once each.
@@ -82,7 +87,7 @@ func SpeakerAugmentRanges() augment.Ranges {
 
 // Used reports whether the options add any row to the recordings' own.
 func (o VoiceOptions) Used() bool {
-	return o.SynthVoices > 0 || len(o.Engines.Engines) > 0 || o.WaveAugment > 0 || o.RealWeight > 1 || len(o.Speeds) > 0 || len(o.OnsetTrimMs) > 0 || len(o.OffsetTrimMs) > 0 || o.PadMs > 0
+	return o.SynthVoices > 0 || len(o.Engines.Engines) > 0 || o.Real.Dir != "" || o.WaveAugment > 0 || o.RealWeight > 1 || len(o.Speeds) > 0 || len(o.OnsetTrimMs) > 0 || len(o.OffsetTrimMs) > 0 || o.PadMs > 0
 }
 
 // describe records in a model's meta what widened its training set, so
@@ -95,6 +100,9 @@ func (o VoiceOptions) describe(meta map[string]any) {
 		s := o.Engines.Set
 		meta["engine_voices"] = fmt.Sprintf("%s: %d speakers each, ±%g cents, tempo to %g×, %d takes, seed %d",
 			strings.Join(o.Engines.Engines, ","), s.Speakers, s.Cents, s.MaxTempo, s.Takes, s.Seed)
+	}
+	if o.Real.Dir != "" {
+		meta["real_voices"] = fmt.Sprintf("the voices folder's real voices but %v, ×%d", o.Real.Exclude, max(o.Real.Copies, 1))
 	}
 	if o.WaveAugment > 0 {
 		meta["wave_augment"] = fmt.Sprintf("%d copies within %+v", o.WaveAugment, o.AugmentRanges)
@@ -132,7 +140,8 @@ func (o VoiceOptions) Synth(rate int) ([]datasets.Recording, error) {
 			out = append(out, s.Digits...)
 		}
 	}
-	return out, nil
+	real, err := o.Real.recordings()
+	return append(out, real...), err
 }
 
 // WaveWarp transforms a recording before its word vector is computed.
@@ -334,11 +343,38 @@ func (o VoiceOptions) Rows(real, synth []datasets.Recording, wc frontend.WordCon
 	for k := 1; k <= o.WaveAugment; k++ {
 		blocks = append(blocks, rowBlock{real, AugmentCondition(o.AugmentRanges, k), realGroups})
 	}
+	if voices, groups := o.realVoiceRows(synth, synthGroups); len(voices) > 0 {
+		ranges := o.AugmentRanges
+		if reflect.ValueOf(ranges).IsZero() {
+			ranges = SpeakerAugmentRanges()
+		}
+		for k := 1; k < o.Real.Copies; k++ {
+			blocks = append(blocks, rowBlock{voices, AugmentCondition(ranges, k), groups})
+		}
+	}
 	copies, err := o.copyBlocks(real, realGroups, synth, synthGroups)
 	if err != nil {
 		return TrainingRows{}, err
 	}
 	return blockRows(append(blocks, copies...), wc, cache, log)
+}
+
+// realVoiceRows are the recordings among synth that are the real voices'
+// (Synth adds them last), with their groups.
+func (o VoiceOptions) realVoiceRows(synth []datasets.Recording, groups []int) ([]datasets.Recording, []int) {
+	if o.Real.Dir == "" {
+		return nil, nil
+	}
+	var recs []datasets.Recording
+	var g []int
+	root := filepath.Clean(o.Real.Dir) + string(filepath.Separator)
+	for i, r := range synth {
+		if strings.HasPrefix(filepath.Clean(r.Path), root) {
+			recs = append(recs, r)
+			g = append(g, groups[i])
+		}
+	}
+	return recs, g
 }
 
 // copyBlocks are the onset-trimmed, offset-trimmed and padded copies of

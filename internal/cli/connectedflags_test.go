@@ -31,6 +31,10 @@ func TestConnectedVoiceFlags(t *testing.T) {
 		o.Voices.FluentStrings != 5 || o.Voices.FluentMaxGap != 0.02 {
 		t.Fatalf("parsed %+v, %v", o.Voices, err)
 	}
+	o, err = parse("--real-voices", "/v", "--real-voice-copies", "40", "--fluent-max-overlap", "0.06", "--fluent-max-tempo", "1.25")
+	if err != nil || o.Voices.Real.Dir != "/v" || o.Voices.Real.Copies != 40 || o.Voices.FluentMaxOverlap != 0.06 || o.Voices.FluentMaxTempo != 1.25 {
+		t.Fatalf("parsed %+v, %v", o.Voices, err)
+	}
 	if _, err := parse("--engine-voices", "flite,mbrola"); err == nil {
 		t.Error("--engine-voices mbrola was accepted")
 	}

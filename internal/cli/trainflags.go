@@ -68,6 +68,7 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 		o.Filler.SynthDir = defaults.SynthDigitsDir()
 	}
 	fs.IntVar(&o.Filler.Voices, "filler-voices", o.Filler.Voices, "train a filler unit that rejects words that are not digits on this many espeak-ng voices saying non-digit words (and the digits); 0: none, nothing is rejected")
+	fs.StringVar(&o.Filler.RealWords, "filler-real-words", o.Filler.RealWords, "--filler-voices: also train the filler on three quarters of the real non-digit words in this voices folder (gcompris-en/words; the fourth quarter is held out for measuring; empty: none)")
 	fs.IntVar(&o.Oh.Takes, "oh-takes", o.Oh.Takes, "train an \"oh\" unit (0 said \"oh\", printed 0) on this many takes of \"oh\" by each filler voice; 0: no \"oh\"")
 	fs.IntVar(&o.Oh.Strings, "oh-strings", o.Oh.Strings, "strings joined from the filler voices' digits and \"oh\"s, trained on with the \"oh\" unit")
 	fs.Float64Var(&dec.FillerBias, "filler-bias", dec.FillerBias, "decoder: added to the filler's log-likelihoods at every frame (larger rejects more)")
@@ -99,6 +100,10 @@ func connectedVoiceFlags(fs *flag.FlagSet, v *train.ConnectedVoices) {
 	fs.BoolVar(&v.EngineStrings, "engine-strings", v.EngineStrings, "--engine-voices: also train on their whole spoken digit strings (words run together; placed by alignment)")
 	fs.IntVar(&v.FluentStrings, "fluent-strings", v.FluentStrings, "also train on this many strings joined from the training recordings with 0 to --fluent-max-gap s between words")
 	fs.Float64Var(&v.FluentMaxGap, "fluent-max-gap", v.FluentMaxGap, "--fluent-strings: longest pause between words, s (0: 0.05)")
+	fs.Float64Var(&v.FluentMaxOverlap, "fluent-max-overlap", v.FluentMaxOverlap, "--fluent-strings: cut each word to its speech and overlap neighbours by up to this many s (0 with --fluent-max-tempo 1: short gaps instead)")
+	fs.Float64Var(&v.FluentMaxTempo, "fluent-max-tempo", v.FluentMaxTempo, "--fluent-strings: play each cut string at a seeded tempo within 1/T to T (1: as rendered)")
+	fs.StringVar(&v.Real.Dir, "real-voices", v.Real.Dir, "train also on the real recorded voices' digits in this folder (../shared/voices; empty: none)")
+	fs.IntVar(&v.Real.Copies, "real-voice-copies", v.Real.Copies, "--real-voices: train on each real recording this many times, every copy after the first changed by its own seeded pitch/tempo/tract/noise/room plan")
 }
 
 // PhoneFlags registers the flags shared by train phones and eval phones,

@@ -71,6 +71,8 @@ func VoiceFlags(fs *flag.FlagSet, o *train.VoiceOptions) (check func() error) {
 	fs.StringVar(&l.engines, "engine-voices", strings.Join(o.Engines.Engines, ","), "comma-separated synthesisers besides espeak-ng (flite, festival; rfstream data voices builds them) whose speakers say the ten digits in every training set (empty: none)")
 	fs.BoolVar(&o.Engines.Set.BalanceSexes, "engine-balance-sexes", o.Engines.Set.BalanceSexes, "--engine-voices: draw the engines' male and female voices alternately (half the speakers female where an engine has a female voice) instead of every voice in turn")
 	fs.IntVar(&o.WaveAugment, "wave-augment", o.WaveAugment, "add this many copies of every real training recording, each with seeded pitch, tempo, vocal-tract, noise, room, telephone and level changes (train.SpeakerAugmentRanges)")
+	fs.StringVar(&o.Real.Dir, "real-voices", o.Real.Dir, "also train on the real recorded voices' digits in this folder (../shared/voices), each a speaker of its own (empty: none)")
+	fs.IntVar(&o.Real.Copies, "real-voice-copies", o.Real.Copies, "--real-voices: each real recording this many times, the copies after the first changed as --wave-augment's are")
 	fs.Float64Var(&o.PadMs, "pad-copies-ms", o.PadMs, "add a copy of every training recording (real and synthetic, not speed copies) with this many ms of noise at its own background level before and after it, as the live segmenter pads a word cut from a stream (0: none)")
 	return func() error { return l.check(o) }
 }
