@@ -648,7 +648,15 @@ func TestHostileClients(t *testing.T) {
 			// of MB, serve reads a small part of it.
 			h := startHostileServe(t, models, nil, nil, "")
 			var sent atomic.Int64
-			stallWithin := h.underAttack("64 WebSockets sending 256 KiB frames of 16 kHz audio as fast as they can for 5 s", 256*mb, maxFloodStall, func() {
+			// The flood is sent by this test process: under the race
+			// detector its own sending takes the cores the well-behaved
+			// streams need (stalls of 0.6-1.2 s seen), so there the bound
+			// is the bulk one; make test holds it to the 200 ms.
+			bound := maxFloodStall
+			if raceDetector {
+				bound = maxBulkStall
+			}
+			stallWithin := h.underAttack("64 WebSockets sending 256 KiB frames of 16 kHz audio as fast as they can for 5 s", 256*mb, bound, func() {
 				sent.Store(floodSockets(t, "ws://"+h.httpAddr+"/ws/audio?rate=16000", web.DefaultMaxSockets, 5*time.Second))
 			})
 			t.Logf("the flood's sockets sent %.1f MB in 5 s", float64(sent.Load())/mb)
@@ -658,22 +666,29 @@ func TestHostileClients(t *testing.T) {
 	})
 }
 
-// floodSockets opens n WebSockets on url and sends 256 KiB frames of
+// floodSockets opens n WebSockets on url, then sends 256 KiB frames of
 // silence on each as fast as the server takes them, for d; it returns the
-// bytes the server took.
+// bytes the server took. The sockets are opened first, on their own
+// deadline: under the race detector opening 64 took over 5 s.
 func floodSockets(t *testing.T, url string, n int, d time.Duration) int64 {
 	t.Helper()
+	dial, cancelDial := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelDial()
+	var conns []*websocket.Conn
+	for range n {
+		c, _, err := websocket.Dial(dial, url, nil)
+		if err != nil {
+			t.Errorf("a flood socket: %v", err)
+			continue
+		}
+		conns = append(conns, c)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	frame := make([]byte, streaming.MaxChunkBytes)
 	var sent atomic.Int64
 	var wg sync.WaitGroup
-	for range n {
-		c, _, err := websocket.Dial(ctx, url, nil)
-		if err != nil {
-			t.Errorf("a flood socket: %v", err)
-			continue
-		}
+	for _, c := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
