@@ -89,7 +89,8 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	sockets *sockets
-	pool    *pool // the sockets' shared pace (pace.go)
+	pool    *pool      // the sockets' shared pace (pace.go)
+	tags    *tagShares // each address's images at the tagger (tagshare.go)
 }
 
 // New returns the page's handler, publishing through nc.
@@ -124,7 +125,7 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.SocketPoolBurst <= 0 {
 		cfg.SocketPoolBurst = DefaultSocketPoolBurst
 	}
-	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), sockets: newSockets(cfg.MaxSockets), pool: newPool(cfg.SocketPoolBytes, cfg.SocketPoolBurst)}
+	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), tags: newTagShares(), sockets: newSockets(cfg.MaxSockets), pool: newPool(cfg.SocketPoolBytes, cfg.SocketPoolBurst)}
 	assets, _ := fs.Sub(static, "static")
 	s.mux.Handle("GET /", http.FileServerFS(assets))
 	s.mux.HandleFunc("GET /api/config", s.config)
@@ -257,6 +258,13 @@ func (s *Server) teach(w http.ResponseWriter, r *http.Request) {
 
 // tag publishes one posted image and answers with its tags message.
 func (s *Server) tag(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.tags.take(r.RemoteAddr)
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("this address has %d images being tagged already; send the next when one is answered", tagsPerHost), http.StatusTooManyRequests)
+		return
+	}
+	defer release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, streaming.MaxImageBytes))
 	if err != nil {
 		s.cfg.Log.Printf("web: image refused: %v", err)

@@ -354,8 +354,19 @@ async function tagFile(file) {
   }
 }
 
-$('file').onchange = (e) => { for (const f of e.target.files) tagFile(f); e.target.value = ''; };
+// The server tags at most two images of an address at once and refuses
+// more (429), so the page sends a folder's images two at a time.
+const tagWaiting = [];
+let tagging = 0;
+function pumpTags() {
+  while (tagging < 2 && tagWaiting.length) {
+    tagging++;
+    tagFile(tagWaiting.shift()).finally(() => { tagging--; pumpTags(); });
+  }
+}
+function queueTag(file) { tagWaiting.push(file); pumpTags(); }
+$('file').onchange = (e) => { for (const f of e.target.files) queueTag(f); e.target.value = ''; };
 const drop = $('drop');
 drop.ondragover = (e) => { e.preventDefault(); drop.classList.add('over'); };
 drop.ondragleave = () => drop.classList.remove('over');
-drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove('over'); for (const f of e.dataTransfer.files) tagFile(f); };
+drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove('over'); for (const f of e.dataTransfer.files) queueTag(f); };
