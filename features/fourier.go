@@ -48,7 +48,7 @@ func NewFourier(in int, p FourierParams, seed uint64) (*Fourier, error) {
 		return nil, fmt.Errorf("features: fourier map needs in, m ≥ 1 and σ > 0, have in=%d m=%d σ=%v", in, p.M, p.Sigma)
 	}
 	f := &Fourier{in: in, seed: seed, p: p, w: linalg.NewGeneral32(p.M, in), b: make([]float32, p.M)}
-	FillNormal32(NewRand(seed, 0), f.w.Data)
+	SeededNormal32(seed, 0, f.w.Data)
 	inv := float32(1 / p.Sigma)
 	for i := range f.w.Data {
 		f.w.Data[i] *= inv

@@ -91,7 +91,7 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 // map does not depend on the block size.
 func (mp *Map) buildPrivate() {
 	canon := make([]float32, mp.p.M*mp.p.Q*mp.in)
-	features.FillNormal32(features.NewRand(mp.seed, 0), canon)
+	features.SeededNormal32(mp.seed, 0, canon)
 	mp.layOut(canon)
 }
 
@@ -117,7 +117,7 @@ func (mp *Map) layOut(canon []float32) {
 // members from stream 1 (a partial Fisher–Yates shuffle per unit).
 func (mp *Map) buildPool() {
 	mp.pool = linalg.NewGeneral32(mp.p.Pool, mp.in)
-	features.FillNormal32(features.NewRand(mp.seed, 0), mp.pool.Data)
+	features.SeededNormal32(mp.seed, 0, mp.pool.Data)
 	mp.members = drawMembers(mp.p, mp.seed)
 }
 

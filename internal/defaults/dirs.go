@@ -3,6 +3,8 @@ package defaults
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/rfstream/rfstream/internal/cachedir"
 )
 
 // DataDir is the cache for fetched data and default models: $RFSTREAM_DATA,
@@ -11,15 +13,7 @@ import (
 // $RFSTREAM_DATA to the checkout's git-ignored data/ for its targets. Only
 // where the system names no cache directory (no $HOME) does it fall back to
 // ./data.
-func DataDir() string {
-	if d := os.Getenv("RFSTREAM_DATA"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "rfstream")
-	}
-	return "data"
-}
+func DataDir() string { return cachedir.Dir() }
 
 // fsddInCheckout is where a checkout finds FSDD's recordings, relative to
 // the checkout's root: a sibling folder shared by several checkouts.
