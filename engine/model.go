@@ -231,7 +231,7 @@ func DecodeModel(b []byte) (*Model, error) {
 // FeatureMap rebuilds the model's feature map from its recipe and checks
 // that it fits the read-out.
 func (m *Model) FeatureMap() (features.Map, error) {
-	fm, err := features.Build(m.Map)
+	fm, err := features.Load(m.Map)
 	if err != nil {
 		return nil, err
 	}

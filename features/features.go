@@ -31,6 +31,10 @@ type Recipe struct {
 	In     int             `json:"in"`
 	Seed   uint64          `json:"seed"`
 	Params json.RawMessage `json:"params,omitempty"`
+
+	// cachedDraws is set by Load: the map comes from a model file, whose
+	// draws the next process loading it will want again.
+	cachedDraws bool
 }
 
 // Builder rebuilds a map from its recipe.
@@ -44,6 +48,25 @@ func Register(kind string, b Builder) { kinds.Register(kind, b) }
 
 // Kinds lists the registered kinds in sorted order.
 func Kinds() []string { return kinds.Kinds() }
+
+// Load is Build for a map a model file names: a kind that draws through
+// Recipe.DrawNormal32 reads large draws from the data cache when an
+// earlier process drew them (SeededNormal32). Training builds its maps
+// with Build, so the lab's many sizes and seeds fill no cache.
+func Load(r Recipe) (Map, error) {
+	r.cachedDraws = true
+	return Build(r)
+}
+
+// DrawNormal32 fills dst as FillNormal32(NewRand(r.Seed, stream), dst)
+// does; for a recipe given to Load, through the data cache.
+func (r Recipe) DrawNormal32(stream Stream, dst []float32) {
+	if r.cachedDraws {
+		SeededNormal32(r.Seed, stream, dst)
+		return
+	}
+	FillNormal32(NewRand(r.Seed, stream), dst)
+}
 
 // Build rebuilds the map a recipe describes.
 func Build(r Recipe) (Map, error) {

@@ -37,7 +37,7 @@ func Columns(in int, p Params, seed uint64, cols []int) (*Map, error) {
 	sub.M = len(cols)
 	mp := &Map{in: in, seed: seed, p: sub, scale: float32(1 / math.Sqrt(float64(p.M)))}
 	if p.Pool > 0 {
-		mp.buildPool() // the pool itself is shared by all units: draw it whole
+		mp.buildPool(features.Recipe{Seed: seed}.DrawNormal32) // the pool itself is shared by all units: draw it whole
 		all := drawMembers(p, seed)
 		mp.members = make([]int32, 0, len(cols)*p.Q)
 		for _, l := range cols {

@@ -64,12 +64,19 @@ func init() {
 		if err := features.UnmarshalParams(r, &p); err != nil {
 			return nil, err
 		}
-		return New(r.In, p, r.Seed)
+		return build(r.In, p, r.Seed, r.DrawNormal32)
 	})
 }
 
 // New builds the maxout map for inputs of length in.
 func New(in int, p Params, seed uint64) (*Map, error) {
+	return build(in, p, seed, features.Recipe{Seed: seed}.DrawNormal32)
+}
+
+// build is New with the map's normal values drawn by draw (stream,
+// destination): directly, or through the data cache for a map a model
+// file names (features.Load).
+func build(in int, p Params, seed uint64, draw func(features.Stream, []float32)) (*Map, error) {
 	size, err := check(in, p)
 	if err != nil {
 		return nil, err
@@ -79,9 +86,9 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 	}
 	mp := &Map{in: in, seed: seed, p: p, scale: float32(1 / math.Sqrt(float64(p.M)))}
 	if p.Pool > 0 {
-		mp.buildPool()
+		mp.buildPool(draw)
 	} else {
-		mp.buildPrivate()
+		mp.buildPrivate(draw)
 	}
 	return mp, nil
 }
@@ -89,9 +96,9 @@ func New(in int, p Params, seed uint64) (*Map, error) {
 // buildPrivate draws w[l][j] in canonical order (unit, projection, input
 // coordinate) from stream 0, then stores it in the blocked layout, so the
 // map does not depend on the block size.
-func (mp *Map) buildPrivate() {
+func (mp *Map) buildPrivate(draw func(features.Stream, []float32)) {
 	canon := make([]float32, mp.p.M*mp.p.Q*mp.in)
-	features.SeededNormal32(mp.seed, 0, canon)
+	draw(0, canon)
 	mp.layOut(canon)
 }
 
@@ -115,9 +122,9 @@ func (mp *Map) layOut(canon []float32) {
 
 // buildPool draws the pool from stream 0 and each unit's q distinct pool
 // members from stream 1 (a partial Fisher–Yates shuffle per unit).
-func (mp *Map) buildPool() {
+func (mp *Map) buildPool(draw func(features.Stream, []float32)) {
 	mp.pool = linalg.NewGeneral32(mp.p.Pool, mp.in)
-	features.SeededNormal32(mp.seed, 0, mp.pool.Data)
+	draw(0, mp.pool.Data)
 	mp.members = drawMembers(mp.p, mp.seed)
 }
 
