@@ -664,6 +664,97 @@ func TestHostileClients(t *testing.T) {
 			return stallWithin
 		})
 	})
+	t.Run("one-clients-streams", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: 1,024 one-chunk streams of one client (sent in 0.02 s)
+			// took every stream slot, and 99 of 200 well-behaved streams
+			// were refused for ~20 s. Now a voice named by its subject (a
+			// confined client's) holds at most --max-voice-streams (64).
+			clients := filepath.Join(t.TempDir(), "clients.json")
+			os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}, {"name": "bob", "password": "bo"}]}`), 0o600)
+			h := startHostileServe(t, models, nil, []string{"RFSTREAM_NATS_USERS=" + clients}, "alice",
+				nats.UserInfo("alice", "al"), nats.CustomInboxPrefix(streaming.InboxPrefix("alice")))
+			var r hostileReport
+			attack := h.natsJS("streams", "1024", "RFS_USER=bob", "RFS_PASS=bo")
+			stallWithin := h.underAttack("bob opening 1024 streams of his voice at once", 30*mb, maxStall, func() { r = attack() })
+			if r.Ended != 1024 || r.Refused != 1024-64 || !containsAll(r.Errors, "--max-voice-streams") {
+				t.Errorf("bob's streams: %d ended, %d refused naming --max-voice-streams, want 1024 and 960 (%q)", r.Ended, r.Refused, r.Errors)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("image-bombs", func(t *testing.T) {
+		twice(t, func() bool {
+			// Before: requests were tagged one at a time, so 150 small PNGs
+			// slow to decode (33 KB each) delayed another client's image
+			// 27 s. Now tag requests queue fairly by client and are decoded
+			// on every core: another client's image waits for at most a
+			// turn (7-9 ms measured at load 7). The bombs' decoding takes
+			// both cores for 3-5 s, yet the audio stalled 6-19 ms: the
+			// stages' goroutines get their turns.
+			h := startHostileServe(t, models, nil, nil, "")
+			good, err := nats.Connect("nats://127.0.0.1:"+strconv.Itoa(h.port), h.localCreds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer good.Close()
+			var r hostileReport
+			var took time.Duration
+			attack := h.natsJS("tagbombs", bombPNGFile(t))
+			stallWithin := h.underAttack("forty PNG bombs (1400 × 1400, 16-bit RGBA) by request from one client", 128*mb, maxStall, func() {
+				done := make(chan struct{})
+				go func() { r = attack(); close(done) }()
+				time.Sleep(200 * time.Millisecond) // the bombs are queued first
+				start := time.Now()
+				reply, err := good.Request(streaming.TagSubject("rfs"), smallPNG(t), 30*time.Second)
+				took = time.Since(start)
+				if err != nil || bytes.Contains(reply.Data, []byte(`"error"`)) {
+					t.Errorf("another client's image: %v %s", err, reply.Data)
+				}
+				<-done
+			})
+			t.Logf("another client's image was answered in %v, the bomber's forty in %d ms", took.Round(time.Millisecond), r.Ms)
+			if r.Answered != 40 {
+				t.Errorf("the bombs: %+v, want every one answered", r)
+			}
+			if took > time.Second {
+				t.Errorf("another client's image waited %v behind the bombs, over 1 s", took)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+}
+
+// bombPNGFile writes a PNG that is small (a flat 16-bit RGBA image
+// compresses to about 30 KB) but decodes to 15 MB, just under the 16 MiB
+// decoded-bytes bound, and returns its path.
+func bombPNGFile(t *testing.T) string {
+	t.Helper()
+	im := image.NewNRGBA64(image.Rect(0, 0, 1400, 1400))
+	for i := range im.Pix {
+		im.Pix[i] = byte(i * 7 % 251)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, im); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bomb.png")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// smallPNG is an 8 × 8 grey image.
+func smallPNG(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 8, 8))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // floodSockets opens n WebSockets on url, then sends 256 KiB frames of

@@ -120,6 +120,44 @@ const attacks = {
     await nc.flush();
     return { sent: streams };
   },
+  // As the confined client RFS_USER: ARG streams on its own voice's subject, one chunk of silence each and no end, as
+  // many streams as it can hold; waits for each one's end-of-stream result (refused at once, or ended for idleness).
+  async streams(nc) {
+    const n = Number(arg);
+    const me = process.env.RFS_USER;
+    const errors = {};
+    let ended = 0;
+    let refused = 0;
+    const sub = nc.subscribe(P + "result." + me + ".>");
+    const done = (async () => {
+      for await (const m of sub) {
+        const r = m.json();
+        if (r.error) errors[r.error.replace(/[0-9]+/g, "N")] = r.error;
+        if (!r.eos) continue;
+        if (r.error && r.error.includes("--max-voice-streams")) refused++;
+        if (++ended === n) break;
+      }
+    })();
+    await nc.flush();
+    const payload = new Uint8Array(1600);
+    for (let s = 0; s < n; s++) {
+      nc.publish(P + "voice." + me + ".s" + s, payload, { headers: hdr({ "Rfs-Seq": 0, "Rfs-Rate": 8000 }) });
+      if (s % 256 === 255) await nc.flush();
+    }
+    await nc.flush();
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 30000))]);
+    return { sent: n, ended, refused, errors: Object.values(errors) };
+  },
+  // Forty tag requests of the PNG file ARG at once (small, slow to decode), then every answer.
+  async tagbombs(nc) {
+    const png = fs.readFileSync(arg);
+    await nc.flush();
+    const replies = [];
+    for (let i = 0; i < 40; i++) replies.push(nc.request(P + "tag", png, { timeout: 60000 }).then((m) => m.json()));
+    const all = await Promise.all(replies);
+    const errors = [...new Set(all.map((r) => (r.error || "").replace(/[0-9]+/g, "N")))];
+    return { sent: 40, bytes: 40 * png.length, answered: all.length, refused: all.filter((r) => r.error).length, errors };
+  },
   // As a confined client (RFS_USER, RFS_PASS) or a guest (neither, nor RFS_SEED), for ARG ms: forge alice's results and the end of her streams
   // a0..a299 (300 messages every tenth of a second, one kind at a time), feed her decoder, and listen on her results;
   // count what the server refuses.
