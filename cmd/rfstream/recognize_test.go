@@ -235,8 +235,14 @@ func TestRecognizeAnswersWithTheShippedModel(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Text != "7" || r.Task != engine.TaskConnected || errb.Len() != 0 {
 		t.Fatalf("heard %q (%v), stderr %q; want 7 and nothing on stderr", out.String(), err, errb.String())
 	}
-	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
-		t.Fatalf("the data cache holds %v after recognising with the shipped model", entries)
+	// Nothing trained or fetched: the cache holds only the shipped model's
+	// projections, kept for the next process (features.Load).
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 1 || entries[0].Name() != "draws" {
+		t.Fatalf("the data cache holds %v after recognising with the shipped model, want draws/ alone", entries)
+	}
+	if draws, _ := filepath.Glob(filepath.Join(cache, "draws", "normal32-*")); len(draws) != 1 {
+		t.Fatalf("draws kept: %v, want the connected model's one", draws)
 	}
 }
 
