@@ -312,14 +312,17 @@ func (h *hostileServe) underAttack(name string, maxGrowth int64, maxStall time.D
 // project's two cores shared by many jobs) a pause of the whole machine
 // in the attack's window looks like a stall. A stall the attack causes
 // shows both times.
-func twice(t *testing.T, attempt func() (stallWithin bool)) {
+func twice(t *testing.T, attempt func() (stallWithin bool)) { t.Helper(); tries(t, 2, attempt) }
+
+// tries is twice with n attempts.
+func tries(t *testing.T, n int, attempt func() (stallWithin bool)) {
 	t.Helper()
-	if attempt() {
-		return
+	for range n {
+		if attempt() {
+			return
+		}
 	}
-	if !attempt() {
-		t.Error("the stall was over its bound twice")
-	}
+	t.Errorf("the stall was over its bound %d times", n)
 }
 
 // hostileReport is what testdata/hostile.cjs prints.
@@ -637,7 +640,10 @@ func TestHostileClients(t *testing.T) {
 		})
 	})
 	t.Run("websocket-flood", func(t *testing.T) {
-		twice(t, func() bool {
+		// Three tries: the case nearest its bound (first tries of 10-232 ms
+		// on a quiet machine, 62-453 ms with other work on the cores; the
+		// journal, Dec 2), where a loaded machine's own pauses show most.
+		tries(t, 3, func() bool {
 			// Before: 64 WebSockets sending 256 KiB frames of 16 kHz audio
 			// as fast as they could took serve from 67 MB to 1.3 GB within
 			// 5 s, and the frontend's NATS client dropped messages of every
