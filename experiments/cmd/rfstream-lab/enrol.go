@@ -90,7 +90,7 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.Scored)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, taught copies %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.Copies, r.Seed, r.Scored)
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -106,6 +106,8 @@ type enrolRun struct {
 	Scored        string       `json:"scored"`
 	ConnectedPull float64      `json:"connected_pull"`
 	WordPull      float64      `json:"word_pull"`
+	Copies        string       `json:"teach_copies"`
+	Seed          uint64       `json:"seed"`
 	Voices        []enrolScore `json:"voices"`
 	Pooled        enrolScore   `json:"pooled"`
 }
@@ -118,6 +120,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
 	jsonOut := fs.String("json", "", "write the results as JSON here")
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
+	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -128,6 +131,12 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	wp, err := floatList(*wpulls)
 	if err != nil {
 		return err
+	}
+	kinds := strings.Split(*copies, ",")
+	for _, k := range kinds {
+		if !slices.Contains(teachCopyKinds, k) {
+			return fmt.Errorf("eval enroll: --teach-copies %q (%s)", k, strings.Join(teachCopyKinds, ", "))
+		}
 	}
 	connModel, err := defaults.Speech(stderr)
 	if err != nil {
@@ -156,22 +165,24 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, c := range cp {
-			for _, w := range wp {
-				run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w}
-				for _, v := range voices {
-					s, err := scoreEnrolment(conn, v, c, w, *which)
-					if err != nil {
-						return fmt.Errorf("%s: %w", v.name, err)
+		for _, kind := range kinds {
+			for _, c := range cp {
+				for _, w := range wp {
+					run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w, Copies: kind, Seed: *seed}
+					for _, v := range voices {
+						s, err := scoreEnrolment(conn, v, c, w, *which, kind)
+						if err != nil {
+							return fmt.Errorf("%s: %w", v.name, err)
+						}
+						s.Set = set
+						run.Voices = append(run.Voices, s)
+						fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, copies %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+							set, v.name, c, w, kind, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 					}
-					s.Set = set
-					run.Voices = append(run.Voices, s)
-					fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-						set, v.name, c, w, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+					run.Pooled = poolEnrol(run.Voices)
+					runs = append(runs, run)
+					writeEnrolTable(stdout, run)
 				}
-				run.Pooled = poolEnrol(run.Voices)
-				runs = append(runs, run)
-				writeEnrolTable(stdout, run)
 			}
 		}
 	}
@@ -358,7 +369,7 @@ func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recordin
 }
 
 // scoreEnrolment teaches v to both models and scores it before and after.
-func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which string) (enrolScore, error) {
+func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which, copies string) (enrolScore, error) {
 	doConn, doWords := which != "words", which != "connected"
 	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
 	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
@@ -381,20 +392,26 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				s.Refused = append(s.Refused, fmt.Sprintf("%s: %v", r.Path, err))
 				continue
 			}
-			if doConn {
-				if err := cv.Teach(a, r.Label); err != nil {
-					return nil, nil, err
-				}
-			}
-			if !doWords {
-				continue
-			}
-			x, err := v.words.RawVector(a)
+			variants, err := teachCopies(a, copies)
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := ws.Teach(x, r.Label); err != nil {
-				return nil, nil, err
+			for _, a := range append([]*frontend.Audio{a}, variants...) {
+				if doConn {
+					if err := cv.Teach(a, r.Label); err != nil {
+						return nil, nil, err
+					}
+				}
+				if !doWords {
+					continue
+				}
+				x, err := v.words.RawVector(a)
+				if err != nil {
+					return nil, nil, err
+				}
+				if err := ws.Teach(x, r.Label); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 		return cv, ws, nil
@@ -492,4 +509,56 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 	}
 	s.finish()
 	return s, nil
+}
+
+// teachCopyKinds are the kinds of copies of a taught word that can be
+// taught with it (round E2 of experiments/journal/enrol.md): none; speed,
+// played 0.92, 0.96, 1.04 and 1.08 times as fast by resampling (pitch,
+// formants and tempo move together); tract, its spectral envelope warped
+// by 0.92, 0.96, 1.04 and 1.08 (augment.VTLN: a shorter or longer vocal
+// tract, the pitch kept); both, the four pairs of speed 0.94 or 1.06 with
+// a warp of 0.94 or 1.06.
+var teachCopyKinds = []string{"none", "speed", "tract", "both"}
+
+// teachCopies makes the copies of a of the given kind.
+func teachCopies(a *frontend.Audio, kind string) ([]*frontend.Audio, error) {
+	var steps [][2]float64 // speed, warp
+	switch kind {
+	case "none":
+		return nil, nil
+	case "speed":
+		steps = [][2]float64{{0.92, 1}, {0.96, 1}, {1.04, 1}, {1.08, 1}}
+	case "tract":
+		steps = [][2]float64{{1, 0.92}, {1, 0.96}, {1, 1.04}, {1, 1.08}}
+	case "both":
+		steps = [][2]float64{{0.94, 0.94}, {0.94, 1.06}, {1.06, 0.94}, {1.06, 1.06}}
+	default:
+		return nil, fmt.Errorf("teach copies %q", kind)
+	}
+	// At 8 kHz, both default models' rate, every speed below is a ratio
+	// of small numbers (23/25 …), which the resampler needs.
+	a, err := frontend.Resample(a, 8000)
+	if err != nil {
+		return nil, err
+	}
+	var out []*frontend.Audio
+	for _, st := range steps {
+		b := a
+		if st[0] != 1 {
+			var err error
+			// Samples played st[0] times as fast are samples at st[0]
+			// times the rate, brought back to the rate.
+			if b, err = frontend.Resample(&frontend.Audio{Rate: int(float64(a.Rate)*st[0] + 0.5), Samples: a.Samples}, a.Rate); err != nil {
+				return nil, err
+			}
+		}
+		if st[1] != 1 {
+			var err error
+			if b, err = augment.VTLN(b, st[1]); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
