@@ -30,11 +30,18 @@ type ConnectedVoice struct {
 	// Pull is how near the model's read-out the voice's is kept
 	// (classifier.RefitToward's relMu; ConnectedTeachPull unless set,
 	// before teaching).
-	Pull    float64
+	Pull float64
+	// Copies, when set, makes copies of each recording taught (say,
+	// played a little faster and slower), which are taught with it as
+	// the same word, before teaching.
+	Copies  func(*frontend.Audio) ([]*frontend.Audio, error)
 	c       *Connected
-	frames  []blas32.General // each taught recording's input frames
+	frames  []blas32.General // each taught recording's input frames (with its copies')
 	classes [][]int          // their aligned classes
 	labels  []string         // the word each said
+	// stats are ZᵀZ and ZᵀY of every taught frame's features, which the
+	// read-out is refitted from (classifier.RefitTowardGram).
+	stats   *classifier.RLSAccumulator
 	adapted *Connected
 }
 
@@ -103,29 +110,74 @@ func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
 		return fmt.Errorf("rfstream: the voice has been taught %d recordings, the most it takes", MaxTaught)
 	}
 	now := v.Connected()
-	if a.Rate != now.Input.Audio.SampleRate {
-		if a, err = frontend.Resample(a, now.Input.Audio.SampleRate); err != nil {
+	takes := []*frontend.Audio{a}
+	if v.Copies != nil {
+		copies, err := v.Copies(a)
+		if err != nil {
 			return err
 		}
+		takes = append(takes, copies...)
 	}
-	lead, trail, err := now.edgeSilence(a.Samples)
+	var xs []blas32.General
+	var classes []int
+	rows := 0
+	for _, a := range takes {
+		if a.Rate != now.Input.Audio.SampleRate {
+			if a, err = frontend.Resample(a, now.Input.Audio.SampleRate); err != nil {
+				return err
+			}
+		}
+		lead, trail, err := now.edgeSilence(a.Samples)
+		if err != nil {
+			return err
+		}
+		a = padWithBackground(a, max(0, teachPadSeconds-lead), max(0, teachPadSeconds-trail), uint64(len(v.labels)))
+		x, err := now.Frames(a)
+		if err != nil {
+			return err
+		}
+		cl, err := now.alignTaught(a.Samples, x, w)
+		if err != nil {
+			return fmt.Errorf("rfstream: aligning the recording to %q: %w", label, err)
+		}
+		xs, classes, rows = append(xs, x), append(classes, cl...), rows+x.Rows
+	}
+	if rows > classifier.MaxTowardRows {
+		return fmt.Errorf("rfstream: a recording of %d frames (with its copies), more than the %d one word may hold", rows, classifier.MaxTowardRows)
+	}
+	x := linalg.NewGeneral32(rows, now.Input.Audio.Dim())
+	row := 0
+	for _, f := range xs {
+		for r := range f.Rows {
+			copy(linalg.Row32(x, row), linalg.Row32(f, r))
+			row++
+		}
+	}
+	stats, err := v.withStats(x, classes)
 	if err != nil {
 		return err
 	}
-	a = padWithBackground(a, max(0, teachPadSeconds-lead), max(0, teachPadSeconds-trail), uint64(len(v.labels)))
-	x, err := now.Frames(a)
-	if err != nil {
+	if err := v.refit(stats); err != nil {
 		return err
 	}
-	classes, err := now.alignTaught(a.Samples, x, w)
-	if err != nil {
-		return fmt.Errorf("rfstream: aligning the recording to %q: %w", label, err)
-	}
-	if err := v.refit(append(v.frames, x), append(v.classes, classes)); err != nil {
-		return err
-	}
-	v.frames, v.classes, v.labels = append(v.frames, x), append(v.classes, classes), append(v.labels, label)
+	v.stats, v.frames, v.classes, v.labels = stats, append(v.frames, x), append(v.classes, classes), append(v.labels, label)
 	return nil
+}
+
+// withStats returns the voice's taught statistics with the frames x of
+// classes added, the voice's own left as they are.
+func (v *ConnectedVoice) withStats(x blas32.General, classes []int) (*classifier.RLSAccumulator, error) {
+	var stats *classifier.RLSAccumulator
+	if v.stats == nil {
+		stats = classifier.NewRLSAccumulator(v.c.Model.RLS.Dim, v.c.Model.RLS.Classes)
+		stats.Float64 = true
+	} else {
+		stats = v.stats.Clone()
+	}
+	if err := stats.Add(features.Apply(v.c.Map, x, 0), classes); err != nil {
+		return nil, err
+	}
+	return stats, nil
 }
 
 // A taught recording gets its own background (frontend.EstimateBackground)
@@ -207,27 +259,10 @@ func (c *Connected) alignTaught(samples []float32, x blas32.General, w int) ([]i
 	return labels, nil
 }
 
-// refit refits the model's read-out to the given frames and classes and
-// makes it the voice's recogniser.
-func (v *ConnectedVoice) refit(frames []blas32.General, classes [][]int) error {
-	n := 0
-	for _, f := range frames {
-		n += f.Rows
-	}
-	if n > classifier.MaxTowardRows {
-		return fmt.Errorf("rfstream: the voice's taught recordings hold %d frames, more than the %d it can learn from", n, classifier.MaxTowardRows)
-	}
-	x := linalg.NewGeneral32(n, v.c.Input.Audio.Dim())
-	labels := make([]int, 0, n)
-	row := 0
-	for i, f := range frames {
-		for r := range f.Rows {
-			copy(linalg.Row32(x, row), linalg.Row32(f, r))
-			row++
-		}
-		labels = append(labels, classes[i]...)
-	}
-	r, err := classifier.RefitToward(v.c.Model.RLS, features.Apply(v.c.Map, x, 0), labels, v.Pull)
+// refit refits the model's read-out to the taught frames' statistics
+// and makes it the voice's recogniser.
+func (v *ConnectedVoice) refit(stats *classifier.RLSAccumulator) error {
+	r, err := classifier.RefitTowardGram(v.c.Model.RLS, stats, v.Pull)
 	if err != nil {
 		return err
 	}
@@ -347,11 +382,14 @@ func (c *Connected) ReadVoice(b []byte) (*ConnectedVoice, error) {
 			}
 			cl[j] = int(k)
 		}
+		if v.stats, err = v.withStats(f, cl); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+		}
 		v.frames, v.classes = append(v.frames, f), append(v.classes, cl)
 	}
 	v.labels = h.Words
 	if len(v.frames) > 0 {
-		if err := v.refit(v.frames, v.classes); err != nil {
+		if err := v.refit(v.stats); err != nil {
 			return nil, err
 		}
 	}

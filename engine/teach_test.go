@@ -98,6 +98,61 @@ func TestTaughtConnectedVoiceHearsTheVoice(t *testing.T) {
 	}
 }
 
+// Copies of a taught recording are taught with it as the same word: the
+// voice holds one word per recording, hears the string, and reads back
+// the same from its file.
+func TestTaughtCopiesAreTheSameWord(t *testing.T) {
+	c, err := engine.NewConnected(loadTones(t, "rls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.NewVoice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := 0
+	v.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) {
+		made++
+		louder := &frontend.Audio{Rate: a.Rate, Samples: slices.Clone(a.Samples)}
+		for i := range louder.Samples {
+			louder.Samples[i] *= 1.5
+		}
+		return []*frontend.Audio{louder}, nil
+	}
+	for i, w := range []string{"lo", "hi"} {
+		if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: voiceString([]string{w}, uint32(50+i))}, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if made != 2 || v.Taught() != 2 || !slices.Equal(v.Words(), []string{"lo", "hi"}) {
+		t.Fatalf("copies made %d times, the voice holds %d words %v: want 2, [lo hi]", made, v.Taught(), v.Words())
+	}
+	str := []string{"lo", "hi", "lo", "lo", "hi"}
+	a := &frontend.Audio{Rate: 8000, Samples: voiceString(str, 7)}
+	heard, err := v.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heard.Text != strings.Join(str, " ") {
+		t.Errorf("taught two words and their copies, heard %q, said %q", heard.Text, strings.Join(str, " "))
+	}
+	var b bytes.Buffer
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ReadVoice(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Text != heard.Text || r.Taught() != 2 {
+		t.Errorf("read back: heard %q from %d words, want %q from 2", again.Text, r.Taught(), heard.Text)
+	}
+}
+
 // A word that is not the model's is refused by name, and teaches nothing.
 func TestTeachingRefusesWordsNotInTheVocabulary(t *testing.T) {
 	c, err := engine.NewConnected(loadTones(t, "rls"))

@@ -379,6 +379,9 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 			return nil, nil, err
 		}
 		cv.Pull = connPull
+		if copies != "none" {
+			cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
+		}
 		ws := v.words.NewVoiceSession()
 		ws.SelfTrain, ws.TeachPull = false, wordPull
 		for _, r := range recs {
@@ -392,19 +395,21 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				s.Refused = append(s.Refused, fmt.Sprintf("%s: %v", r.Path, err))
 				continue
 			}
+			if doConn {
+				// The voice makes the copies and teaches them with
+				// the recording, in one refit.
+				if err := cv.Teach(a, r.Label); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !doWords {
+				continue
+			}
 			variants, err := teachCopies(a, copies)
 			if err != nil {
 				return nil, nil, err
 			}
 			for _, a := range append([]*frontend.Audio{a}, variants...) {
-				if doConn {
-					if err := cv.Teach(a, r.Label); err != nil {
-						return nil, nil, err
-					}
-				}
-				if !doWords {
-					continue
-				}
 				x, err := v.words.RawVector(a)
 				if err != nil {
 					return nil, nil, err
