@@ -233,6 +233,55 @@ func TestTaughtWordSessionHearsTheVoice(t *testing.T) {
 	}
 }
 
+// Refitted with the model's training rows instead of toward its
+// read-out (TeachWeight), two taught words make the session hear the rest
+// of the voice better too; a model that fits its rows in the dual form
+// cannot be taught so, and says so when taught.
+func TestTaughtWithTrainingRowsHearsTheVoice(t *testing.T) {
+	m, _ := adaptableModelOfSize(t, []float64{0.5, 1}, 15) // primal: 40 rows, 15 units
+	c, err := engine.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, labels := glideVectors(t, c.Config, 30, 410, 1.6)
+	accuracy := func(s *engine.VoiceSession) int {
+		ok := 0
+		for i := 2; i < voice.Rows; i++ {
+			v := slices.Clone(linalg.Row32(voice, i))
+			if err := s.Normalise(v, false); err != nil {
+				t.Fatal(err)
+			}
+			if sc := s.Score(v); (sc[1] > sc[0]) == (labels[i] == 1) {
+				ok++
+			}
+		}
+		return ok
+	}
+	before := accuracy(c.NewVoiceSession())
+	taught := c.NewVoiceSession()
+	taught.TeachWeight = 10
+	for i := range 2 {
+		if err := taught.Teach(linalg.Row32(voice, i), m.Labels[labels[i]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := accuracy(taught)
+	t.Logf("%d of %d before teaching, %d after", before, voice.Rows-2, after)
+	if after <= before {
+		t.Errorf("taught two words with the training rows: %d of %d right, %d before", after, voice.Rows-2, before)
+	}
+	dual, _ := adaptableModel(t, []float64{0.5, 1}) // 40 rows, 60 units
+	dc, err := engine.NewWordClassifier(dual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dc.NewVoiceSession()
+	s.TeachWeight = 10
+	if err := s.Teach(linalg.Row32(voice, 0), dual.Labels[labels[0]]); err == nil || s.Taught() != 0 {
+		t.Errorf("a model fitted in the dual form was taught with its training rows (%v, %d taught)", err, s.Taught())
+	}
+}
+
 func loadTones(t *testing.T, kind string) *engine.Model {
 	t.Helper()
 	m, err := engine.LoadModel("../testdata/tones-" + kind + ".rfm")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, taught copies %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.Copies, r.Seed, r.Scored)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Seed, r.Scored)
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -106,6 +107,7 @@ type enrolRun struct {
 	Scored        string       `json:"scored"`
 	ConnectedPull float64      `json:"connected_pull"`
 	WordPull      float64      `json:"word_pull"`
+	WordWeight    float64      `json:"word_weight,omitempty"`
 	Copies        string       `json:"teach_copies"`
 	Seed          uint64       `json:"seed"`
 	Voices        []enrolScore `json:"voices"`
@@ -120,6 +122,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
 	jsonOut := fs.String("json", "", "write the results as JSON here")
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
+	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -131,6 +134,14 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	wp, err := floatList(*wpulls)
 	if err != nil {
 		return err
+	}
+	var ww []float64
+	for _, f := range strings.Split(*weights, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("eval enroll: --word-weight %q: want a number ≥ 0", f)
+		}
+		ww = append(ww, v)
 	}
 	kinds := strings.Split(*copies, ",")
 	for _, k := range kinds {
@@ -168,20 +179,22 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		for _, kind := range kinds {
 			for _, c := range cp {
 				for _, w := range wp {
-					run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w, Copies: kind, Seed: *seed}
-					for _, v := range voices {
-						s, err := scoreEnrolment(conn, v, c, w, *which, kind)
-						if err != nil {
-							return fmt.Errorf("%s: %w", v.name, err)
+					for _, weight := range ww {
+						run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w, WordWeight: weight, Copies: kind, Seed: *seed}
+						for _, v := range voices {
+							s, err := scoreEnrolment(conn, v, enrolSettings{c, w, weight, *which, kind})
+							if err != nil {
+								return fmt.Errorf("%s: %w", v.name, err)
+							}
+							s.Set = set
+							run.Voices = append(run.Voices, s)
+							fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+								set, v.name, c, w, weight, kind, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 						}
-						s.Set = set
-						run.Voices = append(run.Voices, s)
-						fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, copies %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-							set, v.name, c, w, kind, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+						run.Pooled = poolEnrol(run.Voices)
+						runs = append(runs, run)
+						writeEnrolTable(stdout, run)
 					}
-					run.Pooled = poolEnrol(run.Voices)
-					runs = append(runs, run)
-					writeEnrolTable(stdout, run)
 				}
 			}
 		}
@@ -369,7 +382,14 @@ func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recordin
 }
 
 // scoreEnrolment teaches v to both models and scores it before and after.
-func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which, copies string) (enrolScore, error) {
+// enrolSettings are what one evaluation run varies.
+type enrolSettings struct {
+	connPull, wordPull, wordWeight float64
+	which, copies                  string // the models scored; the kind of taught copies
+}
+
+func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
+	connPull, wordPull, which, copies := set.connPull, set.wordPull, set.which, set.copies
 	doConn, doWords := which != "words", which != "connected"
 	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
 	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
@@ -383,7 +403,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 			cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
 		}
 		ws := v.words.NewVoiceSession()
-		ws.SelfTrain, ws.TeachPull = false, wordPull
+		ws.SelfTrain, ws.TeachPull, ws.TeachWeight = false, wordPull, set.wordWeight
 		for _, r := range recs {
 			a, err := read(r)
 			if err != nil {
