@@ -143,3 +143,52 @@ func TestRefitTowardRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Merging statistics with weight 3 is adding their rows three times.
+func TestMergeWeightedCountsRowsThatManyTimes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := linalg.NewGeneral32(5, 4)
+	for i := range z.Data {
+		z.Data[i] = float32(rng.NormFloat64())
+	}
+	labels := []int{0, 1, 1, 0, 1}
+	b := NewRLSAccumulator(4, 2)
+	want := NewRLSAccumulator(4, 2)
+	if err := b.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := want.Add(z, labels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := NewRLSAccumulator(4, 2)
+	if err := got.MergeWeighted(b, 3); err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.Gram(), want.Gram()
+	for i := range g.Data {
+		if math.Abs(g.Data[i]-w.Data[i]) > 1e-4*(1+math.Abs(w.Data[i])) {
+			t.Fatalf("Gram[%d] = %v, adding three times gives %v", i, g.Data[i], w.Data[i])
+		}
+	}
+	gs, err := got.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := want.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range gs.W.Data {
+		if math.Abs(float64(gs.W.Data[i]-ws.W.Data[i])) > 1e-4 {
+			t.Fatalf("W[%d] = %v, adding three times gives %v", i, gs.W.Data[i], ws.W.Data[i])
+		}
+	}
+	if got.N() != 15 {
+		t.Errorf("%d rows, want 15", got.N())
+	}
+	if err := got.MergeWeighted(b, 0); err == nil {
+		t.Error("weight 0 merged")
+	}
+}
