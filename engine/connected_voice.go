@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -102,17 +103,41 @@ func (v *ConnectedVoice) Words() []string { return append([]string(nil), v.label
 // taught so far. A label the model does not have is refused by name; a
 // recording too short for the word's states is refused too.
 func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
-	w, err := teachableLabel(v.c.Model.Labels, label)
-	if err != nil {
-		return err
+	return v.teach(a, []string{label}, v.Copies)
+}
+
+// TeachString teaches the voice a recording of the words said one after
+// another, as Teach teaches one word: its frames are aligned to the
+// words' states in order (silence allowed between them). Strings made by
+// joining a voice's taught words teach the read-out how its words follow
+// one another, which words taught alone do not. No copies are made.
+func (v *ConnectedVoice) TeachString(a *frontend.Audio, words []string) error {
+	if len(words) == 0 {
+		return errors.New("rfstream: a string of no words to teach")
 	}
+	return v.teach(a, words, nil)
+}
+
+// teach teaches a recording of the words, with the copies makeCopies
+// makes of it (nil: none).
+func (v *ConnectedVoice) teach(a *frontend.Audio, words []string, makeCopies func(*frontend.Audio) ([]*frontend.Audio, error)) error {
+	ws := make([]int, len(words))
+	for i, word := range words {
+		w, err := teachableLabel(v.c.Model.Labels, word)
+		if err != nil {
+			return err
+		}
+		ws[i] = w
+	}
+	label := strings.Join(words, " ")
 	if len(v.labels) >= MaxTaught {
 		return fmt.Errorf("rfstream: the voice has been taught %d recordings, the most it takes", MaxTaught)
 	}
+	var err error
 	now := v.Connected()
 	takes := []*frontend.Audio{a}
-	if v.Copies != nil {
-		copies, err := v.Copies(a)
+	if makeCopies != nil {
+		copies, err := makeCopies(a)
 		if err != nil {
 			return err
 		}
@@ -136,7 +161,7 @@ func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
 		if err != nil {
 			return err
 		}
-		cl, err := now.alignTaught(a.Samples, x, w)
+		cl, err := now.alignTaught(a.Samples, x, ws)
 		if err != nil {
 			return fmt.Errorf("rfstream: aligning the recording to %q: %w", label, err)
 		}
@@ -230,13 +255,14 @@ func padWithBackground(a *frontend.Audio, lead, trail float64, seed uint64) *fro
 // word may go (frontend.SpeechRegion), as the word models' default.
 const teachMarginDB = 35
 
-// alignTaught labels the frames x of a recording of word w with classes:
-// the frames of its speech region (by energy, as the word models find a
-// word) are force-aligned to the word's states, the rest split over the
-// silence states. The region is found without the model, because a voice
-// the model has not learnt is what it hears worst: aligned freely, its
-// word went to silence but for a few frames.
-func (c *Connected) alignTaught(samples []float32, x blas32.General, w int) ([]int, error) {
+// alignTaught labels the frames x of a recording of the words ws with
+// classes: the frames of its speech region (by energy, as the word models
+// find a word) are force-aligned to the words' states (with optional
+// silence between words), the rest split over the silence states. The
+// region is found without the model, because a voice the model has not
+// learnt is what it hears worst: aligned freely, its word went to silence
+// but for a few frames.
+func (c *Connected) alignTaught(samples []float32, x blas32.General, ws []int) ([]int, error) {
 	energy, err := c.frameEnergy(samples)
 	if err != nil {
 		return nil, err
@@ -245,13 +271,20 @@ func (c *Connected) alignTaught(samples []float32, x blas32.General, w int) ([]i
 		return nil, fmt.Errorf("%d energies for %d frames", len(energy), x.Rows)
 	}
 	start, end := frontend.SpeechRegion(energy, teachMarginDB)
-	unit := c.words[w]
-	labels, err := decode.BootstrapLabels(x.Rows, start, end, []decode.Unit{unit}, c.sil)
+	units := make([]decode.Unit, len(ws))
+	for i, w := range ws {
+		units[i] = c.words[w]
+	}
+	labels, err := decode.BootstrapLabels(x.Rows, start, end, units, c.sil)
 	if err != nil {
 		return nil, err
 	}
 	ll := linalg.Rows32(c.LogLikelihoods(x), start, end)
-	al, err := decode.Align([]decode.Unit{unit}, nil, ll, decode.LinearConfig{NoEdgeSilence: true, NoInnerSilence: true}, c.options())
+	var sil *decode.Unit
+	if len(units) > 1 {
+		sil = &c.sil
+	}
+	al, err := decode.Align(units, sil, ll, decode.LinearConfig{NoEdgeSilence: true, NoInnerSilence: len(units) == 1}, c.options())
 	if err != nil {
 		return labels, nil // too few frames to align: the uniform split stands
 	}
@@ -363,8 +396,14 @@ func (c *Connected) ReadVoice(b []byte) (*ConnectedVoice, error) {
 	}
 	r := bytes.NewReader(data)
 	for i, n := range h.Frames {
-		if _, err := teachableLabel(c.Model.Labels, h.Words[i]); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+		words := strings.Fields(h.Words[i])
+		if len(words) == 0 {
+			return nil, fmt.Errorf("%w: a recording of no words", ErrCorruptVoice)
+		}
+		for _, w := range words {
+			if _, err := teachableLabel(c.Model.Labels, w); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrCorruptVoice, err)
+			}
 		}
 		f := linalg.NewGeneral32(n, dim)
 		binary.Read(r, binary.LittleEndian, f.Data)

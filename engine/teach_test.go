@@ -153,6 +153,54 @@ func TestTaughtCopiesAreTheSameWord(t *testing.T) {
 	}
 }
 
+// A string of taught words is taught as one recording of those words:
+// the voice still hears its strings, and its file reads back the string.
+func TestTaughtStringReadsBack(t *testing.T) {
+	c, err := engine.NewConnected(loadTones(t, "rls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.NewVoice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"lo", "hi"} {
+		if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: voiceString([]string{w}, uint32(50+i))}, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := []string{"hi", "lo", "hi"}
+	if err := v.TeachString(&frontend.Audio{Rate: 8000, Samples: voiceString(said, 60)}, said); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.TeachString(&frontend.Audio{Rate: 8000, Samples: voiceString(said, 61)}, []string{"hi", "seven"}); !errors.Is(err, engine.ErrNotInVocabulary) {
+		t.Errorf("a string with a word not in the vocabulary: %v", err)
+	}
+	if v.Taught() != 3 || !slices.Equal(v.Words(), []string{"lo", "hi", "hi lo hi"}) {
+		t.Fatalf("taught %d: %q", v.Taught(), v.Words())
+	}
+	str := []string{"lo", "hi", "lo", "lo", "hi"}
+	a := &frontend.Audio{Rate: 8000, Samples: voiceString(str, 7)}
+	heard, err := v.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heard.Text != strings.Join(str, " ") {
+		t.Errorf("taught two words and a string, heard %q, said %q", heard.Text, strings.Join(str, " "))
+	}
+	var b bytes.Buffer
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ReadVoice(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := r.Connected().Recognize(a); again.Text != heard.Text || !slices.Equal(r.Words(), v.Words()) {
+		t.Errorf("read back: heard %q from %q, want %q from %q", again.Text, r.Words(), heard.Text, v.Words())
+	}
+}
+
 // A word that is not the model's is refused by name, and teaches nothing.
 func TestTeachingRefusesWordsNotInTheVocabulary(t *testing.T) {
 	c, err := engine.NewConnected(loadTones(t, "rls"))

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -91,7 +93,7 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Seed, r.Scored)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Seed, r.Scored)
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -109,6 +111,7 @@ type enrolRun struct {
 	WordPull      float64      `json:"word_pull"`
 	WordWeight    float64      `json:"word_weight,omitempty"`
 	Copies        string       `json:"teach_copies"`
+	Strings       string       `json:"teach_strings,omitempty"`
 	Seed          uint64       `json:"seed"`
 	Voices        []enrolScore `json:"voices"`
 	Pooled        enrolScore   `json:"pooled"`
@@ -123,6 +126,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.String("json", "", "write the results as JSON here")
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
+	joined := fs.String("teach-strings", "none", "strings joined from each voice's taught words, taught to the connected model after them, comma-separated kinds to try: "+strings.Join(joinKindNames(), ", "))
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -142,6 +146,12 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("eval enroll: --word-weight %q: want a number ≥ 0", f)
 		}
 		ww = append(ww, v)
+	}
+	joins := strings.Split(*joined, ",")
+	for _, j := range joins {
+		if _, ok := joinKinds[j]; !ok {
+			return fmt.Errorf("eval enroll: --teach-strings %q (%s)", j, strings.Join(joinKindNames(), ", "))
+		}
 	}
 	kinds := strings.Split(*copies, ",")
 	for _, k := range kinds {
@@ -176,27 +186,33 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		var settings []enrolSettings
 		for _, kind := range kinds {
-			for _, c := range cp {
-				for _, w := range wp {
-					for _, weight := range ww {
-						run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w, WordWeight: weight, Copies: kind, Seed: *seed}
-						for _, v := range voices {
-							s, err := scoreEnrolment(conn, v, enrolSettings{c, w, weight, *which, kind})
-							if err != nil {
-								return fmt.Errorf("%s: %w", v.name, err)
-							}
-							s.Set = set
-							run.Voices = append(run.Voices, s)
-							fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-								set, v.name, c, w, weight, kind, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+			for _, join := range joins {
+				for _, c := range cp {
+					for _, w := range wp {
+						for _, weight := range ww {
+							settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed})
 						}
-						run.Pooled = poolEnrol(run.Voices)
-						runs = append(runs, run)
-						writeEnrolTable(stdout, run)
 					}
 				}
 			}
+		}
+		for _, st := range settings {
+			run := enrolRun{Set: set, Scored: scored, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Seed: *seed}
+			for _, v := range voices {
+				s, err := scoreEnrolment(conn, v, st)
+				if err != nil {
+					return fmt.Errorf("%s: %w", v.name, err)
+				}
+				s.Set = set
+				run.Voices = append(run.Voices, s)
+				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+			}
+			run.Pooled = poolEnrol(run.Voices)
+			runs = append(runs, run)
+			writeEnrolTable(stdout, run)
 		}
 	}
 	if *jsonOut != "" {
@@ -386,6 +402,8 @@ func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recordin
 type enrolSettings struct {
 	connPull, wordPull, wordWeight float64
 	which, copies                  string // the models scored; the kind of taught copies
+	strings                        string // the kind of joined strings taught (joinKinds)
+	seed                           uint64
 }
 
 func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
@@ -435,6 +453,23 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 					return nil, nil, err
 				}
 				if err := ws.Teach(x, r.Label); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if doConn && set.strings != "none" {
+			var taught []datasets.Recording
+			for _, r := range recs {
+				if !slices.ContainsFunc(s.Refused, func(why string) bool { return strings.HasPrefix(why, r.Path+": ") }) {
+					taught = append(taught, r)
+				}
+			}
+			strs, err := joinTaught(conn, taught, joinKinds[set.strings], set.seed)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, h := range strs {
+				if err := cv.TeachString(h.audio, h.words); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -584,6 +619,80 @@ func teachCopies(a *frontend.Audio, kind string) ([]*frontend.Audio, error) {
 			}
 		}
 		out = append(out, b)
+	}
+	return out, nil
+}
+
+// joinKind is how the strings taught after a voice's ten words are made
+// from them (round E3 of experiments/journal/enrol.md).
+type joinKind struct {
+	count          int     // strings
+	minGap, maxGap float64 // pause between words, s
+}
+
+var joinKinds = map[string]joinKind{
+	"none":     {},
+	"2-tight":  {count: 2, minGap: 0, maxGap: 0.05},
+	"6-tight":  {count: 6, minGap: 0, maxGap: 0.05},
+	"6-paused": {count: 6, minGap: 0.1, maxGap: 0.4},
+}
+
+func joinKindNames() []string {
+	return slices.Sorted(maps.Keys(joinKinds))
+}
+
+// joinTaught makes k.count strings of 3 to 6 of the taught recordings
+// (drawn with seed), each cut to its speech region (by energy, as the
+// connected model's teaching finds it, and one frame either side) and
+// joined by pauses of the voice's background, at the connected model's
+// rate, with 0.3 s of background before and after.
+func joinTaught(conn *engine.Connected, recs []datasets.Recording, k joinKind, seed uint64) ([]heldString, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	rate := conn.Input.Audio.SampleRate
+	hop := int(conn.Input.Audio.HopMs / 1000 * float64(rate))
+	words := make([][]float32, len(recs))
+	var rooms []frontend.Background
+	for i, r := range recs {
+		a, err := frontend.ReadAudio(r.Path, rate)
+		if err != nil {
+			return nil, err
+		}
+		meter, err := frontend.NewEnergyMeter(conn.Input.Audio)
+		if err != nil {
+			return nil, err
+		}
+		meter.Push(a.Samples)
+		meter.Flush()
+		meter.Pop()
+		start, end := frontend.SpeechRegion(meter.PopEnergy(), 35)
+		lo, hi := max(0, start*hop-hop), min(len(a.Samples), end*hop+hop)
+		if lo >= hi {
+			lo, hi = 0, len(a.Samples)
+		}
+		words[i] = a.Samples[lo:hi]
+		rooms = append(rooms, frontend.EstimateBackground(a.Samples, rate))
+	}
+	slices.SortStableFunc(rooms, func(x, y frontend.Background) int { return cmp.Compare(x.Level, y.Level) })
+	room := rooms[len(rooms)/2]
+	rng := rand.New(rand.NewPCG(seed, 0x6a6f696e))
+	var out []heldString
+	for range k.count {
+		var samples []float32
+		var said []string
+		for j := range 3 + rng.IntN(4) {
+			w := rng.IntN(len(recs))
+			gap := k.minGap + (k.maxGap-k.minGap)*rng.Float64()
+			if j == 0 {
+				gap = 0.3
+			}
+			samples = append(samples, room.Noise(int(gap*float64(rate)), rng)...)
+			samples = append(samples, words[w]...)
+			said = append(said, recs[w].Label)
+		}
+		samples = append(samples, room.Noise(int(0.3*float64(rate)), rng)...)
+		out = append(out, heldString{words: said, audio: &frontend.Audio{Rate: rate, Samples: samples}})
 	}
 	return out, nil
 }
