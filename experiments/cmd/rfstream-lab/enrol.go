@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,7 +125,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.String("json", "", "write the results as JSON here")
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
-	joined := fs.String("teach-strings", "none", "strings joined from each voice's taught words, taught to the connected model after them, comma-separated kinds to try: "+strings.Join(joinKindNames(), ", "))
+	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -417,6 +416,8 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 			return nil, nil, err
 		}
 		cv.Pull = connPull
+		k := joinKinds[set.strings]
+		cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
 		if copies != "none" {
 			cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
 		}
@@ -453,23 +454,6 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 					return nil, nil, err
 				}
 				if err := ws.Teach(x, r.Label); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		if doConn && set.strings != "none" {
-			var taught []datasets.Recording
-			for _, r := range recs {
-				if !slices.ContainsFunc(s.Refused, func(why string) bool { return strings.HasPrefix(why, r.Path+": ") }) {
-					taught = append(taught, r)
-				}
-			}
-			strs, err := joinTaught(conn, taught, joinKinds[set.strings], set.seed)
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, h := range strs {
-				if err := cv.TeachString(h.audio, h.words); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -623,8 +607,9 @@ func teachCopies(a *frontend.Audio, kind string) ([]*frontend.Audio, error) {
 	return out, nil
 }
 
-// joinKind is how the strings taught after a voice's ten words are made
-// from them (round E3 of experiments/journal/enrol.md).
+// joinKind is how many strings a voice is taught of its words, and their
+// pauses (engine.ConnectedVoice.Strings; round E3 of
+// experiments/journal/enrol.md chose 6-paused, the default).
 type joinKind struct {
 	count          int     // strings
 	minGap, maxGap float64 // pause between words, s
@@ -634,65 +619,9 @@ var joinKinds = map[string]joinKind{
 	"none":     {},
 	"2-tight":  {count: 2, minGap: 0, maxGap: 0.05},
 	"6-tight":  {count: 6, minGap: 0, maxGap: 0.05},
-	"6-paused": {count: 6, minGap: 0.1, maxGap: 0.4},
+	"6-paused": {count: engine.TaughtStrings, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
 }
 
 func joinKindNames() []string {
 	return slices.Sorted(maps.Keys(joinKinds))
-}
-
-// joinTaught makes k.count strings of 3 to 6 of the taught recordings
-// (drawn with seed), each cut to its speech region (by energy, as the
-// connected model's teaching finds it, and one frame either side) and
-// joined by pauses of the voice's background, at the connected model's
-// rate, with 0.3 s of background before and after.
-func joinTaught(conn *engine.Connected, recs []datasets.Recording, k joinKind, seed uint64) ([]heldString, error) {
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	rate := conn.Input.Audio.SampleRate
-	hop := int(conn.Input.Audio.HopMs / 1000 * float64(rate))
-	words := make([][]float32, len(recs))
-	var rooms []frontend.Background
-	for i, r := range recs {
-		a, err := frontend.ReadAudio(r.Path, rate)
-		if err != nil {
-			return nil, err
-		}
-		meter, err := frontend.NewEnergyMeter(conn.Input.Audio)
-		if err != nil {
-			return nil, err
-		}
-		meter.Push(a.Samples)
-		meter.Flush()
-		meter.Pop()
-		start, end := frontend.SpeechRegion(meter.PopEnergy(), 35)
-		lo, hi := max(0, start*hop-hop), min(len(a.Samples), end*hop+hop)
-		if lo >= hi {
-			lo, hi = 0, len(a.Samples)
-		}
-		words[i] = a.Samples[lo:hi]
-		rooms = append(rooms, frontend.EstimateBackground(a.Samples, rate))
-	}
-	slices.SortStableFunc(rooms, func(x, y frontend.Background) int { return cmp.Compare(x.Level, y.Level) })
-	room := rooms[len(rooms)/2]
-	rng := rand.New(rand.NewPCG(seed, 0x6a6f696e))
-	var out []heldString
-	for range k.count {
-		var samples []float32
-		var said []string
-		for j := range 3 + rng.IntN(4) {
-			w := rng.IntN(len(recs))
-			gap := k.minGap + (k.maxGap-k.minGap)*rng.Float64()
-			if j == 0 {
-				gap = 0.3
-			}
-			samples = append(samples, room.Noise(int(gap*float64(rate)), rng)...)
-			samples = append(samples, words[w]...)
-			said = append(said, recs[w].Label)
-		}
-		samples = append(samples, room.Noise(int(0.3*float64(rate)), rng)...)
-		out = append(out, heldString{words: said, audio: &frontend.Audio{Rate: rate, Samples: samples}})
-	}
-	return out, nil
 }
