@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
 
@@ -54,7 +55,11 @@ type ConnectedVoice struct {
 	// stats are ZᵀZ and ZᵀY of every taught frame's features, which the
 	// read-out is refitted from (classifier.RefitTowardGram) with the
 	// strings' frames.
-	stats   *classifier.RLSAccumulator
+	stats *classifier.RLSAccumulator
+	// words is the model refitted to the words (nil before any);
+	// adapted, to the words and the strings, made when first used.
+	words   *Connected
+	mu      sync.Mutex // guards adapted
 	adapted *Connected
 }
 
@@ -94,12 +99,33 @@ func (c *Connected) VoicePath(dir, name string) (string, error) {
 
 // Connected is the recogniser to use for the voice: the model with its
 // read-out refitted to what the voice was taught, or the model itself
-// before any teaching.
+// before any teaching. The strings of its words are made and learnt when
+// it is first asked for after teaching (a second or two), not at each
+// word taught.
 func (v *ConnectedVoice) Connected() *Connected {
-	if v.adapted == nil {
+	if v.words == nil {
 		return v.c
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.adapted == nil {
+		a, err := v.withStrings()
+		if err != nil {
+			// Cannot happen for recordings that were taught (each was
+			// framed and aligned once); the words alone still hold.
+			return v.words
+		}
+		v.adapted = a
+	}
 	return v.adapted
+}
+
+// wordsConnected is the model refitted to the words taught, or the model.
+func (v *ConnectedVoice) wordsConnected() *Connected {
+	if v.words == nil {
+		return v.c
+	}
+	return v.words
 }
 
 // Recognizer hears whole recordings of the voice as NewRecognizer hears
@@ -146,7 +172,7 @@ func (v *ConnectedVoice) teach(a *frontend.Audio, words []string, makeCopies fun
 		return fmt.Errorf("rfstream: the voice has been taught %d recordings, the most it takes", MaxTaught)
 	}
 	var err error
-	now := v.Connected()
+	now := v.wordsConnected()
 	takes := []*frontend.Audio{a}
 	if makeCopies != nil {
 		copies, err := makeCopies(a)
@@ -198,25 +224,26 @@ func (v *ConnectedVoice) teach(a *frontend.Audio, words []string, makeCopies fun
 	if err != nil {
 		return err
 	}
-	labels, audio := append(v.labels[:len(v.labels):len(v.labels)], label), append(v.audio[:len(v.audio):len(v.audio)], kept)
-	adapted, err := v.refitWithStrings(stats, labels, audio)
+	refitted, err := v.refit(stats)
 	if err != nil {
 		return err
 	}
-	v.stats, v.frames, v.classes, v.labels, v.audio, v.adapted = stats, append(v.frames, x), append(v.classes, classes), labels, audio, adapted
+	v.mu.Lock()
+	v.stats, v.frames, v.classes, v.labels, v.audio, v.words, v.adapted = stats, append(v.frames, x), append(v.classes, classes), append(v.labels, label), append(v.audio, kept), refitted, nil
+	v.mu.Unlock()
 	return nil
 }
 
-// refitWithStrings is the voice's recogniser refitted to its words'
-// statistics and to v.Strings strings made of its one-word recordings
-// (labels, audio), aligned by the recogniser refitted to the words alone:
-// it depends only on what the voice holds, so a voice read from its file
-// hears as the one written.
-func (v *ConnectedVoice) refitWithStrings(stats *classifier.RLSAccumulator, labels []string, audio [][]float32) (*Connected, error) {
-	words, err := v.refit(stats)
-	if err != nil || v.Strings <= 0 {
-		return words, err
+// withStrings is the voice's recogniser refitted to its words' statistics
+// and to v.Strings strings made of its one-word recordings, aligned by the
+// recogniser refitted to the words alone: it depends only on what the
+// voice holds, so a voice read from its file hears as the one written.
+func (v *ConnectedVoice) withStrings() (*Connected, error) {
+	stats, labels, audio, words := v.stats, v.labels, v.audio, v.words
+	if v.Strings <= 0 {
+		return words, nil
 	}
+	var err error
 	var takes [][]float32
 	var said []string
 	for i, a := range audio {
@@ -575,7 +602,10 @@ func (c *Connected) ReadVoice(b []byte) (*ConnectedVoice, error) {
 	}
 	v.labels = h.Words
 	if len(v.frames) > 0 {
-		if v.adapted, err = v.refitWithStrings(v.stats, v.labels, v.audio); err != nil {
+		if v.words, err = v.refit(v.stats); err != nil {
+			return nil, err
+		}
+		if v.adapted, err = v.withStrings(); err != nil {
 			return nil, err
 		}
 	}
