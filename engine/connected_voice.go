@@ -148,9 +148,10 @@ func (v *ConnectedVoice) Taught() int { return len(v.labels) }
 func (v *ConnectedVoice) Words() []string { return append([]string(nil), v.labels...) }
 
 // Teach teaches the voice a recording of the word label: its frames are
-// aligned to the word's states (between optional silences) by the voice's
-// recogniser as it stands, and the read-out is refitted to every frame
-// taught so far. A label the model does not have is refused by name; a
+// aligned to the word's states (between optional silences) by the model
+// refitted to the words taught before it, and the read-out is refitted to
+// every frame taught so far (and, when first used, to the strings made of
+// the words: Strings). A label the model does not have is refused by name; a
 // recording too short for the word's states is refused too.
 func (v *ConnectedVoice) Teach(a *frontend.Audio, label string) error {
 	return v.teach(a, []string{label}, v.Copies)
