@@ -620,6 +620,9 @@ var joinKinds = map[string]joinKind{
 	"2-tight":  {count: 2, minGap: 0, maxGap: 0.05},
 	"6-tight":  {count: 6, minGap: 0, maxGap: 0.05},
 	"6-paused": {count: engine.TaughtStrings, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
+	// Round E4: how many.
+	"3-paused":  {count: 3, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
+	"12-paused": {count: 12, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
 }
 
 func joinKindNames() []string {
