@@ -213,6 +213,27 @@ func (a *RLSAccumulator) Merge(b *RLSAccumulator) error {
 	return nil
 }
 
+// MergeWeighted adds b's statistics into a as if each of b's rows had been
+// added weight times (weight > 0; its row count is rounded).
+func (a *RLSAccumulator) MergeWeighted(b *RLSAccumulator, weight float64) error {
+	if a.dim != b.dim || a.classes != b.classes {
+		return fmt.Errorf("classifier: merging a %d×%d accumulator into %d×%d", b.dim, b.classes, a.dim, a.classes)
+	}
+	if !(weight > 0) || math.IsInf(weight, 0) {
+		return fmt.Errorf("classifier: merging with weight %v, want > 0", weight)
+	}
+	for i := 0; i < a.dim; i++ {
+		for j := i; j < a.dim; j++ {
+			a.gram[i*a.dim+j] += weight * b.gram[i*a.dim+j]
+		}
+	}
+	for i := range a.zty {
+		a.zty[i] += weight * b.zty[i]
+	}
+	a.n += int(math.Round(weight * float64(b.n)))
+	return nil
+}
+
 // Gram returns a copy of ZᵀZ as a full symmetric matrix.
 func (a *RLSAccumulator) Gram() blas64.General {
 	g := linalg.NewGeneral64(a.dim, a.dim)

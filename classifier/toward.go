@@ -95,3 +95,50 @@ func RefitToward(w0 *RLS, z blas32.General, labels []int, relMu float64) (*RLS, 
 	}
 	return &RLS{Dim: w0.Dim, Classes: w0.Classes, Lambda: w0.Lambda, W: w}, nil
 }
+
+// RefitTowardGram is RefitToward for rows given by their statistics: the
+// accumulator a holds ZᵀZ and ZᵀY of every row to fit (as RLSAccumulator
+// adds them), and the read-out is solved in the primal form, (ZᵀZ + μI)W =
+// ZᵀY + μW0, the same W as RefitToward's dual. Its cost is the features',
+// not the rows': a feature-sized Cholesky factorisation, whatever the
+// number of rows, and rows taught one recording at a time are each added
+// once. μ is relMu · trace(ZᵀZ)/rows, as in RefitToward. a is not changed.
+func RefitTowardGram(w0 *RLS, a *RLSAccumulator, relMu float64) (*RLS, error) {
+	switch {
+	case a.N() == 0:
+		return nil, errors.New("classifier: no rows to refit toward")
+	case a.Dim() != w0.Dim || a.Classes() != w0.Classes:
+		return nil, fmt.Errorf("classifier: statistics of %d features and %d classes for a %d-feature read-out of %d", a.Dim(), a.Classes(), w0.Dim, w0.Classes)
+	case !(relMu > 0) || math.IsInf(relMu, 0):
+		return nil, fmt.Errorf("classifier: pull toward the read-out %v, want > 0", relMu)
+	}
+	d := a.Dim()
+	g := a.Gram()
+	trace := 0.0
+	for i := range d {
+		trace += g.Data[i*d+i]
+	}
+	if !(trace > 0) {
+		return nil, errors.New("classifier: the rows to refit toward are all zero")
+	}
+	mu := relMu * trace / float64(a.N())
+	for i := range d {
+		g.Data[i*d+i] += mu
+	}
+	b := blas64.General{Rows: d, Cols: w0.Classes, Stride: w0.Classes, Data: make([]float64, d*w0.Classes)}
+	for i := range d {
+		for c := range w0.Classes {
+			b.Data[i*b.Stride+c] = a.zty[i*w0.Classes+c] + mu*float64(w0.W.Data[i*w0.W.Stride+c])
+		}
+	}
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: g.Data}
+	if _, ok := lapack64.Potrf(sym); !ok {
+		return nil, fmt.Errorf("classifier: refit toward a read-out with μ=%g: %w", mu, linalg.ErrNotPositiveDefinite)
+	}
+	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: g.Data}, b)
+	w := linalg.NewGeneral32(d, w0.Classes)
+	for i, v := range b.Data {
+		w.Data[i] = float32(v)
+	}
+	return &RLS{Dim: d, Classes: w0.Classes, Lambda: w0.Lambda, W: w}, nil
+}

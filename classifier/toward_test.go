@@ -77,6 +77,26 @@ func TestRefitTowardMatchesThePrimalSolution(t *testing.T) {
 			t.Errorf("row %d decided %d after the refit, labelled %d", i, p, labels[i])
 		}
 	}
+	// The same rows given by their statistics, added in two blocks, give
+	// the same read-out in the primal form.
+	acc := NewRLSAccumulator(d, classes)
+	acc.Float64 = true
+	for _, part := range [][2]int{{0, 3}, {3, n}} {
+		if err := acc.Add(linalg.Rows32(z, part[0], part[1]), labels[part[0]:part[1]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gram, err := RefitTowardGram(w0, acc, relMu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d {
+		for c := range classes {
+			if g, w := float64(gram.W.Data[i*classes+c]), want.At(i, c); math.Abs(g-w) > 1e-4*(1+math.Abs(w)) {
+				t.Fatalf("from the statistics W[%d][%d] = %v, the primal solution gives %v", i, c, g, w)
+			}
+		}
+	}
 }
 
 func TestRefitTowardRefusesBadInput(t *testing.T) {
@@ -89,9 +109,86 @@ func TestRefitTowardRefusesBadInput(t *testing.T) {
 		"width":     func() error { _, err := RefitToward(w0, linalg.NewGeneral32(1, 3), []int{0}, 1); return err },
 		"mu":        func() error { _, err := RefitToward(w0, z, []int{0}, 0); return err },
 		"zero rows": func() error { _, err := RefitToward(w0, linalg.NewGeneral32(1, 2), []int{0}, 1); return err },
+		"no statistics": func() error {
+			_, err := RefitTowardGram(w0, NewRLSAccumulator(2, 2), 1)
+			return err
+		},
+		"statistics' width": func() error {
+			a := NewRLSAccumulator(3, 2)
+			if err := a.Add(linalg.NewGeneral32(1, 3), []int{0}); err != nil {
+				return nil
+			}
+			_, err := RefitTowardGram(w0, a, 1)
+			return err
+		},
+		"statistics' mu": func() error {
+			a := NewRLSAccumulator(2, 2)
+			if err := a.Add(z, []int{0}); err != nil {
+				return nil
+			}
+			_, err := RefitTowardGram(w0, a, 0)
+			return err
+		},
+		"zero statistics": func() error {
+			a := NewRLSAccumulator(2, 2)
+			if err := a.Add(linalg.NewGeneral32(1, 2), []int{0}); err != nil {
+				return nil
+			}
+			_, err := RefitTowardGram(w0, a, 1)
+			return err
+		},
 	} {
 		if call() == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// Merging statistics with weight 3 is adding their rows three times.
+func TestMergeWeightedCountsRowsThatManyTimes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := linalg.NewGeneral32(5, 4)
+	for i := range z.Data {
+		z.Data[i] = float32(rng.NormFloat64())
+	}
+	labels := []int{0, 1, 1, 0, 1}
+	b := NewRLSAccumulator(4, 2)
+	want := NewRLSAccumulator(4, 2)
+	if err := b.Add(z, labels); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := want.Add(z, labels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := NewRLSAccumulator(4, 2)
+	if err := got.MergeWeighted(b, 3); err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.Gram(), want.Gram()
+	for i := range g.Data {
+		if math.Abs(g.Data[i]-w.Data[i]) > 1e-4*(1+math.Abs(w.Data[i])) {
+			t.Fatalf("Gram[%d] = %v, adding three times gives %v", i, g.Data[i], w.Data[i])
+		}
+	}
+	gs, err := got.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := want.Solve(0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range gs.W.Data {
+		if math.Abs(float64(gs.W.Data[i]-ws.W.Data[i])) > 1e-4 {
+			t.Fatalf("W[%d] = %v, adding three times gives %v", i, gs.W.Data[i], ws.W.Data[i])
+		}
+	}
+	if got.N() != 15 {
+		t.Errorf("%d rows, want 15", got.N())
+	}
+	if err := got.MergeWeighted(b, 0); err == nil {
+		t.Error("weight 0 merged")
 	}
 }

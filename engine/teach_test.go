@@ -98,6 +98,116 @@ func TestTaughtConnectedVoiceHearsTheVoice(t *testing.T) {
 	}
 }
 
+// Copies of a taught recording are taught with it as the same word: the
+// voice holds one word per recording, hears the string, and reads back
+// the same from its file.
+func TestTaughtCopiesAreTheSameWord(t *testing.T) {
+	c, err := engine.NewConnected(loadTones(t, "rls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.NewVoice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := 0
+	v.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) {
+		made++
+		louder := &frontend.Audio{Rate: a.Rate, Samples: slices.Clone(a.Samples)}
+		for i := range louder.Samples {
+			louder.Samples[i] *= 1.5
+		}
+		return []*frontend.Audio{louder}, nil
+	}
+	for i, w := range []string{"lo", "hi"} {
+		if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: voiceString([]string{w}, uint32(50+i))}, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if made != 2 || v.Taught() != 2 || !slices.Equal(v.Words(), []string{"lo", "hi"}) {
+		t.Fatalf("copies made %d times, the voice holds %d words %v: want 2, [lo hi]", made, v.Taught(), v.Words())
+	}
+	str := []string{"lo", "hi", "lo", "lo", "hi"}
+	a := &frontend.Audio{Rate: 8000, Samples: voiceString(str, 7)}
+	heard, err := v.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heard.Text != strings.Join(str, " ") {
+		t.Errorf("taught two words and their copies, heard %q, said %q", heard.Text, strings.Join(str, " "))
+	}
+	var b bytes.Buffer
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ReadVoice(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Text != heard.Text || r.Taught() != 2 {
+		t.Errorf("read back: heard %q from %d words, want %q from 2", again.Text, r.Taught(), heard.Text)
+	}
+}
+
+// A voice is also taught strings made of its words: they change its
+// read-out but are not words it holds, and its file, which keeps the
+// recordings, reads back the same recogniser.
+func TestTaughtVoiceLearnsStringsOfItsWords(t *testing.T) {
+	c, err := engine.NewConnected(loadTones(t, "rls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	teach := func(strings int) *engine.ConnectedVoice {
+		v, err := c.NewVoice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Strings = strings
+		for i, w := range []string{"lo", "hi"} {
+			if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: voiceString([]string{w}, uint32(50+i))}, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return v
+	}
+	v, plain := teach(engine.TaughtStrings), teach(0)
+	if v.Taught() != 2 || !slices.Equal(v.Words(), []string{"lo", "hi"}) {
+		t.Fatalf("taught %d: %q", v.Taught(), v.Words())
+	}
+	str := []string{"lo", "hi", "lo", "lo", "hi"}
+	a := &frontend.Audio{Rate: 8000, Samples: voiceString(str, 7)}
+	frames, err := c.Frames(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withStrings, without := v.Connected().LogLikelihoods(frames), plain.Connected().LogLikelihoods(frames)
+	if slices.Equal(withStrings.Data, without.Data) {
+		t.Error("the strings of the voice's words changed nothing")
+	}
+	heard, err := v.Connected().Recognize(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heard.Text != strings.Join(str, " ") {
+		t.Errorf("taught two words and strings of them, heard %q, said %q", heard.Text, strings.Join(str, " "))
+	}
+	var b bytes.Buffer
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ReadVoice(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back := r.Connected().LogLikelihoods(frames); !slices.Equal(back.Data, withStrings.Data) || !slices.Equal(r.Words(), v.Words()) {
+		t.Errorf("read back: %q, and its read-out is not the one written", r.Words())
+	}
+}
+
 // A word that is not the model's is refused by name, and teaches nothing.
 func TestTeachingRefusesWordsNotInTheVocabulary(t *testing.T) {
 	c, err := engine.NewConnected(loadTones(t, "rls"))
@@ -175,6 +285,55 @@ func TestTaughtWordSessionHearsTheVoice(t *testing.T) {
 		if g, want := r.Score(w), taught.Score(v); !slices.Equal(g, want) {
 			t.Fatalf("recording %d: %v read back, %v before writing", i, g, want)
 		}
+	}
+}
+
+// Refitted with the model's training rows instead of toward its
+// read-out (TeachWeight), two taught words make the session hear the rest
+// of the voice better too; a model that fits its rows in the dual form
+// cannot be taught so, and says so when taught.
+func TestTaughtWithTrainingRowsHearsTheVoice(t *testing.T) {
+	m, _ := adaptableModelOfSize(t, []float64{0.5, 1}, 15) // primal: 40 rows, 15 units
+	c, err := engine.NewWordClassifier(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice, labels := glideVectors(t, c.Config, 30, 410, 1.6)
+	accuracy := func(s *engine.VoiceSession) int {
+		ok := 0
+		for i := 2; i < voice.Rows; i++ {
+			v := slices.Clone(linalg.Row32(voice, i))
+			if err := s.Normalise(v, false); err != nil {
+				t.Fatal(err)
+			}
+			if sc := s.Score(v); (sc[1] > sc[0]) == (labels[i] == 1) {
+				ok++
+			}
+		}
+		return ok
+	}
+	before := accuracy(c.NewVoiceSession())
+	taught := c.NewVoiceSession()
+	taught.TeachWeight = 10
+	for i := range 2 {
+		if err := taught.Teach(linalg.Row32(voice, i), m.Labels[labels[i]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := accuracy(taught)
+	t.Logf("%d of %d before teaching, %d after", before, voice.Rows-2, after)
+	if after <= before {
+		t.Errorf("taught two words with the training rows: %d of %d right, %d before", after, voice.Rows-2, before)
+	}
+	dual, _ := adaptableModel(t, []float64{0.5, 1}) // 40 rows, 60 units
+	dc, err := engine.NewWordClassifier(dual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dc.NewVoiceSession()
+	s.TeachWeight = 10
+	if err := s.Teach(linalg.Row32(voice, 0), dual.Labels[labels[0]]); err == nil || s.Taught() != 0 {
+		t.Errorf("a model fitted in the dual form was taught with its training rows (%v, %d taught)", err, s.Taught())
 	}
 }
 

@@ -40,6 +40,12 @@ type VoiceSession struct {
 	// words is kept (classifier.RefitToward's relMu; WordTeachPull unless
 	// set).
 	TeachPull float64
+	// TeachWeight, when positive, refits the read-out to the taught words
+	// with the model's training rows instead (each taught word counted
+	// TeachWeight times among them), not toward the session's read-out;
+	// for a model that carries its training rows (CanAdapt).
+	TeachWeight float64
+
 	sum       []float64 // Σ over committed recordings of their mean spectra
 	n         int
 	raw       [][]float32     // committed recordings' vectors before normalisation, when self-training

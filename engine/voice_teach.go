@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+
+	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/rfstream/rfstream/classifier"
 	"github.com/rfstream/rfstream/features"
@@ -46,8 +49,16 @@ func (s *VoiceSession) Teach(raw []float32, label string) error {
 		}
 	}
 	t.taughtOut = nil
-	if _, err := t.refitTaught(); err != nil {
-		return err
+	if t.TeachWeight > 0 {
+		if _, _, err := s.c.trainingRowsToRefit(); err != nil {
+			return err
+		}
+	} else {
+		// Refitted from the training rows, the read-out costs a
+		// feature-sized solve: it is refitted when first scored.
+		if _, err := t.refitTaught(); err != nil {
+			return err
+		}
 	}
 	s.taught, s.taughtLabels, s.taughtSum, s.taughtOut = t.taught, t.taughtLabels, t.taughtSum, t.taughtOut
 	return nil
@@ -121,10 +132,59 @@ func (s *VoiceSession) refitTaught() (*classifier.RLS, error) {
 			st.Normalise(row)
 		}
 	}
-	r, err := classifier.RefitToward(base, features.Apply(s.c.Map, x, 0), s.taughtLabels, s.TeachPull)
+	z := features.Apply(s.c.Map, x, 0)
+	var r *classifier.RLS
+	var err error
+	if s.TeachWeight > 0 {
+		r, err = s.c.refitWithTaught(z, s.taughtLabels, s.TeachWeight)
+	} else {
+		r, err = classifier.RefitToward(base, z, s.taughtLabels, s.TeachPull)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.taughtOut = &taughtReadOut{base: base, n: s.n, readOut: r}
 	return r, nil
+}
+
+// refitWithTaught fits the read-out again to the model's training rows
+// plus the features z of a voice's taught words (labels), each counted
+// weight times, with λ grown with the rows as a self-training refit grows
+// it. It needs a model that carries its training rows and fits them in the
+// primal form (the default adaptable model).
+func (c *WordClassifier) refitWithTaught(z blas32.General, labels []int, weight float64) (*classifier.RLS, error) {
+	trainX, trainY, err := c.trainingRowsToRefit()
+	if err != nil {
+		return nil, err
+	}
+	base, err := c.trainingAccumulator(trainX, trainY)
+	if err != nil {
+		return nil, err
+	}
+	taught := classifier.NewRLSAccumulator(base.Dim(), base.Classes())
+	if err := taught.Add(z, labels); err != nil {
+		return nil, err
+	}
+	acc := base.Clone()
+	if err := acc.MergeWeighted(taught, weight); err != nil {
+		return nil, err
+	}
+	return acc.Solve(c.Model.Adapt.Lambda * float64(acc.N()) / float64(trainX.Rows))
+}
+
+// trainingRowsToRefit returns the model's training rows when a voice's
+// read-out can be refitted with them (refitWithTaught): an adaptable model
+// with at least as many rows as features, whose statistics are kept.
+func (c *WordClassifier) trainingRowsToRefit() (blas32.General, []int, error) {
+	if !c.CanAdapt() {
+		return blas32.General{}, nil, errors.New("rfstream: refitting to taught words with the training rows needs an adaptable model")
+	}
+	trainX, trainY, err := c.adaptationRows()
+	if err != nil {
+		return trainX, nil, err
+	}
+	if trainX.Rows < c.Map.OutDim() {
+		return trainX, nil, fmt.Errorf("rfstream: refitting to taught words with the training rows needs as many rows as features (%d < %d)", trainX.Rows, c.Map.OutDim())
+	}
+	return trainX, trainY, nil
 }

@@ -49,7 +49,7 @@ PATTERNS = {
     "finished": r"^demo finished in ([0-9]+)s$",
     # eval enroll's pooled line for the real voices: taught, scored alone,
     # then word model, connected alone and connected WER, before → after.
-    "enrol": r"^eval enroll, set real \(connected pull [0-9.]+, word pull [0-9.]+\):.*\n(?:.*\n)*?all +[0-9]+ +([0-9]+) +"
+    "enrol": r"^eval enroll, set real \(connected pull [0-9.]+, word pull [0-9.]+[^)]*\):.*\n(?:.*\n)*?all +[0-9]+ +([0-9]+) +"
     + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + "$",
 }
 

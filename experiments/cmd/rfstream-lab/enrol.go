@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -90,7 +92,7 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.Scored)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Seed, r.Scored)
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -106,6 +108,10 @@ type enrolRun struct {
 	Scored        string       `json:"scored"`
 	ConnectedPull float64      `json:"connected_pull"`
 	WordPull      float64      `json:"word_pull"`
+	WordWeight    float64      `json:"word_weight,omitempty"`
+	Copies        string       `json:"teach_copies"`
+	Strings       string       `json:"teach_strings,omitempty"`
+	Seed          uint64       `json:"seed"`
 	Voices        []enrolScore `json:"voices"`
 	Pooled        enrolScore   `json:"pooled"`
 }
@@ -118,6 +124,9 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "which take of each digit is taught")
 	jsonOut := fs.String("json", "", "write the results as JSON here")
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
+	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
+	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
+	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -128,6 +137,26 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	wp, err := floatList(*wpulls)
 	if err != nil {
 		return err
+	}
+	var ww []float64
+	for _, f := range strings.Split(*weights, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("eval enroll: --word-weight %q: want a number ≥ 0", f)
+		}
+		ww = append(ww, v)
+	}
+	joins := strings.Split(*joined, ",")
+	for _, j := range joins {
+		if _, ok := joinKinds[j]; !ok {
+			return fmt.Errorf("eval enroll: --teach-strings %q (%s)", j, strings.Join(joinKindNames(), ", "))
+		}
+	}
+	kinds := strings.Split(*copies, ",")
+	for _, k := range kinds {
+		if !slices.Contains(teachCopyKinds, k) {
+			return fmt.Errorf("eval enroll: --teach-copies %q (%s)", k, strings.Join(teachCopyKinds, ", "))
+		}
 	}
 	connModel, err := defaults.Speech(stderr)
 	if err != nil {
@@ -156,23 +185,33 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		for _, c := range cp {
-			for _, w := range wp {
-				run := enrolRun{Set: set, Scored: scored, ConnectedPull: c, WordPull: w}
-				for _, v := range voices {
-					s, err := scoreEnrolment(conn, v, c, w, *which)
-					if err != nil {
-						return fmt.Errorf("%s: %w", v.name, err)
+		var settings []enrolSettings
+		for _, kind := range kinds {
+			for _, join := range joins {
+				for _, c := range cp {
+					for _, w := range wp {
+						for _, weight := range ww {
+							settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed})
+						}
 					}
-					s.Set = set
-					run.Voices = append(run.Voices, s)
-					fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-						set, v.name, c, w, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 				}
-				run.Pooled = poolEnrol(run.Voices)
-				runs = append(runs, run)
-				writeEnrolTable(stdout, run)
 			}
+		}
+		for _, st := range settings {
+			run := enrolRun{Set: set, Scored: scored, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Seed: *seed}
+			for _, v := range voices {
+				s, err := scoreEnrolment(conn, v, st)
+				if err != nil {
+					return fmt.Errorf("%s: %w", v.name, err)
+				}
+				s.Set = set
+				run.Voices = append(run.Voices, s)
+				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+			}
+			run.Pooled = poolEnrol(run.Voices)
+			runs = append(runs, run)
+			writeEnrolTable(stdout, run)
 		}
 	}
 	if *jsonOut != "" {
@@ -358,7 +397,16 @@ func augmentedCopies(recs []datasets.Recording, dir string) ([]datasets.Recordin
 }
 
 // scoreEnrolment teaches v to both models and scores it before and after.
-func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull float64, which string) (enrolScore, error) {
+// enrolSettings are what one evaluation run varies.
+type enrolSettings struct {
+	connPull, wordPull, wordWeight float64
+	which, copies                  string // the models scored; the kind of taught copies
+	strings                        string // the kind of joined strings taught (joinKinds)
+	seed                           uint64
+}
+
+func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
+	connPull, wordPull, which, copies := set.connPull, set.wordPull, set.which, set.copies
 	doConn, doWords := which != "words", which != "connected"
 	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
 	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
@@ -368,8 +416,13 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 			return nil, nil, err
 		}
 		cv.Pull = connPull
+		k := joinKinds[set.strings]
+		cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
+		if copies != "none" {
+			cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
+		}
 		ws := v.words.NewVoiceSession()
-		ws.SelfTrain, ws.TeachPull = false, wordPull
+		ws.SelfTrain, ws.TeachPull, ws.TeachWeight = false, wordPull, set.wordWeight
 		for _, r := range recs {
 			a, err := read(r)
 			if err != nil {
@@ -382,6 +435,8 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 				continue
 			}
 			if doConn {
+				// The voice makes the copies and teaches them with
+				// the recording, in one refit.
 				if err := cv.Teach(a, r.Label); err != nil {
 					return nil, nil, err
 				}
@@ -389,12 +444,18 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 			if !doWords {
 				continue
 			}
-			x, err := v.words.RawVector(a)
+			variants, err := teachCopies(a, copies)
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := ws.Teach(x, r.Label); err != nil {
-				return nil, nil, err
+			for _, a := range append([]*frontend.Audio{a}, variants...) {
+				x, err := v.words.RawVector(a)
+				if err != nil {
+					return nil, nil, err
+				}
+				if err := ws.Teach(x, r.Label); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 		return cv, ws, nil
@@ -492,4 +553,78 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, connPull, wordPull flo
 	}
 	s.finish()
 	return s, nil
+}
+
+// teachCopyKinds are the kinds of copies of a taught word that can be
+// taught with it (round E2 of experiments/journal/enrol.md): none; speed,
+// played 0.92, 0.96, 1.04 and 1.08 times as fast by resampling (pitch,
+// formants and tempo move together); tract, its spectral envelope warped
+// by 0.92, 0.96, 1.04 and 1.08 (augment.VTLN: a shorter or longer vocal
+// tract, the pitch kept); both, the four pairs of speed 0.94 or 1.06 with
+// a warp of 0.94 or 1.06.
+var teachCopyKinds = []string{"none", "speed", "tract", "both"}
+
+// teachCopies makes the copies of a of the given kind.
+func teachCopies(a *frontend.Audio, kind string) ([]*frontend.Audio, error) {
+	var steps [][2]float64 // speed, warp
+	switch kind {
+	case "none":
+		return nil, nil
+	case "speed":
+		steps = [][2]float64{{0.92, 1}, {0.96, 1}, {1.04, 1}, {1.08, 1}}
+	case "tract":
+		steps = [][2]float64{{1, 0.92}, {1, 0.96}, {1, 1.04}, {1, 1.08}}
+	case "both":
+		steps = [][2]float64{{0.94, 0.94}, {0.94, 1.06}, {1.06, 0.94}, {1.06, 1.06}}
+	default:
+		return nil, fmt.Errorf("teach copies %q", kind)
+	}
+	// At 8 kHz, both default models' rate, every speed below is a ratio
+	// of small numbers (23/25 …), which the resampler needs.
+	a, err := frontend.Resample(a, 8000)
+	if err != nil {
+		return nil, err
+	}
+	var out []*frontend.Audio
+	for _, st := range steps {
+		b := a
+		if st[0] != 1 {
+			var err error
+			// Samples played st[0] times as fast are samples at st[0]
+			// times the rate, brought back to the rate.
+			if b, err = frontend.Resample(&frontend.Audio{Rate: int(float64(a.Rate)*st[0] + 0.5), Samples: a.Samples}, a.Rate); err != nil {
+				return nil, err
+			}
+		}
+		if st[1] != 1 {
+			var err error
+			if b, err = augment.VTLN(b, st[1]); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// joinKind is how many strings a voice is taught of its words, and their
+// pauses (engine.ConnectedVoice.Strings; round E3 of
+// experiments/journal/enrol.md chose 6-paused, the default).
+type joinKind struct {
+	count          int     // strings
+	minGap, maxGap float64 // pause between words, s
+}
+
+var joinKinds = map[string]joinKind{
+	"none":     {},
+	"2-tight":  {count: 2, minGap: 0, maxGap: 0.05},
+	"6-tight":  {count: 6, minGap: 0, maxGap: 0.05},
+	"6-paused": {count: engine.TaughtStrings, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
+	// Round E4: how many.
+	"3-paused":  {count: 3, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
+	"12-paused": {count: 12, minGap: engine.TaughtStringPauses[0], maxGap: engine.TaughtStringPauses[1]},
+}
+
+func joinKindNames() []string {
+	return slices.Sorted(maps.Keys(joinKinds))
 }
