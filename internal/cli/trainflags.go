@@ -124,6 +124,19 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 	fs.Float64Var(&o.Lambda, "lambda", o.Lambda, "rls: ridge parameter (0: choose on held-out frames)")
 	fs.BoolVar(&o.Bigram, "bigram", o.Bigram, "decode with a phone bigram estimated on the training transcripts (eval phones reports the plain phone loop too)")
 	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the phone insertion penalty, acoustic and prior scales on the held-out training voices/speakers")
+	fixed := "none"
+	if o.Fixed != nil {
+		fixed = o.Fixed.String()
+	}
+	fs.Func("fixed-decoder", fmt.Sprintf("the trained model's search instead of --tune: phone penalty,acoustic scale,prior scale,LM scale,silence probability,self-loop (none: tune; default %s)", fixed), func(s string) error {
+		if s == "none" {
+			o.Fixed = nil
+			return nil
+		}
+		f, err := train.ParseFixedPhoneDecoder(s)
+		o.Fixed = &f
+		return err
+	})
 	e := &o.Espeak
 	fs.IntVar(&e.TrainPerVoice, "train-per-voice", e.TrainPerVoice, "espeak corpus: sentences per training voice")
 	fs.IntVar(&e.DevPerVoice, "dev-per-voice", e.DevPerVoice, "espeak corpus: sentences per development voice")

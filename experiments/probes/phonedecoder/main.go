@@ -14,7 +14,11 @@
 // PER's spread, and the spread of each setting's difference from the
 // model's own setting, paired).
 //
-// usage: go run ./experiments/probes/phonedecoder --model M.rfm [--voices DIR] [--grid full|saved] [--edge]
+// --write gives a model train.WordsAloneDecoder (what `train phones` now
+// gives its model after training) and saves it: R5c's saved model so
+// becomes the file `train phones` writes, without training it again.
+//
+// usage: go run ./experiments/probes/phonedecoder --model M.rfm [--voices DIR] [--grid full|saved] [--edge] [--write OUT.rfm]
 package main
 
 import (
@@ -86,13 +90,23 @@ func main() {
 	grid := flag.String("grid", "full", "saved: the model's own setting only (where the insertions sit); full: round 6's grid")
 	edge := flag.Bool("edge", false, "with --grid full: also every setting decoding the speech region only")
 	seed := flag.Uint64("seed", 1, "bootstrap seed")
+	write := flag.String("write", "", "write the model with train.WordsAloneDecoder (train phones' search) here first, and score that")
 	flag.Parse()
 	if *modelPath == "" {
-		log.Fatal("usage: phonedecoder --model M.rfm [--grid saved|full] [--edge]")
+		log.Fatal("usage: phonedecoder --model M.rfm [--grid saved|full] [--edge] [--write OUT.rfm]")
 	}
 	m, err := engine.LoadModel(*modelPath)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *write != "" {
+		if err := train.WordsAloneDecoder.Apply(m); err != nil {
+			log.Fatal(err)
+		}
+		if err := engine.SaveModel(*write, m); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("wrote %s with the decoder %s\n", *write, train.WordsAloneDecoder)
 	}
 	c, err := engine.NewConnected(m)
 	if err != nil {
