@@ -28,6 +28,7 @@ import (
 	"log"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -90,6 +91,8 @@ func main() {
 	grid := flag.String("grid", "full", "saved: the model's own setting only (where the insertions sit); full: round 6's grid")
 	edge := flag.Bool("edge", false, "with --grid full: also every setting decoding the speech region only")
 	seed := flag.Uint64("seed", 1, "bootstrap seed")
+	noTest := flag.Bool("no-test", false, "print no test figure (a candidate model that may not be chosen)")
+	dump := flag.String("dump", "", "write each development recording's errors and reference phones under the saved and the chosen setting here (JSON), for a paired bootstrap between models")
 	write := flag.String("write", "", "write the model with train.WordsAloneDecoder (train phones' search) here first, and score that")
 	flag.Parse()
 	if *modelPath == "" {
@@ -195,6 +198,7 @@ func main() {
 	baseTune := ev.must(saved, tune)
 	report("saved, tuning words", saved, baseTune)
 	if *grid == "saved" {
+		writeDump(*dump, map[string]*tally{"saved": base})
 		return
 	}
 	// R6t: the setting with the lowest PER on the held-out real training
@@ -248,6 +252,10 @@ func main() {
 		chosen, name = bestD, "R6d"
 	}
 	report("chosen ("+name+"), development", settings[chosen], onDev[chosen])
+	writeDump(*dump, map[string]*tally{"saved": base, "chosen": onDev[chosen], "r6t": onDev[bestT], "r6d": onDev[bestD]})
+	if *noTest {
+		return
+	}
 	tb := ev.must(settings[chosen], test)
 	report("chosen ("+name+"), test", settings[chosen], tb)
 	out, _ := json.Marshal(map[string]any{"chosen": name, "setting": settings[chosen], "dev_per": onDev[chosen].counts.ErrorRate(), "test_per": tb.counts.ErrorRate(),
@@ -435,4 +443,23 @@ func bootSD(a, b *tally, rng *rand.Rand) float64 {
 	}
 	mean := sum / draws
 	return math.Sqrt(max(sum2/draws-mean*mean, 0))
+}
+
+// writeDump writes each tally's errors and reference phones per
+// development recording to path (nothing when path is empty).
+func writeDump(path string, ts map[string]*tally) {
+	if path == "" {
+		return
+	}
+	out := map[string]map[string][]int{}
+	for k, t := range ts {
+		out[k] = map[string][]int{"errors": t.perRec, "ref": t.refPerRec}
+	}
+	b, err := json.Marshal(out)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
 }
