@@ -121,7 +121,7 @@ def phones_row(text):
     test = ", ".join(f"{k} {100 * per[k]:.1f} %" for k in r["test_speakers"])
     dev = " and ".join(r["dev_speakers"])
     what = (f"phones of real speakers never trained on ({r['test']['phones']} phones: {test}), PER; "
-            f"`train phones`' model (phones journal, round 5)")
+            f"`train phones`' model (phones journal, rounds 5–6)")
     result = (f"{100 * r['test']['per']:.2f} % ({dev}: {100 * r['dev']['per']:.2f} %; "
               f"the synthesisers' test voices {100 * m['per']:.2f} %; words found: {100 * r['test_wer']:.1f} % WER)")
     return (what, result, "`make results-phones`"), None

@@ -16,7 +16,7 @@ results: packages build
 	$(MAKE) -s results-phones >&2
 	$(PY) experiments/results.py out/demo.log --phones out/phones.log
 
-# The phone model's row alone: PER on the real speakers it never trained on (phones.md, round 5).
+# The phone model's row alone: PER on the real speakers it never trained on (phones.md, rounds 5–8).
 results-phones: build
 	@mkdir -p out
 	[ -f $(PHONES_MODEL) ] || nice -n 10 $(BIN) train phones --out $(PHONES_MODEL)

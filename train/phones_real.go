@@ -144,12 +144,15 @@ func (l *lexiconLabeller) relabel(us []datasets.Utterance, spans [][]datasets.Ph
 // the voices folder (none when it is missing), 25 % augmented copies,
 // every label from the lexicon, and first labels from the espeak-ng-only
 // model's forced alignment (that model, trained first, is the one the
-// round aligned with: the same options, deterministic).
+// round aligned with: the same options, deterministic). Its search is
+// WordsAloneDecoder (round 6), not tuned.
 func RealPhoneRecipe(voices string) PhoneOptions {
 	o := DefaultPhoneOptions()
 	v := &o.Voices
 	v.Engines = []string{"espeak-ng", "flite", "festival"}
 	v.EspeakPerVoice, v.Corpus.PerSpeaker, v.FSDDPerDigit, v.Augment = 0, 40, 1, 0.25
 	v.Real, v.LexiconLabels, v.FirstLabels = voices, true, FirstLabelsAligned
+	fixed := WordsAloneDecoder
+	o.Fixed = &fixed
 	return o
 }

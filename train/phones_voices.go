@@ -56,6 +56,11 @@ type PhoneVoices struct {
 	// Empty: no real speech.
 	Real, Lexicon string
 	RealSpeakers  datasets.RealPhoneSplit
+	// RealCopies gives every real training recording (not the held-out
+	// ones) this many more copies, each changed by its own plan within
+	// AugmentRanges from a stream of its own, so the other utterances and
+	// their copies stay as they were: more weight on the only real speech.
+	RealCopies int
 	// LexiconLabels labels every engine's sentences (training, development
 	// and test) with Lexicon's phones of their words instead of the
 	// engine's own phones, and FSDD's digits with their words' lexicon
@@ -84,6 +89,9 @@ func (v PhoneVoices) Describe() string {
 	}
 	if v.Real != "" {
 		s += "; real speakers " + strings.Join(v.realSpeakers().Train, ",") + " with the lexicon's phones"
+		if v.RealCopies > 0 {
+			s += fmt.Sprintf(", %d augmented copies each", v.RealCopies)
+		}
 	}
 	return s
 }
@@ -170,12 +178,16 @@ func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 		}
 		addedSince(n0)
 	}
+	var real []int
 	if v.Real != "" {
 		n0 := len(d.Train)
 		if err := addRealPhones(v, d, log); err != nil {
 			return nil, err
 		}
 		addedSince(n0)
+		for i := n0; i < len(d.Train); i++ {
+			real = append(real, i)
+		}
 	}
 	if v.Augment > 0 {
 		n0 := len(d.Train)
@@ -192,6 +204,13 @@ func LoadVoicePhones(o PhoneOptions, log io.Writer) (*PhoneData, error) {
 				others = append(others, n0+k)
 			}
 		}
+	}
+	if v.RealCopies > 0 {
+		n0 := len(d.Train)
+		if err := copyRealPhones(v, o.Map.Seed, d, real, log); err != nil {
+			return nil, err
+		}
+		addedSince(n0)
 	}
 	if err := setFirstLabels(o, d, others, log); err != nil {
 		return nil, err
@@ -485,6 +504,39 @@ func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) (pic
 			picked = append(picked, i)
 		}
 	}
+	copies, err := augmentedCopies(v, d, picked, rng)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "phones: %d augmented copies (%.0f%% of the training utterances)\n", len(copies), 100*v.Augment)
+	d.Train = append(d.Train, copies...)
+	return picked, nil
+}
+
+// copyRealPhones adds v.RealCopies augmented copies of each real training
+// utterance of real (indices into d.Train) that is not held out.
+func copyRealPhones(v PhoneVoices, seed uint64, d *PhoneData, real []int, log io.Writer) error {
+	rng := rand.New(rand.NewPCG(seed, 0x7265616c))
+	var picked []int
+	for _, i := range real {
+		if !d.Train[i].HeldOut {
+			for range v.RealCopies {
+				picked = append(picked, i)
+			}
+		}
+	}
+	copies, err := augmentedCopies(v, d, picked, rng)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "phones: %d augmented copies of the real training recordings (%d each)\n", len(copies), v.RealCopies)
+	d.Train = append(d.Train, copies...)
+	return nil
+}
+
+// augmentedCopies changes each utterance picked (indices into d.Train) by
+// a plan drawn from rng within v.AugmentRanges.
+func augmentedCopies(v PhoneVoices, d *PhoneData, picked []int, rng *rand.Rand) ([]Utterance, error) {
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	copies := make([]Utterance, len(picked))
 	errs := make([]error, len(picked))
@@ -506,10 +558,5 @@ func augmentPhones(v PhoneVoices, seed uint64, d *PhoneData, log io.Writer) (pic
 		}
 		copies[k] = c
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "phones: %d augmented copies (%.0f%% of the training utterances)\n", len(copies), 100*v.Augment)
-	d.Train = append(d.Train, copies...)
-	return picked, nil
+	return copies, errors.Join(errs...)
 }

@@ -124,6 +124,19 @@ func PhoneFlags(fs *flag.FlagSet, o *train.PhoneOptions) {
 	fs.Float64Var(&o.Lambda, "lambda", o.Lambda, "rls: ridge parameter (0: choose on held-out frames)")
 	fs.BoolVar(&o.Bigram, "bigram", o.Bigram, "decode with a phone bigram estimated on the training transcripts (eval phones reports the plain phone loop too)")
 	fs.BoolVar(&o.Tune, "tune", o.Tune, "choose the phone insertion penalty, acoustic and prior scales on the held-out training voices/speakers")
+	fixed := "none"
+	if o.Fixed != nil {
+		fixed = o.Fixed.String()
+	}
+	fs.Func("fixed-decoder", fmt.Sprintf("the trained model's search instead of --tune: phone penalty,acoustic scale,prior scale,LM scale,silence probability,self-loop (none: tune; default %s)", fixed), func(s string) error {
+		if s == "none" {
+			o.Fixed = nil
+			return nil
+		}
+		f, err := train.ParseFixedPhoneDecoder(s)
+		o.Fixed = &f
+		return err
+	})
 	e := &o.Espeak
 	fs.IntVar(&e.TrainPerVoice, "train-per-voice", e.TrainPerVoice, "espeak corpus: sentences per training voice")
 	fs.IntVar(&e.DevPerVoice, "dev-per-voice", e.DevPerVoice, "espeak corpus: sentences per development voice")
@@ -165,6 +178,7 @@ func phoneVoiceFlags(fs *flag.FlagSet, v *train.PhoneVoices) {
 	fs.Float64Var(&v.Augment, "augment", v.Augment, "with --engines: fraction of training utterances given one augmented copy (pitch, tempo, vocal tract, noise, room, telephone, level)")
 	fs.StringVar(&v.FirstLabels, "first-labels", v.FirstLabels, "with --engines: first labels of the flite, festival and FSDD utterances: engine (the engine's phone times; FSDD flat), flat (every one flat), aligned (forced alignment of each one's phones by --align-model)")
 	fs.StringVar(&v.Real, "real-speech", v.Real, "with --engines: also train on the real recordings of this voices folder (e.g. ../shared/voices) by its registered training speakers, labelled with the lexicon's phones (empty: none)")
+	fs.IntVar(&v.RealCopies, "real-copies", v.RealCopies, "with --real-speech: augmented copies of each real training recording, beside --augment's")
 	fs.StringVar(&v.Lexicon, "lexicon", v.Lexicon, "the pronouncing dictionary of the real speech's words (empty: "+datasets.DefaultLexiconPath+", Debian's pocketsphinx-en-us)")
 	fs.BoolVar(&v.LexiconLabels, "lexicon-labels", v.LexiconLabels, "with --engines: label every engine's sentences (and FSDD's digits) with the lexicon's phones of their words instead of the engines' own phones (first labels then flat, or --first-labels aligned)")
 	fs.StringVar(&v.AlignModel, "align-model", v.AlignModel, "with --first-labels aligned: the phone model that aligns (empty: train the espeak-ng-only model first)")
