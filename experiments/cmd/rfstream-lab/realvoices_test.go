@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -143,9 +144,11 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		t.Errorf("fluent WER %g, want %d/%d", res.FluentWER, ferr, fwords)
 	}
 	t.Logf("\n%s", out.String())
-	// The live path (`rfstream recognize`'s) scores the same sets.
+	// The live path (`rfstream recognize`'s) scores the same sets; with
+	// --warps 1 (the identity warp, one pass) a second JSON line hears
+	// them through the same model, and must score exactly as the first.
 	out.Reset()
-	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live",
+	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live", "--warps", "1",
 		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
 		"--filler-voices", "0", "--strings", "3"}
 	if code := run(live, &out, &errb); code != 0 {
@@ -158,6 +161,25 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if s := lres.PerVoice["warzone"]; s.Digits != 10 || s.Paused.Strings != 3 || s.Countdown.Words != 9 {
 		t.Errorf("--live: %+v", s)
+	}
+	var plain realVoicesResult
+	var jsonLines []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "{") {
+			jsonLines = append(jsonLines, l)
+		}
+	}
+	if len(jsonLines) != 2 {
+		t.Fatalf("--warps: %d JSON lines, want 2:\n%s", len(jsonLines), out.String())
+	}
+	if err := json.Unmarshal([]byte(jsonLines[0]), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Warps) != 0 || !slices.Equal(lres.Warps, []float64{1}) || !reflect.DeepEqual(plain.PerVoice, lres.PerVoice) {
+		t.Errorf("--warps 1: today's decoder %+v, the identity warp %+v", plain, lres)
+	}
+	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--warps", "1,2"}, &out, &errb); code == 0 {
+		t.Error("a warp of 2 was accepted")
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
