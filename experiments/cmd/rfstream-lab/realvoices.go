@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,9 +66,15 @@ type realVoicesResult struct {
 	PerVoice         map[string]realVoiceScore `json:"per_voice"`
 	// Warps are the test-time warps the decoder searched (--warps; none:
 	// today's decoder).
-	Warps   []float64 `json:"warps,omitempty"`
-	Args    []string  `json:"-"`
-	Seconds float64   `json:"-"`
+	Warps []float64 `json:"warps,omitempty"`
+	// Recipe fingerprints the fold recipe and the test sets
+	// (realVoicesFingerprint), Live says how recordings were heard:
+	// experiments/results.py prints a saved line as the README's row only
+	// when both match the current default's.
+	Recipe  string   `json:"recipe"`
+	Live    bool     `json:"live"`
+	Args    []string `json:"-"`
+	Seconds float64  `json:"-"`
 }
 
 // countdownWords are the digits of warzone's countdown "ten nine … one":
@@ -87,6 +95,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	warpList := fs.String("warps", "", "also hear every fold with test-time vocal-tract warp search over these comma-separated warps (engine ConnectedDecoder.Warps, e.g. 0.9,1,1.1): on the same fold models, a second table and JSON line after today's decoder's")
 	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
+	fingerprint := fs.Bool("fingerprint", false, "print the fingerprint of the recipe and test sets these flags give (the JSON's \"recipe\") and stop: how make results tells a saved run of the current default from a stale one")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -111,6 +120,14 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			}
 			warps = append(warps, w)
 		}
+	}
+	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, Warps: warps})
+	if err != nil {
+		return err
+	}
+	if *fingerprint {
+		fmt.Fprintln(stdout, print)
+		return nil
 	}
 	recipe.Log = stderr
 	start := time.Now()
@@ -148,7 +165,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	}
 	results := make([]realVoicesResult, len(variants))
 	for i := range results {
-		results[i] = realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Warps: variants[i]}
+		results[i] = realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Warps: variants[i], Recipe: print, Live: *live}
 	}
 	type trained struct {
 		hear    []func(*frontend.Audio) ([]string, error) // one per variant
@@ -244,6 +261,36 @@ func warpNote(warps []float64) string {
 		return ""
 	}
 	return fmt.Sprintf(" with warp search %v", warps)
+}
+
+// realVoicesTests are the eval's settings that decide what is measured,
+// beside the recipe: part of the fingerprint.
+type realVoicesTests struct {
+	Strings     int       `json:"strings"`
+	Overlap     float64   `json:"overlap"`
+	Seed        uint64    `json:"seed"`
+	RejectWords bool      `json:"reject_words"`
+	Warps       []float64 `json:"warps,omitempty"`
+}
+
+// realVoicesFingerprint is a short hash of the fold recipe's options (its
+// data folder and log left out: where the data lives is not the recipe)
+// and of the test settings, so a saved result can be matched with the
+// recipe of today's defaults. With the plain decoder's and the warp
+// search's results in one run, the fingerprint names the run (both
+// variants). It covers options, not code: a change to the code under an
+// unchanged recipe keeps it.
+func realVoicesFingerprint(recipe train.DigitStringOptions, tests realVoicesTests) (string, error) {
+	recipe.FSDD, recipe.Log = "", nil
+	b, err := json.Marshal(struct {
+		Recipe train.DigitStringOptions `json:"recipe"`
+		Tests  realVoicesTests          `json:"tests"`
+	}{recipe, tests})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // realNote says which real voices a fold's recipe trains on.

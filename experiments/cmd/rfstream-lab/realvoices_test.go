@@ -92,7 +92,9 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	if err := json.Unmarshal(last, &keys); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	want := []string{"connected_wer", "female_accuracy", "fluent_wer", "isolated_accuracy", "male_accuracy", "min_voice_accuracy", "per_voice"}
+	// The keys, and the two that tell make results whose run it
+	// was (the recipe's fingerprint, the live path or not).
+	want := []string{"connected_wer", "female_accuracy", "fluent_wer", "isolated_accuracy", "live", "male_accuracy", "min_voice_accuracy", "per_voice", "recipe"}
 	if got := slices.Sorted(func(yield func(string) bool) {
 		for k := range keys {
 			if !yield(k) {
@@ -177,6 +179,20 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if len(plain.Warps) != 0 || !slices.Equal(lres.Warps, []float64{1}) || !reflect.DeepEqual(plain.PerVoice, lres.PerVoice) {
 		t.Errorf("--warps 1: today's decoder %+v, the identity warp %+v", plain, lres)
+	}
+	// The fingerprint names the run's recipe and test sets: --fingerprint
+	// prints it without running, another recipe has another.
+	for _, c := range []struct {
+		extra []string
+		same  bool
+	}{{nil, true}, {[]string{"--m", "64"}, false}, {[]string{"--strings", "4"}, false}} {
+		out.Reset()
+		if code := run(append(append(slices.Clone(live), c.extra...), "--fingerprint"), &out, &errb); code != 0 {
+			t.Fatalf("--fingerprint: exit %d: %s", code, errb.String())
+		}
+		if got := strings.TrimSpace(out.String()); (got == lres.Recipe) != c.same || len(got) != 16 || !lres.Live {
+			t.Errorf("%v --fingerprint: %q, the run's recipe %q (live %v); want them equal: %v", c.extra, got, lres.Recipe, lres.Live, c.same)
+		}
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--warps", "1,2"}, &out, &errb); code == 0 {
 		t.Error("a warp of 2 was accepted")
