@@ -84,7 +84,10 @@ var countdownWords = []string{"9", "8", "7", "6", "5", "4", "3", "2", "1"}
 
 func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval real-voices", "[flags]", stderr)
-	recipe := train.DefaultDigitStringOptions()
+	// The default recipe is the shipped connected model's (internal/recipes:
+	// FSDD, the filler, the real voices and overlapped fluent strings); a
+	// held-out real voice is left out of its fold's training.
+	recipe := train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir())
 	cli.DigitStringFlags(fs, &recipe)
 	dir := fs.String("voices", defaults.RealVoicesDir(), "the real voices folder ($RFSTREAM_VOICES)")
 	only := fs.String("hold-out", "all", "voices to hold out one at a time, comma-separated (all: FSDD's six and the five real voices)")
@@ -281,7 +284,13 @@ type realVoicesTests struct {
 // variants). It covers options, not code: a change to the code under an
 // unchanged recipe keeps it.
 func realVoicesFingerprint(recipe train.DigitStringOptions, tests realVoicesTests) (string, error) {
-	recipe.FSDD, recipe.Log = "", nil
+	recipe.FSDD, recipe.Log, recipe.Filler.SynthDir, recipe.Voices.Engines.Dir = "", nil, "", ""
+	// A folder of data the recipe trains on counts as used, wherever it is.
+	for _, dir := range []*string{&recipe.Voices.Real.Dir, &recipe.Filler.RealWords} {
+		if *dir != "" {
+			*dir = "used"
+		}
+	}
 	b, err := json.Marshal(struct {
 		Recipe train.DigitStringOptions `json:"recipe"`
 		Tests  realVoicesTests          `json:"tests"`

@@ -151,6 +151,7 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	// them through the same model, and must score exactly as the first.
 	out.Reset()
 	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live", "--warps", "1",
+		"--real-voices", voices, "--real-voice-copies", "2", "--fluent-strings", "10",
 		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
 		"--filler-voices", "0", "--strings", "3"}
 	if code := run(live, &out, &errb); code != 0 {
