@@ -63,6 +63,14 @@ type ConnectedDecoder struct {
 	// weight, larger to reject more. Without a filler unit it is unused;
 	// older model files have neither, and reject nothing.
 	FillerBias float64 `json:"filler_bias,omitempty"`
+	// Warps, when set, is test-time vocal-tract warp search: an utterance
+	// is heard through the frontend warped by each factor
+	// (frontend.AudioConfig.Warp, 0.7 to 1.4) and the warp whose best path
+	// scores highest gives the words, as VTLN decoders choose a speaker's
+	// warp. A stream chooses once, on its first utterance with a word, and
+	// keeps that warp. Each warp costs one more frontend, map and search
+	// pass over the utterance. Empty: the frontend as trained, one pass.
+	Warps []float64 `json:"warps,omitempty"`
 }
 
 // DefaultConnectedInput: MFCC 13 + Δ + ΔΔ with utterance CMVN, spliced ±5
@@ -132,6 +140,11 @@ func NewConnected(m *Model) (*Connected, error) {
 	}
 	if err := c.Input.Audio.Validate(); err != nil {
 		return nil, err
+	}
+	for _, w := range c.Decoder.Warps {
+		if !(w >= frontend.MinWarp && w <= frontend.MaxWarp) {
+			return nil, fmt.Errorf("rfstream: connected decoder warp %g (%g to %g)", w, frontend.MinWarp, frontend.MaxWarp)
+		}
 	}
 	if len(m.Labels) == 0 || c.Input.StatesPerWord < 1 || c.Input.SilenceStates < 1 {
 		return nil, fmt.Errorf("rfstream: connected model with %d words, %d states a word, %d silence states", len(m.Labels), c.Input.StatesPerWord, c.Input.SilenceStates)
@@ -278,16 +291,26 @@ func (in ConnectedInput) Units(words []string, selfLoop float64) ([]decode.Unit,
 // Frames runs the model's frontend over a recording at any rate and
 // returns its spliced frames.
 func (c *Connected) Frames(a *frontend.Audio) (blas32.General, error) {
+	a, err := c.atModelRate(a)
+	if err != nil {
+		return blas32.General{}, err
+	}
+	return frontend.ExtractFrames(c.Input.Audio, a.Samples)
+}
+
+// atModelRate resamples a recording to the model's rate; an empty one is
+// an error.
+func (c *Connected) atModelRate(a *frontend.Audio) (*frontend.Audio, error) {
 	if a.Rate != c.Input.Audio.SampleRate {
 		var err error
 		if a, err = frontend.Resample(a, c.Input.Audio.SampleRate); err != nil {
-			return blas32.General{}, err
+			return nil, err
 		}
 	}
 	if len(a.Samples) == 0 {
-		return blas32.General{}, fmt.Errorf("rfstream: empty recording")
+		return nil, fmt.Errorf("rfstream: empty recording")
 	}
-	return frontend.ExtractFrames(c.Input.Audio, a.Samples)
+	return a, nil
 }
 
 // scoreBlock is how many frames go through the map at a time.
@@ -353,17 +376,41 @@ func (c *Connected) DecodeFrames(ll blas32.General) (*decode.Result, error) {
 }
 
 // Recognize turns a whole recording into its word string with word times
-// and confidences.
+// and confidences (searching the decoder's Warps, when it has some).
 func (c *Connected) Recognize(a *frontend.Audio) (Result, error) {
-	x, err := c.Frames(a)
+	r, _, err := c.recognizeWarped(a, c.Decoder.Warps)
+	return r, err
+}
+
+// recognizeWarped decodes a recording under each of warps (none: the
+// frontend as trained) and returns the words of the best-scoring path and
+// the warp that gave it (0 for none).
+func (c *Connected) recognizeWarped(a *frontend.Audio, warps []float64) (Result, float64, error) {
+	a, err := c.atModelRate(a)
 	if err != nil {
-		return Result{}, err
+		return Result{}, 0, err
 	}
-	r, err := c.DecodeFrames(c.LogLikelihoods(x))
-	if err != nil {
-		return Result{}, err
+	if len(warps) == 0 {
+		warps = []float64{0}
 	}
-	return spokenResultOf(r.Words, true, c.forms), nil
+	var best *decode.Result
+	bestWarp := 0.0
+	for _, w := range warps {
+		cfg := c.Input.Audio
+		cfg.Warp = w
+		x, err := frontend.ExtractFrames(cfg, a.Samples)
+		if err != nil {
+			return Result{}, 0, err
+		}
+		r, err := c.DecodeFrames(c.LogLikelihoods(x))
+		if err != nil {
+			return Result{}, 0, err
+		}
+		if best == nil || r.LogProb > best.LogProb {
+			best, bestWarp = r, w
+		}
+	}
+	return spokenResultOf(best.Words, true, c.forms), bestWarp, nil
 }
 
 // resultOf turns decoded words into a Result: a run of filler words

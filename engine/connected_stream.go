@@ -63,6 +63,12 @@ type ConnectedStream struct {
 	part *partialDecoder
 	// partialsScored counts the frames part has scored, over the stream.
 	partialsScored int
+	// warp is the vocal-tract warp the stream chose on its first utterance
+	// with a word, when the decoder searches warps (ConnectedDecoder.Warps);
+	// later utterances are heard through it alone. Partial results are
+	// decoded unwarped.
+	warp       float64
+	warpChosen bool
 }
 
 // NewConnectedStream starts a recogniser for input at rate Hz.
@@ -110,7 +116,14 @@ func (s *ConnectedStream) words(sg Segment) ([]Word, error) {
 			s.partialsScored += s.part.scored
 			s.part = nil
 		}
-		r, err := s.rec.Recognize(sg.Audio)
+		warps := s.rec.Decoder.Warps
+		if s.warpChosen {
+			warps = []float64{s.warp}
+		}
+		r, w, err := s.rec.recognizeWarped(sg.Audio, warps)
+		if err == nil && len(warps) > 1 && len(r.Words) > 0 {
+			s.warp, s.warpChosen = w, true
+		}
 		return r.Words, err
 	}
 	if s.part == nil {

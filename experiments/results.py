@@ -14,6 +14,16 @@ With --phones, the output of `rfstream eval phones --real --model M --json`
 (its last line is the JSON report) adds the phone model's row: PER on the
 real speakers it never trained on.
 
+With --real-voices RUNS --real-voices-recipe FP, the real-voices row (issue
+51: leave one of the 11 real voices out, as `recognize` hears them) comes
+from a saved run, since the 11 folds take over an hour: RUNS holds `eval
+real-voices --live --json` last lines, one a line, and the newest whose
+"recipe" fingerprint is FP (`rfstream eval real-voices --live --fingerprint`
+prints the current default's), heard live, with today's decoder and all 11
+voices held out, is the row. Without one the row says it is stale and
+which command refreshes it (`make results-real-voices`), instead of
+printing an old recipe's numbers.
+
 It prints one Markdown table, one row per headline number, and exits 1,
 naming what is missing, when the log lacks any of them (a part failed or was
 skipped, e.g. the unseen-voice part without espeak-ng) or does not reach the
@@ -127,31 +137,72 @@ def phones_row(text):
     return (what, result, "`make results-phones`"), None
 
 
+REAL_VOICES = 11
+REFRESH_REAL_VOICES = "`make results-real-voices` (11 trainings, over an hour)"
+
+
+def real_voices_row(text, recipe):
+    """The real-voices row from saved eval real-voices JSON lines: the newest
+    of the current default recipe (fingerprint recipe), heard live, with the
+    plain decoder, over all 11 voices; else a row saying it is stale."""
+    import json
+
+    what = (f"{REAL_VOICES} real voices (FSDD's six men; three women, two men of ../shared/voices) held out one at a time, "
+            "default recipe, as `recognize` hears them: digits alone; strings of their digits, WER")
+    for line in reversed([l for l in text.splitlines() if l.startswith("{")]):
+        rep = json.loads(line)
+        if (rep.get("recipe") != recipe or not rep.get("live") or rep.get("warps")
+                or len(rep.get("per_voice", {})) != REAL_VOICES):
+            continue
+        result = (f"{100 * rep['isolated_accuracy']:.1f} % (lowest voice {100 * rep['min_voice_accuracy']:.0f} %; "
+                  f"women {100 * rep['female_accuracy']:.1f} %, men {100 * rep['male_accuracy']:.1f} %); "
+                  f"{100 * rep['connected_wer']:.1f} % (fluent {100 * rep['fluent_wer']:.1f} %)")
+        return what, result, "`make results-real-voices`"
+    return what, f"stale: no saved run of the current recipe ({recipe}); refresh with {REFRESH_REAL_VOICES}", \
+        "`make results-real-voices`"
+
+
+def option(args, name):
+    """Removes --name VALUE from args and returns VALUE (None if absent)."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    if i + 1 >= len(args):
+        sys.exit(f"usage: results.py [DEMO_LOG] [--phones PHONES_LOG] [--real-voices RUNS --real-voices-recipe FP]  ({name} needs a value)")
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+
+
 def main():
     args = sys.argv[1:]
-    phones = None
-    if "--phones" in args:
-        i = args.index("--phones")
-        if i + 1 >= len(args):
-            sys.exit("usage: results.py [DEMO_LOG] [--phones PHONES_LOG]")
-        phones = args[i + 1]
-        del args[i:i + 2]
+    phones = option(args, "--phones")
+    real_runs, real_recipe = option(args, "--real-voices"), option(args, "--real-voices-recipe")
+    if (real_runs is None) != (real_recipe is None):
+        sys.exit("results.py: --real-voices and --real-voices-recipe go together")
     if len(args) > 1:
-        sys.exit("usage: results.py [DEMO_LOG] [--phones PHONES_LOG]  (default: stdin)")
+        sys.exit("usage: results.py [DEMO_LOG] [--phones PHONES_LOG] [--real-voices RUNS --real-voices-recipe FP]  (default: stdin)")
     text = open(args[0], encoding="utf-8").read() if args else sys.stdin.read()
     found, missing = parse(text)
-    row = None
+    rows = []
     if phones is not None:
         row, why = phones_row(open(phones, encoding="utf-8").read())
         if row is None:
             missing.append(f"the phone model's row ({phones}: {why})")
+        rows.append(row)
+    if real_runs is not None:
+        try:
+            saved = open(real_runs, encoding="utf-8").read()
+        except FileNotFoundError:
+            saved = ""
+        rows.append(real_voices_row(saved, real_recipe))
     if missing:
         print("results.py: the demo log lacks:", file=sys.stderr)
         for m in missing:
             print("  " + m, file=sys.stderr)
         sys.exit(1)
     out = table(found)
-    if row is not None:
+    for row in rows:
         out += f"\n| {row[0]} | {row[1]} | {row[2]} |"
     print(out)
 

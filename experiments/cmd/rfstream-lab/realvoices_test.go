@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -91,7 +92,9 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	if err := json.Unmarshal(last, &keys); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	want := []string{"connected_wer", "female_accuracy", "fluent_wer", "isolated_accuracy", "male_accuracy", "min_voice_accuracy", "per_voice"}
+	// The issue's keys, and the two that tell make results whose run it
+	// was (the recipe's fingerprint, the live path or not).
+	want := []string{"connected_wer", "female_accuracy", "fluent_wer", "isolated_accuracy", "live", "male_accuracy", "min_voice_accuracy", "per_voice", "recipe"}
 	if got := slices.Sorted(func(yield func(string) bool) {
 		for k := range keys {
 			if !yield(k) {
@@ -143,9 +146,12 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		t.Errorf("fluent WER %g, want %d/%d", res.FluentWER, ferr, fwords)
 	}
 	t.Logf("\n%s", out.String())
-	// The live path (`rfstream recognize`'s) scores the same sets.
+	// The live path (`rfstream recognize`'s) scores the same sets; with
+	// --warps 1 (the identity warp, one pass) a second JSON line hears
+	// them through the same model, and must score exactly as the first.
 	out.Reset()
-	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live",
+	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live", "--warps", "1",
+		"--real-voices", voices, "--real-voice-copies", "2", "--fluent-strings", "10",
 		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
 		"--filler-voices", "0", "--strings", "3"}
 	if code := run(live, &out, &errb); code != 0 {
@@ -158,6 +164,39 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if s := lres.PerVoice["warzone"]; s.Digits != 10 || s.Paused.Strings != 3 || s.Countdown.Words != 9 {
 		t.Errorf("--live: %+v", s)
+	}
+	var plain realVoicesResult
+	var jsonLines []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "{") {
+			jsonLines = append(jsonLines, l)
+		}
+	}
+	if len(jsonLines) != 2 {
+		t.Fatalf("--warps: %d JSON lines, want 2:\n%s", len(jsonLines), out.String())
+	}
+	if err := json.Unmarshal([]byte(jsonLines[0]), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Warps) != 0 || !slices.Equal(lres.Warps, []float64{1}) || !reflect.DeepEqual(plain.PerVoice, lres.PerVoice) {
+		t.Errorf("--warps 1: today's decoder %+v, the identity warp %+v", plain, lres)
+	}
+	// The fingerprint names the run's recipe and test sets: --fingerprint
+	// prints it without running, another recipe has another.
+	for _, c := range []struct {
+		extra []string
+		same  bool
+	}{{nil, true}, {[]string{"--m", "64"}, false}, {[]string{"--strings", "4"}, false}} {
+		out.Reset()
+		if code := run(append(append(slices.Clone(live), c.extra...), "--fingerprint"), &out, &errb); code != 0 {
+			t.Fatalf("--fingerprint: exit %d: %s", code, errb.String())
+		}
+		if got := strings.TrimSpace(out.String()); (got == lres.Recipe) != c.same || len(got) != 16 || !lres.Live {
+			t.Errorf("%v --fingerprint: %q, the run's recipe %q (live %v); want them equal: %v", c.extra, got, lres.Recipe, lres.Live, c.same)
+		}
+	}
+	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--warps", "1,2"}, &out, &errb); code == 0 {
+		t.Error("a warp of 2 was accepted")
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
