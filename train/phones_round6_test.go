@@ -3,6 +3,7 @@ package train
 import (
 	"encoding/json"
 	"io"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestFixedPhoneDecoderApply(t *testing.T) {
 	}
 	want := dc
 	want.WordPenalty, want.AcousticScale, want.PriorScale, want.LMScale, want.SilenceProb, want.SelfLoop = -4, 0.5, 0.5, 1, 0.5, 0.7
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("decoder %+v, want %+v", got, want)
 	}
 	f, err := ParseFixedPhoneDecoder(WordsAloneDecoder.String())
