@@ -307,6 +307,17 @@ func (h *hostileServe) underAttack(name string, maxGrowth int64, maxStall time.D
 	return true
 }
 
+// startAliceAndBobServe starts serve with a clients file of two confined
+// clients, alice (the well-behaved client, password al) and bob (the
+// attacker, password bo).
+func startAliceAndBobServe(t *testing.T, models [2]string) *hostileServe {
+	t.Helper()
+	clients := filepath.Join(t.TempDir(), "clients.json")
+	os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}, {"name": "bob", "password": "bo"}]}`), 0o600)
+	return startHostileServe(t, models, nil, []string{"RFSTREAM_NATS_USERS=" + clients}, "alice",
+		nats.UserInfo("alice", "al"), nats.CustomInboxPrefix(streaming.InboxPrefix("alice")))
+}
+
 // twice runs attempt (a serve process and an attack), and once more when
 // the stall was over its bound: on a loaded machine (CI's, or this
 // project's two cores shared by many jobs) a pause of the whole machine
@@ -566,10 +577,7 @@ func TestHostileClients(t *testing.T) {
 			// Before: any local process could forge another stream's result or
 			// end it early. With a clients file, bob is refused every such
 			// message while alice streams, and she hears exactly her words.
-			clients := filepath.Join(t.TempDir(), "clients.json")
-			os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}, {"name": "bob", "password": "bo"}]}`), 0o600)
-			h := startHostileServe(t, models, nil, []string{"RFSTREAM_NATS_USERS=" + clients}, "alice",
-				nats.UserInfo("alice", "al"), nats.CustomInboxPrefix(streaming.InboxPrefix("alice")))
+			h := startAliceAndBobServe(t, models)
 			var r hostileReport
 			attack := h.natsJS("forge", "2000", "RFS_USER=bob", "RFS_PASS=bo")
 			stallWithin := h.underAttack("bob forging alice's results and ends, feeding her decoder, reading her results", 20*mb, maxStall, func() { r = attack() })
@@ -676,10 +684,7 @@ func TestHostileClients(t *testing.T) {
 			// took every stream slot, and 99 of 200 well-behaved streams
 			// were refused for ~20 s. Now a voice named by its subject (a
 			// confined client's) holds at most --max-voice-streams (64).
-			clients := filepath.Join(t.TempDir(), "clients.json")
-			os.WriteFile(clients, []byte(`{"clients": [{"name": "alice", "password": "al"}, {"name": "bob", "password": "bo"}]}`), 0o600)
-			h := startHostileServe(t, models, nil, []string{"RFSTREAM_NATS_USERS=" + clients}, "alice",
-				nats.UserInfo("alice", "al"), nats.CustomInboxPrefix(streaming.InboxPrefix("alice")))
+			h := startAliceAndBobServe(t, models)
 			var r hostileReport
 			attack := h.natsJS("streams", "1024", "RFS_USER=bob", "RFS_PASS=bo")
 			stallWithin := h.underAttack("bob opening 1024 streams of his voice at once", 30*mb, maxStall, func() { r = attack() })
