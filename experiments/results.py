@@ -10,6 +10,11 @@ from one run of the current code:
     /usr/bin/python3 experiments/results.py demo.log      # a saved log
     /usr/bin/python3 experiments/results.py demo.log --phones phones.log
 
+The log also holds `rfstream eval connected --model internal/shipped/connected.rfm
+--sets '' --engine-strings-sets espeak-ng,flite,festival`: the synthesisers'
+strings said without pauses, through the shipped connected model (issue 51's
+fluent strings of engines the default recipe does not train on).
+
 With --phones, the output of `rfstream eval phones --real --model M --json`
 (its last line is the JSON report) adds the phone model's row: PER on the
 real speakers it never trained on.
@@ -59,6 +64,11 @@ PATTERNS = {
     "finished": r"^demo finished in ([0-9]+)s$",
     # eval enroll's pooled line for the real voices: taught, scored alone,
     # then word model, connected alone and connected WER, before → after.
+    # eval connected --engine-strings-sets: each synthesiser's whole strings,
+    # said without pauses, through the shipped connected model.
+    "fluent_espeak": r"^espeak-ng-fluent +([0-9]+) +([0-9]+) +" + NUM + " +" + NUM + r" +([0-9]+) +([0-9]+) +([0-9]+) ",
+    "fluent_flite": r"^flite-fluent +([0-9]+) +([0-9]+) +" + NUM + " +" + NUM + r" +([0-9]+) +([0-9]+) +([0-9]+) ",
+    "fluent_festival": r"^festival-fluent +([0-9]+) +([0-9]+) +" + NUM + " +" + NUM + r" +([0-9]+) +([0-9]+) +([0-9]+) ",
     "enrol": r"^eval enroll, set real \(connected pull [0-9.]+, word pull [0-9.]+[^)]*\):.*\n(?:.*\n)*?all +[0-9]+ +([0-9]+) +"
     + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + " +" + NUM + " → +" + NUM + "$",
 }
@@ -109,6 +119,13 @@ def table(f):
                  f"{wb} → {wa} %; {cb} → {ca} %", "eval enroll --sets real"))
     rows.append(("the same voices, 20 strings each joined from those copies, WER (optimistic: copies of the taught recordings)",
                  f"{werb} → {wera} %", "eval enroll --sets real"))
+    fluent = [f[k] for k in ("fluent_espeak", "fluent_flite", "fluent_festival")]
+    n_fl, words_fl = fluent[0][0], sum(int(x[1]) for x in fluent)
+    del_fl, err_fl = sum(int(x[6]) for x in fluent), sum(int(x[4]) + int(x[5]) + int(x[6]) for x in fluent)
+    rows.append((f"synthesised voices saying digit strings without pauses (espeak-ng / flite / festival, {n_fl} strings each "
+                 "by 12 voices; the default model never trained on flite or festival, on espeak-ng only in its filler, other draws), WER",
+                 f"{fluent[0][2]} / {fluent[1][2]} / {fluent[2][2]} % ({del_fl} of the {err_fl} errors in {words_fl} words "
+                 "are deletions)", "eval connected --sets '' --engine-strings-sets espeak-ng,flite,festival"))
     out = ["| measured by `make results` | result | reproduce alone |", "|---|---|---|"]
     for what, result, part in rows:
         command = part if part.startswith("eval") else f"demo --parts {part}"

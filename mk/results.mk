@@ -16,7 +16,8 @@ PHONES_TEST ?= --engines espeak-ng,flite,festival --espeak-per-voice 0 --engine-
 
 results: packages build
 	@mkdir -p out
-	{ $(BIN) demo 2>&1; $(BIN) eval enroll --sets real 2>&1; } | tee out/demo.log >&2
+	{ $(BIN) demo 2>&1; $(BIN) eval enroll --sets real 2>&1; \
+	  $(BIN) eval connected --model internal/shipped/connected.rfm --sets '' --engine-strings-sets espeak-ng,flite,festival 2>&1; } | tee out/demo.log >&2
 	$(MAKE) -s results-phones >&2
 	$(PY) experiments/results.py out/demo.log --phones out/phones.log \
 		--real-voices $(REAL_VOICES_RUNS) --real-voices-recipe $$($(LAB) eval real-voices --live --fingerprint)

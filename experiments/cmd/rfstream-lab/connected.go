@@ -70,6 +70,7 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 	nEspeak := fs.Int("espeak-strings", 120, "strings in the espeak-ng test set")
 	setSeed := fs.Uint64("set-seed", 1, "seed of the generated test sets")
 	manifests := fs.String("manifest", "", "also score these comma-separated transcript manifests (TSV: path, digits separated by spaces)")
+	engineSets := fs.String("engine-strings-sets", "", "also score the whole spoken strings (said without pauses) of these comma-separated synthesisers' voice sets (rfstream data voices, seed 1: 12 speakers × 10 strings each; built on first use)")
 	examples := fs.Int("examples", 3, "print this many misrecognised strings per set")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -123,6 +124,8 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 	type namedSet struct {
 		name     string
 		manifest string
+		// utterances, when manifest is empty.
+		utterances []datasets.Utterance
 	}
 	var sets []namedSet
 	if *setsFlag != "" {
@@ -150,21 +153,36 @@ func evalConnected(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			sets = append(sets, namedSet{name, mp})
+			sets = append(sets, namedSet{name: name, manifest: mp})
 		}
 	}
 	if *manifests != "" {
 		for _, p := range strings.Split(*manifests, ",") {
-			sets = append(sets, namedSet{strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), p})
+			sets = append(sets, namedSet{name: strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), manifest: p})
+		}
+	}
+	if *engineSets != "" {
+		for _, name := range strings.Split(*engineSets, ",") {
+			e, err := datasets.EngineByName(strings.TrimSpace(name))
+			if err != nil {
+				return err
+			}
+			vs, err := datasets.BuildVoiceSet(defaults.VoicesDir(), e, datasets.DefaultVoiceSetOptions(), nil)
+			if err != nil {
+				return err
+			}
+			sets = append(sets, namedSet{name: e.Name() + "-fluent", utterances: vs.Strings})
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "set\tstrings\twords\tWER %\tSER %\tsub\tins\tdel\tRTF")
 	var exampleText strings.Builder
 	for _, s := range sets {
-		us, err := datasets.ReadTranscripts(s.manifest)
-		if err != nil {
-			return err
+		us := s.utterances
+		if s.manifest != "" {
+			if us, err = datasets.ReadTranscripts(s.manifest); err != nil {
+				return err
+			}
 		}
 		r, bad, err := scoreConnected(rec, s.name, us)
 		if err != nil {
