@@ -47,11 +47,20 @@ type ConnectedVoice struct {
 	// unless set, before teaching).
 	Strings      int
 	StringPauses [2]float64
-	c            *Connected
-	frames       []blas32.General // each taught recording's input frames (with its copies')
-	classes      [][]int          // their aligned classes
-	labels       []string         // the word each said
-	audio        [][]float32      // each recording at the model's rate (nil in a file of version 1)
+	// GuardMisses is the guard against teaching a voice the model already
+	// hears well: when at least GuardWords one-word recordings were taught
+	// (and kept) and the model alone hears all of them right but at most
+	// GuardMisses, the voice keeps the model's recogniser; teaching it
+	// cost such voices more than it gave (experiments/journal/enrol.md,
+	// round E5). The recordings are heard by the model before any teaching,
+	// so they are a fair sample of how it hears the voice. Negative: no
+	// guard (TaughtGuardMisses unless set, before first use).
+	GuardMisses int
+	c           *Connected
+	frames      []blas32.General // each taught recording's input frames (with its copies')
+	classes     [][]int          // their aligned classes
+	labels      []string         // the word each said
+	audio       [][]float32      // each recording at the model's rate (nil in a file of version 1)
 	// stats are ZᵀZ and ZᵀY of every taught frame's features, which the
 	// read-out is refitted from (classifier.RefitTowardGram) with the
 	// strings' frames.
@@ -69,18 +78,23 @@ type ConnectedVoice struct {
 // 11.7 % after ten words; tight joins did better on strings and worse on
 // words alone).
 var (
+	TaughtGuardMisses   = -1
 	TaughtStrings       = 6
 	TaughtStringPauses  = [2]float64{0.1, 0.4}
 	taughtStringWords   = [2]int{3, 6}
 	taughtStringEdgeSec = 0.3
 )
 
+// GuardWords is the fewest one-word recordings the guard (GuardMisses)
+// judges a voice on: most of an enrolment's ten.
+const GuardWords = 8
+
 // NewVoice starts a voice the model has not been taught.
 func (c *Connected) NewVoice() (*ConnectedVoice, error) {
 	if c.Input.Classifier != "rls" {
 		return nil, fmt.Errorf("rfstream: a voice can be taught to a model with an RLS read-out; this one's is %s", c.Input.Classifier)
 	}
-	return &ConnectedVoice{c: c, Pull: ConnectedTeachPull, Strings: TaughtStrings, StringPauses: TaughtStringPauses}, nil
+	return &ConnectedVoice{c: c, Pull: ConnectedTeachPull, Strings: TaughtStrings, StringPauses: TaughtStringPauses, GuardMisses: TaughtGuardMisses}, nil
 }
 
 // Fingerprint is the hex SHA-256 of the model's encoding: what a voice
@@ -109,7 +123,7 @@ func (v *ConnectedVoice) Connected() *Connected {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.adapted == nil {
-		a, err := v.withStrings()
+		a, err := v.adapt()
 		if err != nil {
 			// Cannot happen for recordings that were taught (each was
 			// framed and aligned once); the words alone still hold.
@@ -118,6 +132,43 @@ func (v *ConnectedVoice) Connected() *Connected {
 		v.adapted = a
 	}
 	return v.adapted
+}
+
+// adapt is the voice's recogniser: the model itself when the guard keeps
+// it (heardWell), else the model refitted to the words and their strings
+// (withStrings).
+func (v *ConnectedVoice) adapt() (*Connected, error) {
+	if v.heardWell() {
+		return v.c, nil
+	}
+	return v.withStrings()
+}
+
+// Guarded says whether the voice keeps the model's recogniser because the
+// model already hears its taught words (GuardMisses).
+func (v *ConnectedVoice) Guarded() bool { return v.words != nil && v.Connected() == v.c }
+
+// heardWell is the guard (GuardMisses): whether the model alone, as the
+// live recogniser hears a whole recording, gets all but at most
+// GuardMisses of the voice's kept one-word recordings right, there being
+// at least GuardWords of them.
+func (v *ConnectedVoice) heardWell() bool {
+	if v.GuardMisses < 0 {
+		return false
+	}
+	plain := liveRecognizer{start: connectedStarter(v.c, true)}
+	heard, misses := 0, 0
+	for i, a := range v.audio {
+		if a == nil || strings.Contains(v.labels[i], " ") {
+			continue
+		}
+		heard++
+		res, err := plain.Recognize(a, v.c.Input.Audio.SampleRate)
+		if err != nil || res.Text != v.labels[i] {
+			misses++
+		}
+	}
+	return heard >= GuardWords && misses <= v.GuardMisses
 }
 
 // wordsConnected is the model refitted to the words taught, or the model.
@@ -606,7 +657,7 @@ func (c *Connected) ReadVoice(b []byte) (*ConnectedVoice, error) {
 		if v.words, err = v.refit(v.stats); err != nil {
 			return nil, err
 		}
-		if v.adapted, err = v.withStrings(); err != nil {
+		if v.adapted, err = v.adapt(); err != nil {
 			return nil, err
 		}
 	}

@@ -61,6 +61,10 @@ type enrolScore struct {
 	Strings    int    `json:"strings"`
 	StringRef  int    `json:"string_words"`
 	StringErrs [2]int `json:"string_errors"`
+	// Guarded: the guard kept the model's recogniser for the voice
+	// (pooled: how many voices).
+	Guarded  bool `json:"guarded"`
+	NGuarded int  `json:"n_guarded,omitempty"`
 
 	WordAcc [2]float64 `json:"word_acc"`
 	ConnAcc [2]float64 `json:"connected_acc"`
@@ -85,6 +89,9 @@ func poolEnrol(vs []enrolScore) enrolScore {
 			p.ConnOK[k] += v.ConnOK[k]
 			p.StringErrs[k] += v.StringErrs[k]
 		}
+		if v.Guarded {
+			p.NGuarded++
+		}
 	}
 	p.finish()
 	return p
@@ -92,8 +99,8 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Seed, r.Scored)
-	fmt.Fprintf(w, "connected model: %s\n", r.ConnectedModel)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, guard %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Guard, r.Seed, r.Scored)
+	fmt.Fprintf(w, "connected model: %s; voices the guard kept on the model: %d of %d\n", r.ConnectedModel, r.Pooled.NGuarded, len(r.Voices))
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -115,6 +122,7 @@ type enrolRun struct {
 	WordWeight     float64      `json:"word_weight,omitempty"`
 	Copies         string       `json:"teach_copies"`
 	Strings        string       `json:"teach_strings,omitempty"`
+	Guard          string       `json:"guard"`
 	Seed           uint64       `json:"seed"`
 	Voices         []enrolScore `json:"voices"`
 	Pooled         enrolScore   `json:"pooled"`
@@ -130,6 +138,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
 	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
+	guards := fs.String("guard", guardKindName(engine.TaughtGuardMisses), "the guard against teaching a voice the model already hears (engine.ConnectedVoice.GuardMisses), comma-separated kinds to try: off; all (the model alone hears every taught word right: the voice keeps the model); all-but-one (all but one)")
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -155,6 +164,14 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if _, ok := joinKinds[j]; !ok {
 			return fmt.Errorf("eval enroll: --teach-strings %q (%s)", j, strings.Join(joinKindNames(), ", "))
 		}
+	}
+	var guardMisses []int
+	for _, g := range strings.Split(*guards, ",") {
+		m, ok := guardKinds[g]
+		if !ok {
+			return fmt.Errorf("eval enroll: --guard %q (off, all, all-but-one)", g)
+		}
+		guardMisses = append(guardMisses, m)
 	}
 	kinds := strings.Split(*copies, ",")
 	for _, k := range kinds {
@@ -194,14 +211,16 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 				for _, c := range cp {
 					for _, w := range wp {
 						for _, weight := range ww {
-							settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed})
+							for _, g := range guardMisses {
+								settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed, g})
+							}
 						}
 					}
 				}
 			}
 		}
 		for _, st := range settings {
-			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Seed: *seed}
+			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Guard: guardKindName(st.guardMisses), Seed: *seed}
 			for _, v := range voices {
 				s, err := scoreEnrolment(conn, v, st)
 				if err != nil {
@@ -209,8 +228,8 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 				}
 				s.Set = set
 				run.Voices = append(run.Voices, s)
-				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s, guard %s, guarded %v): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, guardKindName(st.guardMisses), s.Guarded, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 			}
 			run.Pooled = poolEnrol(run.Voices)
 			runs = append(runs, run)
@@ -439,6 +458,7 @@ type enrolSettings struct {
 	which, copies                  string // the models scored; the kind of taught copies
 	strings                        string // the kind of joined strings taught (joinKinds)
 	seed                           uint64
+	guardMisses                    int // engine.ConnectedVoice.GuardMisses
 }
 
 func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
@@ -453,7 +473,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 			if cv, err = conn.NewVoice(); err != nil {
 				return nil, nil, err
 			}
-			cv.Pull = connPull
+			cv.Pull, cv.GuardMisses = connPull, set.guardMisses
 			k := joinKinds[set.strings]
 			cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
 			if copies != "none" {
@@ -568,6 +588,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 		if err != nil {
 			return s, err
 		}
+		s.Guarded = cv != nil && cv.Guarded()
 		if err := isolated(v.isolated, cv, ws); err != nil {
 			return s, err
 		}
@@ -669,4 +690,17 @@ var joinKinds = map[string]joinKind{
 
 func joinKindNames() []string {
 	return slices.Sorted(maps.Keys(joinKinds))
+}
+
+// guardKinds name the guard's settings (engine.ConnectedVoice.GuardMisses:
+// the misses allowed among the taught words heard by the model alone).
+var guardKinds = map[string]int{"off": -1, "all": 0, "all-but-one": 1}
+
+func guardKindName(misses int) string {
+	for k, m := range guardKinds {
+		if m == misses {
+			return k
+		}
+	}
+	return fmt.Sprint(misses)
 }
