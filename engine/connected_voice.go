@@ -56,11 +56,16 @@ type ConnectedVoice struct {
 	// so they are a fair sample of how it hears the voice. Negative: no
 	// guard (TaughtGuardMisses unless set, before first use).
 	GuardMisses int
-	c           *Connected
-	frames      []blas32.General // each taught recording's input frames (with its copies')
-	classes     [][]int          // their aligned classes
-	labels      []string         // the word each said
-	audio       [][]float32      // each recording at the model's rate (nil in a file of version 1)
+	// GuardStrings makes the guard also ask that the model alone hear
+	// right every string the voice would be taught of its words (Strings):
+	// a voice whose words alone are heard may still be heard worse in
+	// strings (TaughtGuardStrings unless set, before first use).
+	GuardStrings bool
+	c            *Connected
+	frames       []blas32.General // each taught recording's input frames (with its copies')
+	classes      [][]int          // their aligned classes
+	labels       []string         // the word each said
+	audio        [][]float32      // each recording at the model's rate (nil in a file of version 1)
 	// stats are ZᵀZ and ZᵀY of every taught frame's features, which the
 	// read-out is refitted from (classifier.RefitTowardGram) with the
 	// strings' frames.
@@ -79,6 +84,7 @@ type ConnectedVoice struct {
 // words alone).
 var (
 	TaughtGuardMisses   = -1
+	TaughtGuardStrings  = false
 	TaughtStrings       = 6
 	TaughtStringPauses  = [2]float64{0.1, 0.4}
 	taughtStringWords   = [2]int{3, 6}
@@ -94,7 +100,7 @@ func (c *Connected) NewVoice() (*ConnectedVoice, error) {
 	if c.Input.Classifier != "rls" {
 		return nil, fmt.Errorf("rfstream: a voice can be taught to a model with an RLS read-out; this one's is %s", c.Input.Classifier)
 	}
-	return &ConnectedVoice{c: c, Pull: ConnectedTeachPull, Strings: TaughtStrings, StringPauses: TaughtStringPauses, GuardMisses: TaughtGuardMisses}, nil
+	return &ConnectedVoice{c: c, Pull: ConnectedTeachPull, Strings: TaughtStrings, StringPauses: TaughtStringPauses, GuardMisses: TaughtGuardMisses, GuardStrings: TaughtGuardStrings}, nil
 }
 
 // Fingerprint is the hex SHA-256 of the model's encoding: what a voice
@@ -157,18 +163,39 @@ func (v *ConnectedVoice) heardWell() bool {
 		return false
 	}
 	plain := liveRecognizer{start: connectedStarter(v.c, true)}
-	heard, misses := 0, 0
+	rate := v.c.Input.Audio.SampleRate
+	var takes [][]float32
+	var said []string
+	misses := 0
 	for i, a := range v.audio {
 		if a == nil || strings.Contains(v.labels[i], " ") {
 			continue
 		}
-		heard++
-		res, err := plain.Recognize(a, v.c.Input.Audio.SampleRate)
+		takes, said = append(takes, a), append(said, v.labels[i])
+		res, err := plain.Recognize(a, rate)
 		if err != nil || res.Text != v.labels[i] {
 			misses++
 		}
 	}
-	return heard >= GuardWords && misses <= v.GuardMisses
+	if len(takes) < GuardWords || misses > v.GuardMisses {
+		return false
+	}
+	if !v.GuardStrings || v.Strings <= 0 {
+		return true
+	}
+	// The strings withStrings would teach (the same recordings, count,
+	// pauses and seed).
+	strs, err := v.c.joinWords(takes, said, v.Strings, v.StringPauses, uint64(len(v.labels)))
+	if err != nil {
+		return false
+	}
+	for _, st := range strs {
+		res, err := plain.Recognize(st.samples, rate)
+		if err != nil || res.Text != strings.Join(st.words, " ") {
+			return false
+		}
+	}
+	return true
 }
 
 // wordsConnected is the model refitted to the words taught, or the model.

@@ -461,12 +461,12 @@ func TestGuardKeepsAVoiceTheModelHears(t *testing.T) {
 		return append(s, pause(0.7, uint32(i+100))...)
 	}
 	other := func(w string, i int) []float32 { return voiceString([]string{w}, uint32(50+i)) }
-	teach := func(say func(string, int) []float32, n, misses int) *engine.ConnectedVoice {
+	teach := func(say func(string, int) []float32, n, misses int, withStrings bool) *engine.ConnectedVoice {
 		v, err := c.NewVoice()
 		if err != nil {
 			t.Fatal(err)
 		}
-		v.GuardMisses = misses
+		v.GuardMisses, v.GuardStrings = misses, withStrings
 		for i := range n {
 			w := []string{"lo", "hi"}[i%2]
 			if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: say(w, i)}, w); err != nil {
@@ -484,17 +484,20 @@ func TestGuardKeepsAVoiceTheModelHears(t *testing.T) {
 			t.Fatalf("the model hears its own voice's %q as %q (%v): the test needs a voice it hears", w, res.Text, err)
 		}
 	}
-	v := teach(own, engine.GuardWords, 0)
+	v := teach(own, engine.GuardWords, 0, false)
 	if !v.Guarded() || v.Connected() != c {
 		t.Error("a voice the model hears right was taught")
 	}
-	if v := teach(own, engine.GuardWords, -1); v.Guarded() || v.Connected() == c {
+	if v := teach(own, engine.GuardWords, 0, true); !v.Guarded() {
+		t.Error("a voice the model hears right, in strings of its words too, was taught")
+	}
+	if v := teach(own, engine.GuardWords, -1, false); v.Guarded() || v.Connected() == c {
 		t.Error("with the guard off, a voice kept the model's recogniser")
 	}
-	if v := teach(own, engine.GuardWords-1, 0); v.Guarded() {
+	if v := teach(own, engine.GuardWords-1, 0, false); v.Guarded() {
 		t.Errorf("judged on %d words, fewer than %d", engine.GuardWords-1, engine.GuardWords)
 	}
-	if v := teach(other, engine.GuardWords, 0); v.Guarded() || v.Connected() == c {
+	if v := teach(other, engine.GuardWords, 0, true); v.Guarded() || v.Connected() == c {
 		t.Error("a voice the model hears wrong was not taught")
 	}
 	var b bytes.Buffer

@@ -138,7 +138,8 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
 	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
-	guards := fs.String("guard", guardKindName(engine.TaughtGuardMisses), "the guard against teaching a voice the model already hears (engine.ConnectedVoice.GuardMisses), comma-separated kinds to try: off; all (the model alone hears every taught word right: the voice keeps the model); all-but-one (all but one)")
+	guards := fs.String("guard", guardKindName(guardKind{engine.TaughtGuardMisses, engine.TaughtGuardStrings}), "the guard against teaching a voice the model already hears (engine.ConnectedVoice.GuardMisses, GuardStrings), comma-separated kinds to try: off; words (the model alone hears every taught word right: the voice keeps the model); words+strings (and every string of them the voice would be taught)")
+	connChoice := fs.String("connected-model", "held-out", "the connected model taught and scored: held-out (the shipped recipe less the set's voices) or shipped (the shipped model, which may have trained on them)")
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -165,13 +166,16 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("eval enroll: --teach-strings %q (%s)", j, strings.Join(joinKindNames(), ", "))
 		}
 	}
-	var guardMisses []int
+	var guardList []guardKind
 	for _, g := range strings.Split(*guards, ",") {
-		m, ok := guardKinds[g]
+		k, ok := guardKinds[g]
 		if !ok {
-			return fmt.Errorf("eval enroll: --guard %q (off, all, all-but-one)", g)
+			return fmt.Errorf("eval enroll: --guard %q (off, words, words+strings)", g)
 		}
-		guardMisses = append(guardMisses, m)
+		guardList = append(guardList, k)
+	}
+	if *connChoice != "held-out" && *connChoice != "shipped" {
+		return fmt.Errorf("eval enroll: --connected-model %q (held-out, shipped)", *connChoice)
 	}
 	kinds := strings.Split(*copies, ",")
 	for _, k := range kinds {
@@ -201,7 +205,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		var conn *engine.Connected
 		connNote := "not scored"
 		if *which != "words" {
-			if conn, connNote, err = enrolConnected(set, stderr); err != nil {
+			if conn, connNote, err = enrolConnected(set, *connChoice == "shipped", stderr); err != nil {
 				return err
 			}
 		}
@@ -211,7 +215,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 				for _, c := range cp {
 					for _, w := range wp {
 						for _, weight := range ww {
-							for _, g := range guardMisses {
+							for _, g := range guardList {
 								settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed, g})
 							}
 						}
@@ -220,7 +224,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		for _, st := range settings {
-			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Guard: guardKindName(st.guardMisses), Seed: *seed}
+			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Guard: guardKindName(st.guard), Seed: *seed}
 			for _, v := range voices {
 				s, err := scoreEnrolment(conn, v, st)
 				if err != nil {
@@ -229,7 +233,7 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 				s.Set = set
 				run.Voices = append(run.Voices, s)
 				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s, guard %s, guarded %v): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, guardKindName(st.guardMisses), s.Guarded, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, guardKindName(st.guard), s.Guarded, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 			}
 			run.Pooled = poolEnrol(run.Voices)
 			runs = append(runs, run)
@@ -251,19 +255,22 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 // as it is. FSDD's speakers are in every connected recipe, and six
 // trainings without one each are not made here: the fsdd set uses the
 // shipped model, and says its figures are not of held-out voices.
-func enrolConnected(set string, log io.Writer) (*engine.Connected, string, error) {
+func enrolConnected(set string, shipped bool, log io.Writer) (*engine.Connected, string, error) {
 	o := recipes.ConnectedOptions()
 	var m *engine.Model
 	var note string
 	var err error
-	switch set {
-	case "real", "real-loo":
+	switch {
+	case shipped:
+		m, err = defaults.Speech(log)
+		note = "the shipped model (--connected-model shipped: it may have trained on these voices)"
+	case set == "real" || set == "real-loo":
 		m, note, err = recipes.HeldOutConnected(recipes.WithoutRealVoices(o), log)
 		note = "the shipped recipe without the real voices: " + note
-	case "synth":
+	case set == "synth":
 		m, note, err = recipes.HeldOutConnected(recipes.WithoutEngineVoices(o), log)
 		note = "the shipped recipe without the synthesisers' voice sets: " + note
-	case "fsdd":
+	case set == "fsdd":
 		m, err = defaults.Speech(log)
 		note = "the shipped model, which trained on every FSDD speaker (not held out)"
 	default:
@@ -458,7 +465,7 @@ type enrolSettings struct {
 	which, copies                  string // the models scored; the kind of taught copies
 	strings                        string // the kind of joined strings taught (joinKinds)
 	seed                           uint64
-	guardMisses                    int // engine.ConnectedVoice.GuardMisses
+	guard                          guardKind
 }
 
 func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
@@ -473,7 +480,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 			if cv, err = conn.NewVoice(); err != nil {
 				return nil, nil, err
 			}
-			cv.Pull, cv.GuardMisses = connPull, set.guardMisses
+			cv.Pull, cv.GuardMisses, cv.GuardStrings = connPull, set.guard.misses, set.guard.strings
 			k := joinKinds[set.strings]
 			cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
 			if copies != "none" {
@@ -692,15 +699,24 @@ func joinKindNames() []string {
 	return slices.Sorted(maps.Keys(joinKinds))
 }
 
-// guardKinds name the guard's settings (engine.ConnectedVoice.GuardMisses:
-// the misses allowed among the taught words heard by the model alone).
-var guardKinds = map[string]int{"off": -1, "all": 0, "all-but-one": 1}
+// guardKind is a setting of the guard (engine.ConnectedVoice.GuardMisses:
+// the misses allowed among the taught words heard by the model alone, -1
+// none; GuardStrings).
+type guardKind struct {
+	misses  int
+	strings bool
+}
 
-func guardKindName(misses int) string {
-	for k, m := range guardKinds {
-		if m == misses {
-			return k
+var guardKinds = map[string]guardKind{"off": {-1, false}, "words": {0, false}, "words+strings": {0, true}}
+
+func guardKindName(k guardKind) string {
+	if k.misses < 0 {
+		return "off"
+	}
+	for name, g := range guardKinds {
+		if g == k {
+			return name
 		}
 	}
-	return fmt.Sprint(misses)
+	return fmt.Sprintf("%d misses, strings %v", k.misses, k.strings)
 }
