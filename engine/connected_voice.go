@@ -50,10 +50,12 @@ type ConnectedVoice struct {
 	// GuardMisses is the guard against teaching a voice the model already
 	// hears well: when at least GuardWords one-word recordings were taught
 	// (and kept) and the model alone hears all of them right but at most
-	// GuardMisses, the voice keeps the model's recogniser; teaching it
-	// cost such voices more than it gave (experiments/journal/enrol.md,
-	// round E5). The recordings are heard by the model before any teaching,
-	// so they are a fair sample of how it hears the voice. Negative: no
+	// GuardMisses, the voice keeps the model's recogniser. The recordings
+	// are heard by the model before any teaching, so they are a fair
+	// sample of how it hears the voice alone. Off by default: round E5 of
+	// experiments/journal/enrol.md found it keeps voices the model trained
+	// on as they were, but costs unheard synthetic voices, heard right
+	// alone and not in fluent speech, 11–14 points of WER. Negative: no
 	// guard (TaughtGuardMisses unless set, before first use).
 	GuardMisses int
 	// GuardStrings makes the guard also ask that the model alone hear
