@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/rfstream/rfstream/datasets"
 	"github.com/rfstream/rfstream/engine"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/train"
@@ -96,4 +98,34 @@ func HeldOutConnected(o train.DigitStringOptions, log io.Writer) (*engine.Model,
 		return m, err
 	})
 	return m, "recipe " + fp + " (" + path + ")", err
+}
+
+// HeldOutConnectedWithout is HeldOutConnected's model of recipe o trained
+// without the FSDD speaker (its training takes out of the classifier's
+// training and of the decoder's tuning), kept in the data cache under o's
+// fingerprint and the speaker's name, trained first when missing.
+func HeldOutConnectedWithout(o train.DigitStringOptions, speaker string, log io.Writer) (*engine.Model, string, error) {
+	fp, err := ConnectedFingerprint(o)
+	if err != nil {
+		return nil, "", err
+	}
+	path := HeldOutConnectedPath(fp + "-without-" + speaker)
+	m, err := LoadOrTrain(path, log, func() (*engine.Model, error) {
+		recs, err := datasets.FSDD(o.FSDD)
+		if err != nil {
+			return nil, err
+		}
+		trainRecs, _ := datasets.OfficialSplit(recs)
+		trainRecs, own := datasets.SpeakerSplit(trainRecs, speaker)
+		if len(own) == 0 {
+			return nil, fmt.Errorf("recipes: FSDD has no speaker %q", speaker)
+		}
+		o.Log = log
+		m, rep, err := train.DigitStringsOn(o, trainRecs, train.HeldOutTake)
+		if err == nil && o.Tune {
+			rep.Tuning, err = train.TuneDigitStrings(o, m, trainRecs)
+		}
+		return m, err
+	})
+	return m, "recipe " + fp + " without " + speaker + " (" + path + ")", err
 }

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -92,5 +93,27 @@ func TestConnectedFingerprint(t *testing.T) {
 	}
 	if p := HeldOutConnectedPath(a); !strings.Contains(filepath.Base(p), a) {
 		t.Errorf("cache path %q does not name the recipe %s", p, a)
+	}
+}
+
+// A speaker FSDD does not have is refused by name, before any training,
+// and nothing is left in the cache.
+func TestHeldOutConnectedWithoutRefusesAnUnknownSpeaker(t *testing.T) {
+	o := ConnectedOptions()
+	if _, err := os.Stat(o.FSDD); err != nil {
+		// From this package's folder, the checkout's sibling.
+		o.FSDD = filepath.Join("..", "..", "..", "shared", "fsdd", "recordings")
+	}
+	if _, err := os.Stat(o.FSDD); err != nil {
+		t.Skipf("no FSDD here (%v)", err)
+	}
+	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	_, _, err := HeldOutConnectedWithout(o, "nonesuch", io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `FSDD has no speaker "nonesuch"`) {
+		t.Fatalf("an unknown speaker: %v", err)
+	}
+	fp, _ := ConnectedFingerprint(o)
+	if _, err := os.Stat(HeldOutConnectedPath(fp + "-without-nonesuch")); err == nil {
+		t.Error("a model was saved for a speaker FSDD does not have")
 	}
 }

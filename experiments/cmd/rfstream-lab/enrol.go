@@ -42,6 +42,9 @@ type enrolVoice struct {
 	// digit).
 	folds bool
 	words *engine.WordClassifier // the word model for this voice (trained without it)
+	// conn, when set, is the connected model for this voice (trained
+	// without it), instead of the set's.
+	conn *engine.Connected
 }
 
 // enrolScore is one voice's figures before and after teaching: counts,
@@ -139,7 +142,8 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
 	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
 	guards := fs.String("guard", guardKindName(guardKind{engine.TaughtGuardMisses, engine.TaughtGuardStrings}), "the guard against teaching a voice the model already hears (engine.ConnectedVoice.GuardMisses, GuardStrings), comma-separated kinds to try: off; words (the model alone hears every taught word right: the voice keeps the model); words+strings (and every string of them the voice would be taught)")
-	connChoice := fs.String("connected-model", "held-out", "the connected model taught and scored: held-out (the shipped recipe less the set's voices) or shipped (the shipped model, which may have trained on them)")
+	only := fs.String("voices", "", "score only these voices of each set, comma-separated (none: all)")
+	connChoice := fs.String("connected-model", "held-out", "the connected model taught and scored: held-out (the shipped recipe less the set's voices; for fsdd, less each speaker: six connected trainings on first use) or shipped (the shipped model, which may have trained on them)")
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -202,11 +206,33 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *only != "" {
+			keep := strings.Split(*only, ",")
+			voices = slices.DeleteFunc(voices, func(v enrolVoice) bool { return !slices.Contains(keep, v.name) })
+			if len(voices) == 0 {
+				return fmt.Errorf("eval enroll: --voices %q: none is in set %s", *only, set)
+			}
+		}
 		var conn *engine.Connected
 		connNote := "not scored"
 		if *which != "words" {
 			if conn, connNote, err = enrolConnected(set, *connChoice == "shipped", stderr); err != nil {
 				return err
+			}
+			if set == "fsdd" && *connChoice == "held-out" {
+				// Each speaker's own model, the shipped recipe
+				// without it (a connected training each, first).
+				for i := range voices {
+					m, note, err := recipes.HeldOutConnectedWithout(recipes.ConnectedOptions(), voices[i].name, stderr)
+					if err != nil {
+						return err
+					}
+					if voices[i].conn, err = engine.NewConnected(m); err != nil {
+						return err
+					}
+					fmt.Fprintf(stderr, "enroll fsdd %s: connected model %s\n", voices[i].name, note)
+				}
+				connNote = "the shipped recipe without the speaker, one model per speaker (recipes.HeldOutConnectedWithout)"
 			}
 		}
 		var settings []enrolSettings
@@ -226,7 +252,11 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		for _, st := range settings {
 			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Guard: guardKindName(st.guard), Seed: *seed}
 			for _, v := range voices {
-				s, err := scoreEnrolment(conn, v, st)
+				c := conn
+				if v.conn != nil {
+					c = v.conn
+				}
+				s, err := scoreEnrolment(c, v, st)
 				if err != nil {
 					return fmt.Errorf("%s: %w", v.name, err)
 				}
@@ -252,9 +282,10 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 // shipped recipe less the set's voices (recipes.HeldOutConnected: the real
 // set without the real voices, the synthetic set without any
 // synthesiser's voice set); the shipped model when that leaves its recipe
-// as it is. FSDD's speakers are in every connected recipe, and six
-// trainings without one each are not made here: the fsdd set uses the
-// shipped model, and says its figures are not of held-out voices.
+// as it is. FSDD's speakers are in every connected recipe: the fsdd set
+// gets the shipped model here, which evalEnrol replaces, unless
+// --connected-model shipped, with each speaker's own model trained without
+// it (recipes.HeldOutConnectedWithout: six trainings on first use).
 func enrolConnected(set string, shipped bool, log io.Writer) (*engine.Connected, string, error) {
 	o := recipes.ConnectedOptions()
 	var m *engine.Model
@@ -381,7 +412,7 @@ func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp stri
 			}
 			out = append(out, v)
 		}
-		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model is the shipped one, which trained on every FSDD speaker: its figures here are not of a held-out voice", nil
+		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model: see below", nil
 	}
 	return nil, "", fmt.Errorf("eval enroll: unknown set %q (synth, real, real-loo, fsdd)", set)
 }
