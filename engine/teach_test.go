@@ -446,3 +446,72 @@ func steadyTone(sec float64) []float32 {
 	}
 	return out
 }
+
+// The guard (GuardMisses): a voice the model already hears right keeps
+// the model's recogniser, also read back from its file; one it hears
+// wrong is taught; with the guard off, or fewer than GuardWords words
+// taught, every voice is taught.
+func TestGuardKeepsAVoiceTheModelHears(t *testing.T) {
+	c, err := engine.NewConnected(loadTones(t, "rls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := func(w string, i int) []float32 {
+		s := append(pause(0.3, uint32(i)), fixtures.ToneWord(w, 0.35, 0.2, 8000)...)
+		return append(s, pause(0.7, uint32(i+100))...)
+	}
+	other := func(w string, i int) []float32 { return voiceString([]string{w}, uint32(50+i)) }
+	teach := func(say func(string, int) []float32, n, misses int, withStrings bool) *engine.ConnectedVoice {
+		v, err := c.NewVoice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.GuardMisses, v.GuardStrings = misses, withStrings
+		for i := range n {
+			w := []string{"lo", "hi"}[i%2]
+			if err := v.Teach(&frontend.Audio{Rate: 8000, Samples: say(w, i)}, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return v
+	}
+	plain, err := engine.NewRecognizer(c.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"lo", "hi"} {
+		if res, err := plain.Recognize(own(w, i), 8000); err != nil || res.Text != w {
+			t.Fatalf("the model hears its own voice's %q as %q (%v): the test needs a voice it hears", w, res.Text, err)
+		}
+	}
+	v := teach(own, engine.GuardWords, 0, false)
+	if !v.Guarded() || v.Connected() != c {
+		t.Error("a voice the model hears right was taught")
+	}
+	if v := teach(own, engine.GuardWords, 0, true); !v.Guarded() {
+		t.Error("a voice the model hears right, in strings of its words too, was taught")
+	}
+	if v := teach(own, engine.GuardWords, -1, false); v.Guarded() || v.Connected() == c {
+		t.Error("with the guard off, a voice kept the model's recogniser")
+	}
+	if v := teach(own, engine.GuardWords-1, 0, false); v.Guarded() {
+		t.Errorf("judged on %d words, fewer than %d", engine.GuardWords-1, engine.GuardWords)
+	}
+	if v := teach(other, engine.GuardWords, 0, true); v.Guarded() || v.Connected() == c {
+		t.Error("a voice the model hears wrong was not taught")
+	}
+	var b bytes.Buffer
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	// A voice read from its file is judged with the defaults.
+	defer func(was int) { engine.TaughtGuardMisses = was }(engine.TaughtGuardMisses)
+	engine.TaughtGuardMisses = 0
+	r, err := c.ReadVoice(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Guarded() || r.Taught() != engine.GuardWords {
+		t.Errorf("read back, the voice of %d words is not guarded", r.Taught())
+	}
+}

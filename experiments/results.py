@@ -114,8 +114,8 @@ def table(f):
     ]
     n_alone, wb, wa, cb, ca, werb, wera = f["enrol"]
     rows.append((f"five real voices taught their ten digits (`rfstream enroll`), then pitch/tempo-shifted copies of them heard "
-                 f"alone ({n_alone} recordings): digit model (never trained on them); connected model (trained on them "
-                 f"since Dec 2, so not held out)",
+                 f"alone ({n_alone} recordings): digit model (never trained on them); connected model (the shipped "
+                 f"recipe trained without them)",
                  f"{wb} → {wa} %; {cb} → {ca} %", "eval enroll --sets real"))
     rows.append(("the same voices, 20 strings each joined from those copies, WER (optimistic: copies of the taught recordings)",
                  f"{werb} → {wera} %", "eval enroll --sets real"))

@@ -159,12 +159,12 @@ var Recipes = []Recipe{
 		Data: []defaults.Corpus{mnistCorpus}, Train: trainImages},
 }
 
-// trainSpeech is the default connected digit model's recipe: FSDD, the
-// espeak-ng filler, and the real voices with overlapped fluent strings
-// (train.WithRealVoices; anyvoice.md round N).
+// trainSpeech is the default connected digit model's recipe
+// (ConnectedOptions): FSDD, the espeak-ng filler, and the real voices with
+// overlapped fluent strings (train.WithRealVoices; anyvoice.md round N).
 func trainSpeech(log io.Writer) (*engine.Model, error) {
-	o := ConnectedTraining(train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir()))
-	o.FSDD, o.Log, o.Filler.SynthDir = defaults.FSDDDir(), log, defaults.SynthDigitsDir()
+	o := ConnectedOptions()
+	o.Log = log
 	m, _, err := train.DigitStrings(o)
 	return m, err
 }

@@ -42,6 +42,9 @@ type enrolVoice struct {
 	// digit).
 	folds bool
 	words *engine.WordClassifier // the word model for this voice (trained without it)
+	// conn, when set, is the connected model for this voice (trained
+	// without it), instead of the set's.
+	conn *engine.Connected
 }
 
 // enrolScore is one voice's figures before and after teaching: counts,
@@ -61,6 +64,10 @@ type enrolScore struct {
 	Strings    int    `json:"strings"`
 	StringRef  int    `json:"string_words"`
 	StringErrs [2]int `json:"string_errors"`
+	// Guarded: the guard kept the model's recogniser for the voice
+	// (pooled: how many voices).
+	Guarded  bool `json:"guarded"`
+	NGuarded int  `json:"n_guarded,omitempty"`
 
 	WordAcc [2]float64 `json:"word_acc"`
 	ConnAcc [2]float64 `json:"connected_acc"`
@@ -85,6 +92,9 @@ func poolEnrol(vs []enrolScore) enrolScore {
 			p.ConnOK[k] += v.ConnOK[k]
 			p.StringErrs[k] += v.StringErrs[k]
 		}
+		if v.Guarded {
+			p.NGuarded++
+		}
 	}
 	p.finish()
 	return p
@@ -92,7 +102,8 @@ func poolEnrol(vs []enrolScore) enrolScore {
 
 // writeEnrolTable prints one run: a line per voice and the pooled one.
 func writeEnrolTable(w io.Writer, r enrolRun) {
-	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Seed, r.Scored)
+	fmt.Fprintf(w, "eval enroll, set %s (connected pull %g, word pull %g, word weight %g, taught copies %s, taught strings %s, guard %s, seed %d): %s\n", r.Set, r.ConnectedPull, r.WordPull, r.WordWeight, r.Copies, r.Strings, r.Guard, r.Seed, r.Scored)
+	fmt.Fprintf(w, "connected model: %s; voices the guard kept on the model: %d of %d\n", r.ConnectedModel, r.Pooled.NGuarded, len(r.Voices))
 	fmt.Fprintf(w, "%-28s %6s %8s  %-17s %-17s %-17s\n", "voice", "taught", "isolated", "word model %", "connected alone %", "connected WER %")
 	for _, v := range append(slices.Clone(r.Voices), r.Pooled) {
 		wer := "-"
@@ -104,16 +115,20 @@ func writeEnrolTable(w io.Writer, r enrolRun) {
 }
 
 type enrolRun struct {
-	Set           string       `json:"set"`
-	Scored        string       `json:"scored"`
-	ConnectedPull float64      `json:"connected_pull"`
-	WordPull      float64      `json:"word_pull"`
-	WordWeight    float64      `json:"word_weight,omitempty"`
-	Copies        string       `json:"teach_copies"`
-	Strings       string       `json:"teach_strings,omitempty"`
-	Seed          uint64       `json:"seed"`
-	Voices        []enrolScore `json:"voices"`
-	Pooled        enrolScore   `json:"pooled"`
+	Set    string `json:"set"`
+	Scored string `json:"scored"`
+	// ConnectedModel says which connected model was taught and scored
+	// (enrolConnected).
+	ConnectedModel string       `json:"connected_model"`
+	ConnectedPull  float64      `json:"connected_pull"`
+	WordPull       float64      `json:"word_pull"`
+	WordWeight     float64      `json:"word_weight,omitempty"`
+	Copies         string       `json:"teach_copies"`
+	Strings        string       `json:"teach_strings,omitempty"`
+	Guard          string       `json:"guard"`
+	Seed           uint64       `json:"seed"`
+	Voices         []enrolScore `json:"voices"`
+	Pooled         enrolScore   `json:"pooled"`
 }
 
 func evalEnrol(args []string, stdout, stderr io.Writer) error {
@@ -126,6 +141,9 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 	which := fs.String("models", "both", "the models to teach and score: both, connected or words (the other's columns read 0)")
 	weights := fs.String("word-weight", "0", "refit the word model with its training rows, each taught word counted this many times, instead of pulling toward its read-out (0: the pull); comma-separated values to try")
 	joined := fs.String("teach-strings", "6-paused", "strings joined from each voice's taught words that the connected model is taught too, comma-separated kinds to try (none: round E2's): "+strings.Join(joinKindNames(), ", "))
+	guards := fs.String("guard", guardKindName(guardKind{engine.TaughtGuardMisses, engine.TaughtGuardStrings}), "the guard against teaching a voice the model already hears (engine.ConnectedVoice.GuardMisses, GuardStrings), comma-separated kinds to try: off; words (the model alone hears every taught word right: the voice keeps the model); words+strings (and every string of them the voice would be taught)")
+	only := fs.String("voices", "", "score only these voices of each set, comma-separated (none: all)")
+	connChoice := fs.String("connected-model", "held-out", "the connected model taught and scored: held-out (the shipped recipe less the set's voices; for fsdd, less each speaker: six connected trainings on first use) or shipped (the shipped model, which may have trained on them)")
 	copies := fs.String("teach-copies", "none", "copies of each taught word taught with it, comma-separated kinds to try: "+strings.Join(teachCopyKinds, ", "))
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -152,21 +170,24 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("eval enroll: --teach-strings %q (%s)", j, strings.Join(joinKindNames(), ", "))
 		}
 	}
+	var guardList []guardKind
+	for _, g := range strings.Split(*guards, ",") {
+		k, ok := guardKinds[g]
+		if !ok {
+			return fmt.Errorf("eval enroll: --guard %q (off, words, words+strings)", g)
+		}
+		guardList = append(guardList, k)
+	}
+	if *connChoice != "held-out" && *connChoice != "shipped" {
+		return fmt.Errorf("eval enroll: --connected-model %q (held-out, shipped)", *connChoice)
+	}
 	kinds := strings.Split(*copies, ",")
 	for _, k := range kinds {
 		if !slices.Contains(teachCopyKinds, k) {
 			return fmt.Errorf("eval enroll: --teach-copies %q (%s)", k, strings.Join(teachCopyKinds, ", "))
 		}
 	}
-	connModel, err := defaults.Speech(stderr)
-	if err != nil {
-		return err
-	}
 	wordModel, err := defaults.Adaptable(stderr)
-	if err != nil {
-		return err
-	}
-	conn, err := engine.NewConnected(connModel)
 	if err != nil {
 		return err
 	}
@@ -185,29 +206,64 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *only != "" {
+			keep := strings.Split(*only, ",")
+			voices = slices.DeleteFunc(voices, func(v enrolVoice) bool { return !slices.Contains(keep, v.name) })
+			if len(voices) == 0 {
+				return fmt.Errorf("eval enroll: --voices %q: none is in set %s", *only, set)
+			}
+		}
+		var conn *engine.Connected
+		connNote := "not scored"
+		if *which != "words" {
+			if conn, connNote, err = enrolConnected(set, *connChoice == "shipped", stderr); err != nil {
+				return err
+			}
+			if set == "fsdd" && *connChoice == "held-out" {
+				// Each speaker's own model, the shipped recipe
+				// without it (a connected training each, first).
+				for i := range voices {
+					m, note, err := recipes.HeldOutConnectedWithout(recipes.ConnectedOptions(), voices[i].name, stderr)
+					if err != nil {
+						return err
+					}
+					if voices[i].conn, err = engine.NewConnected(m); err != nil {
+						return err
+					}
+					fmt.Fprintf(stderr, "enroll fsdd %s: connected model %s\n", voices[i].name, note)
+				}
+				connNote = "the shipped recipe without the speaker, one model per speaker (recipes.HeldOutConnectedWithout)"
+			}
+		}
 		var settings []enrolSettings
 		for _, kind := range kinds {
 			for _, join := range joins {
 				for _, c := range cp {
 					for _, w := range wp {
 						for _, weight := range ww {
-							settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed})
+							for _, g := range guardList {
+								settings = append(settings, enrolSettings{c, w, weight, *which, kind, join, *seed, g})
+							}
 						}
 					}
 				}
 			}
 		}
 		for _, st := range settings {
-			run := enrolRun{Set: set, Scored: scored, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Seed: *seed}
+			run := enrolRun{Set: set, Scored: scored, ConnectedModel: connNote, ConnectedPull: st.connPull, WordPull: st.wordPull, WordWeight: st.wordWeight, Copies: st.copies, Strings: st.strings, Guard: guardKindName(st.guard), Seed: *seed}
 			for _, v := range voices {
-				s, err := scoreEnrolment(conn, v, st)
+				c := conn
+				if v.conn != nil {
+					c = v.conn
+				}
+				s, err := scoreEnrolment(c, v, st)
 				if err != nil {
 					return fmt.Errorf("%s: %w", v.name, err)
 				}
 				s.Set = set
 				run.Voices = append(run.Voices, s)
-				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
-					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
+				fmt.Fprintf(stderr, "enroll %s %s (pulls %g, %g, weight %g, copies %s, strings %s, guard %s, guarded %v): word %.1f → %.1f %%, connected alone %.1f → %.1f %%, WER %.1f → %.1f %%\n",
+					set, v.name, st.connPull, st.wordPull, st.wordWeight, st.copies, st.strings, guardKindName(st.guard), s.Guarded, s.WordAcc[0], s.WordAcc[1], s.ConnAcc[0], s.ConnAcc[1], s.WER[0], s.WER[1])
 			}
 			run.Pooled = poolEnrol(run.Voices)
 			runs = append(runs, run)
@@ -219,6 +275,43 @@ func evalEnrol(args []string, stdout, stderr io.Writer) error {
 		return os.WriteFile(*jsonOut, append(b, '\n'), 0o644)
 	}
 	return nil
+}
+
+// enrolConnected is the connected model a set's voices are taught to and
+// scored with, and what it is: one that never trained on them, the
+// shipped recipe less the set's voices (recipes.HeldOutConnected: the real
+// set without the real voices, the synthetic set without any
+// synthesiser's voice set); the shipped model when that leaves its recipe
+// as it is. FSDD's speakers are in every connected recipe: the fsdd set
+// gets the shipped model here, which evalEnrol replaces, unless
+// --connected-model shipped, with each speaker's own model trained without
+// it (recipes.HeldOutConnectedWithout: six trainings on first use).
+func enrolConnected(set string, shipped bool, log io.Writer) (*engine.Connected, string, error) {
+	o := recipes.ConnectedOptions()
+	var m *engine.Model
+	var note string
+	var err error
+	switch {
+	case shipped:
+		m, err = defaults.Speech(log)
+		note = "the shipped model (--connected-model shipped: it may have trained on these voices)"
+	case set == "real" || set == "real-loo":
+		m, note, err = recipes.HeldOutConnected(recipes.WithoutRealVoices(o), log)
+		note = "the shipped recipe without the real voices: " + note
+	case set == "synth":
+		m, note, err = recipes.HeldOutConnected(recipes.WithoutEngineVoices(o), log)
+		note = "the shipped recipe without the synthesisers' voice sets: " + note
+	case set == "fsdd":
+		m, err = defaults.Speech(log)
+		note = "the shipped model, which trained on every FSDD speaker (not held out)"
+	default:
+		return nil, "", fmt.Errorf("eval enroll: unknown set %q", set)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := engine.NewConnected(m)
+	return c, note, err
 }
 
 func floatList(s string) ([]float64, error) {
@@ -319,7 +412,7 @@ func enrolVoices(set string, seed uint64, words *engine.WordClassifier, tmp stri
 			}
 			out = append(out, v)
 		}
-		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model is the shipped one, which trained on every FSDD speaker: its figures here are not of a held-out voice", nil
+		return out, "word model trained without the speaker (digits-adaptable recipe), one take of each digit taught, the other 490 scored; the connected model: see below", nil
 	}
 	return nil, "", fmt.Errorf("eval enroll: unknown set %q (synth, real, real-loo, fsdd)", set)
 }
@@ -403,6 +496,7 @@ type enrolSettings struct {
 	which, copies                  string // the models scored; the kind of taught copies
 	strings                        string // the kind of joined strings taught (joinKinds)
 	seed                           uint64
+	guard                          guardKind
 }
 
 func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (enrolScore, error) {
@@ -411,15 +505,18 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 	s := enrolScore{Voice: v.name, Taught: len(v.teach), Isolated: len(v.isolated), Strings: len(v.strings)}
 	read := func(r datasets.Recording) (*frontend.Audio, error) { return frontend.ReadAudio(r.Path, 0) }
 	teachBoth := func(recs []datasets.Recording) (*engine.ConnectedVoice, *engine.VoiceSession, error) {
-		cv, err := conn.NewVoice()
-		if err != nil {
-			return nil, nil, err
-		}
-		cv.Pull = connPull
-		k := joinKinds[set.strings]
-		cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
-		if copies != "none" {
-			cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
+		var cv *engine.ConnectedVoice
+		if doConn {
+			var err error
+			if cv, err = conn.NewVoice(); err != nil {
+				return nil, nil, err
+			}
+			cv.Pull, cv.GuardMisses, cv.GuardStrings = connPull, set.guard.misses, set.guard.strings
+			k := joinKinds[set.strings]
+			cv.Strings, cv.StringPauses = k.count, [2]float64{k.minGap, k.maxGap}
+			if copies != "none" {
+				cv.Copies = func(a *frontend.Audio) ([]*frontend.Audio, error) { return teachCopies(a, copies) }
+			}
 		}
 		ws := v.words.NewVoiceSession()
 		ws.SelfTrain, ws.TeachPull, ws.TeachWeight = false, wordPull, set.wordWeight
@@ -460,9 +557,12 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 		}
 		return cv, ws, nil
 	}
-	plainRec, err := engine.NewRecognizer(conn.Model)
-	if err != nil {
-		return s, err
+	var plainRec engine.Recognizer
+	if doConn {
+		var err error
+		if plainRec, err = engine.NewRecognizer(conn.Model); err != nil {
+			return s, err
+		}
 	}
 	// isolated scores recordings with both models: a word session's
 	// decision and the connected recogniser's text.
@@ -526,6 +626,7 @@ func scoreEnrolment(conn *engine.Connected, v enrolVoice, set enrolSettings) (en
 		if err != nil {
 			return s, err
 		}
+		s.Guarded = cv != nil && cv.Guarded()
 		if err := isolated(v.isolated, cv, ws); err != nil {
 			return s, err
 		}
@@ -627,4 +728,26 @@ var joinKinds = map[string]joinKind{
 
 func joinKindNames() []string {
 	return slices.Sorted(maps.Keys(joinKinds))
+}
+
+// guardKind is a setting of the guard (engine.ConnectedVoice.GuardMisses:
+// the misses allowed among the taught words heard by the model alone, -1
+// none; GuardStrings).
+type guardKind struct {
+	misses  int
+	strings bool
+}
+
+var guardKinds = map[string]guardKind{"off": {-1, false}, "words": {0, false}, "words+strings": {0, true}}
+
+func guardKindName(k guardKind) string {
+	if k.misses < 0 {
+		return "off"
+	}
+	for name, g := range guardKinds {
+		if g == k {
+			return name
+		}
+	}
+	return fmt.Sprintf("%d misses, strings %v", k.misses, k.strings)
 }
