@@ -148,7 +148,7 @@ func trainImageFolder(args []string, stdout, stderr io.Writer) error {
 
 func trainConnected(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train connected", "[flags]", stderr)
-	o := train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir()) // the shipped model's recipe
+	o := recipes.ConnectedOptions() // the shipped model's recipe
 	cli.DigitStringFlags(fs, &o)
 	out := fs.String("out", "", "model file to write (default: the data cache's connected-digit model, "+defaults.ConnectedModel()+", replaced only with --force)")
 	force := cli.ForceFlag(fs)

@@ -22,6 +22,7 @@ import (
 	"github.com/rfstream/rfstream/internal/cli"
 	"github.com/rfstream/rfstream/internal/defaults"
 	"github.com/rfstream/rfstream/internal/parallel"
+	"github.com/rfstream/rfstream/internal/recipes"
 	"github.com/rfstream/rfstream/train"
 )
 
@@ -87,7 +88,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	// The default recipe is the shipped connected model's (internal/recipes:
 	// FSDD, the filler, the real voices and overlapped fluent strings); a
 	// held-out real voice is left out of its fold's training.
-	recipe := train.WithRealVoices(train.DefaultDigitStringOptions(), defaults.RealVoicesDir())
+	recipe := recipes.ConnectedOptions()
 	cli.DigitStringFlags(fs, &recipe)
 	dir := fs.String("voices", defaults.RealVoicesDir(), "the real voices folder ($RFSTREAM_VOICES)")
 	only := fs.String("hold-out", "all", "voices to hold out one at a time, comma-separated (all: FSDD's six and the five real voices)")
