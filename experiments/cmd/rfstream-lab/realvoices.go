@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -101,6 +103,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
 	fingerprint := fs.Bool("fingerprint", false, "print the fingerprint of the recipe and test sets these flags give (the JSON's \"recipe\") and stop: how make results tells a saved run of the current default from a stale one")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
+	merge := fs.String("merge", "", "train nothing: pool the held-out voices of these comma-separated logs of runs with the same flags (their JSON lines, or the per-voice progress lines a stopped run left on stderr) into one table and JSON line, as one run over all of them would print; folds split over processes")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -132,6 +135,17 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	if *fingerprint {
 		fmt.Fprintln(stdout, print)
 		return nil
+	}
+	if *merge != "" {
+		if warps != nil {
+			return errors.New("--merge pools today's decoder's runs only (no --warps)")
+		}
+		res := realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Recipe: print, Live: *live}
+		held, err := mergeRealVoiceLogs(splitList(*merge), res.PerVoice, print, *live)
+		if err != nil {
+			return err
+		}
+		return reportRealVoices(stdout, res, held, nil, *asJSON)
 	}
 	recipe.Log = stderr
 	start := time.Now()
@@ -231,32 +245,109 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for i := range results {
-		res := &results[i]
-		var paused, fluent decode.ErrorCounts
-		for _, v := range held {
-			sc := res.PerVoice[v]
-			addScore(&paused, sc.Paused)
-			addScore(&fluent, sc.Fluent)
-			addScore(&fluent, sc.Countdown)
-		}
-		all := paused
-		addCounts(&all, fluent)
-		res.ConnectedWER, res.FluentWER = all.ErrorRate(), fluent.ErrorRate()
-		res.IsolatedAccuracy, res.MinVoiceAccuracy, res.FemaleAccuracy, res.MaleAccuracy = voiceMeans(res.PerVoice)
-		res.Seconds = time.Since(start).Seconds()
+		results[i].Seconds = time.Since(start).Seconds()
+		var heading []float64
 		if len(variants) > 1 {
-			fmt.Fprintf(stdout, "decoder%s:\n", warpNote(res.Warps))
+			heading = results[i].Warps
 		}
-		writeRealVoicesTable(stdout, *res)
-		if *asJSON {
-			b, err := json.Marshal(res)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, string(b))
+		if err := reportRealVoices(stdout, results[i], held, heading, *asJSON); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// reportRealVoices pools the held-out voices' scores (strings over all
+// voices, isolated accuracy as a mean over voices), prints the table and,
+// with asJSON, the JSON line. A non-nil heading names the variant's warps
+// above its table.
+func reportRealVoices(stdout io.Writer, res realVoicesResult, held []string, heading []float64, asJSON bool) error {
+	var paused, fluent decode.ErrorCounts
+	for _, v := range held {
+		sc := res.PerVoice[v]
+		addScore(&paused, sc.Paused)
+		addScore(&fluent, sc.Fluent)
+		addScore(&fluent, sc.Countdown)
+	}
+	all := paused
+	addCounts(&all, fluent)
+	res.ConnectedWER, res.FluentWER = all.ErrorRate(), fluent.ErrorRate()
+	res.IsolatedAccuracy, res.MinVoiceAccuracy, res.FemaleAccuracy, res.MaleAccuracy = voiceMeans(res.PerVoice)
+	if heading != nil {
+		fmt.Fprintf(stdout, "decoder%s:\n", warpNote(heading))
+	}
+	writeRealVoicesTable(stdout, res)
+	if !asJSON {
+		return nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, string(b))
+	return nil
+}
+
+// realVoiceProgress is the per-voice line a run writes on stderr as each
+// fold ends: "real-voices: VOICE {score}" (a warp variant's voice has a
+// suffix after a space and is not today's decoder).
+const realVoiceProgress = "real-voices: "
+
+// mergeRealVoiceLogs reads the held-out voices' scores from the logs of
+// runs split over processes: a JSON line of a run (its recipe fingerprint
+// and live flag must be these: recipe, live) or the per-voice lines of a
+// run's stderr, which carry no fingerprint, so the caller vouches that
+// they came from runs with these flags (the journal says which). A voice
+// scored twice is refused. It returns the voices in the order found.
+func mergeRealVoiceLogs(paths []string, per map[string]realVoiceScore, recipe string, live bool) ([]string, error) {
+	var held []string
+	add := func(path, voice string, sc realVoiceScore) error {
+		if _, dup := per[voice]; dup {
+			return fmt.Errorf("--merge: %s scores %s again", path, voice)
+		}
+		per[voice] = sc
+		held = append(held, voice)
+		return nil
+	}
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(line, "{"):
+				var run realVoicesResult
+				if err := json.Unmarshal([]byte(line), &run); err != nil {
+					return nil, fmt.Errorf("--merge: %s: %w", path, err)
+				}
+				if run.Recipe != recipe || run.Live != live || run.Warps != nil {
+					return nil, fmt.Errorf("--merge: %s is a run of recipe %s (live %v, warps %v), not of these flags' %s (live %v)", path, run.Recipe, run.Live, run.Warps, recipe, live)
+				}
+				for _, v := range slices.Sorted(maps.Keys(run.PerVoice)) {
+					if err := add(path, v, run.PerVoice[v]); err != nil {
+						return nil, err
+					}
+				}
+			case strings.HasPrefix(line, realVoiceProgress):
+				voice, score, ok := strings.Cut(strings.TrimPrefix(line, realVoiceProgress), " ")
+				if !ok || !strings.HasPrefix(score, "{") {
+					continue // a fold's "training without" line, or a warp variant's
+				}
+				var sc realVoiceScore
+				if err := json.Unmarshal([]byte(score), &sc); err != nil {
+					return nil, fmt.Errorf("--merge: %s: %s: %w", path, voice, err)
+				}
+				if err := add(path, voice, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if len(held) == 0 {
+		return nil, fmt.Errorf("--merge: no held-out voice in %s", strings.Join(paths, ", "))
+	}
+	return held, nil
 }
 
 // warpNote names a variant's warp search ("" for none).

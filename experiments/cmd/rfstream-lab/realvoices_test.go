@@ -146,6 +146,7 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		t.Errorf("fluent WER %g, want %d/%d", res.FluentWER, ferr, fwords)
 	}
 	t.Logf("\n%s", out.String())
+	checkRealVoicesMerge(t, args, errb.String(), res)
 	// The live path (`rfstream recognize`'s) scores the same sets; with
 	// --warps 1 (the identity warp, one pass) a second JSON line hears
 	// them through the same model, and must score exactly as the first.
@@ -200,5 +201,66 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
+	}
+}
+
+// checkRealVoicesMerge splits a run over three voices as two processes
+// would leave it (ann's progress line on one's stderr, a JSON line of rich
+// and warzone from the other) and checks that --merge with the same flags
+// pools them into the run's own figures, and refuses a voice scored twice
+// and a run of another recipe.
+func checkRealVoicesMerge(t *testing.T, args []string, stderr string, whole realVoicesResult) {
+	t.Helper()
+	dir := t.TempDir()
+	var ann []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "real-voices: ann {") || strings.HasPrefix(l, "real-voices: training") {
+			ann = append(ann, l)
+		}
+	}
+	part := whole
+	part.PerVoice = map[string]realVoiceScore{"rich": whole.PerVoice["rich"], "warzone": whole.PerVoice["warzone"]}
+	b, err := json.Marshal(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress, rest := filepath.Join(dir, "a.err"), filepath.Join(dir, "b.out")
+	if err := os.WriteFile(progress, []byte(strings.Join(ann, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rest, []byte("table\n"+string(b)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merged := func(files string) (realVoicesResult, string, int) {
+		var out, errb bytes.Buffer
+		code := run(append(slices.Clone(args), "--merge", files), &out, &errb)
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		var res realVoicesResult
+		if code == 0 {
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+				t.Fatalf("--merge: %v: %s", err, out.String())
+			}
+		}
+		return res, errb.String(), code
+	}
+	got, msg, code := merged(progress + "," + rest)
+	if code != 0 {
+		t.Fatalf("--merge: exit %d: %s", code, msg)
+	}
+	if got.IsolatedAccuracy != whole.IsolatedAccuracy || got.MinVoiceAccuracy != whole.MinVoiceAccuracy ||
+		got.FemaleAccuracy != whole.FemaleAccuracy || got.MaleAccuracy != whole.MaleAccuracy ||
+		got.ConnectedWER != whole.ConnectedWER || got.FluentWER != whole.FluentWER || got.Recipe != whole.Recipe ||
+		!reflect.DeepEqual(got.PerVoice, whole.PerVoice) {
+		t.Errorf("merged %+v, the whole run %+v", got, whole)
+	}
+	if _, msg, code := merged(rest + "," + rest); code == 0 || !strings.Contains(msg, "again") {
+		t.Errorf("a voice scored twice was pooled (exit %d): %s", code, msg)
+	}
+	other := strings.Replace(string(b), `"recipe":"`+whole.Recipe, `"recipe":"0000`, 1)
+	if err := os.WriteFile(rest, []byte(other+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, code := merged(rest); code == 0 || !strings.Contains(msg, "not of these flags") {
+		t.Errorf("another recipe's run was pooled (exit %d): %s", code, msg)
 	}
 }
