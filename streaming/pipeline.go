@@ -379,9 +379,6 @@ type Stages struct {
 type work struct {
 	m   *nats.Msg
 	ack func()
-	// request is the micro request m came in, for a stage that answers
-	// it from a worker (the tagger's tag requests).
-	request micro.Request
 	// size is the payload's size as it arrived (a PCM payload over
 	// MaxChunkBytes is not kept: admitPCM); refuse, when set, makes the
 	// item the one that ends its stream for going over an admission bound.

@@ -190,7 +190,7 @@ func (s *taggerStage) onTagRequest(r micro.Request) {
 		s.stats.errors.Add(1)
 		return
 	}
-	if !s.requests.push(s.requestClient(m), work{m: m, request: r, size: len(m.Data)}, false) {
+	if !s.requests.push(s.requestClient(m), work{m: m, size: len(m.Data)}, false) {
 		s.stats.errors.Add(1)
 		reply := TagsMessage{Error: fmt.Sprintf("over %d MiB of this client's tag requests are waiting: ask again once they are answered", maxClientTagQueue>>20)}
 		data, _ := appendTagsJSON(nil, reply)
@@ -208,7 +208,7 @@ func (s *taggerStage) serveRequests() {
 			return
 		}
 		for _, w := range items {
-			s.answerRequest(w.request, w.m)
+			s.answerRequest(w.m)
 		}
 		s.requests.done(client)
 	}
@@ -216,21 +216,28 @@ func (s *taggerStage) serveRequests() {
 
 // answerRequest tags a request's image alone and answers it: a
 // request-reply client waits for its answer, and a batch would make it
-// wait for others. A failed image also sets micro's error headers, so the
-// endpoint's $SRV.STATS counts it.
-func (s *taggerStage) answerRequest(r micro.Request, m *nats.Msg) {
+// wait for others. A failed image's answer carries micro's error headers,
+// as micro.Request.Error would set them. It answers on the stage's
+// connection, not through the micro.Request: the worker runs after micro's
+// handler has returned, and micro then reads the request's state without a
+// lock (a data race the race detector found), so the endpoint's
+// $SRV.STATS counts the requests but not these errors; the stage's own
+// Stats do.
+func (s *taggerStage) answerRequest(m *nats.Msg) {
 	reply, code := s.tagOne(m)
 	data, err := appendTagsJSON(nil, reply)
 	if err != nil {
 		reply, code = TagsMessage{Seq: reply.Seq, Error: err.Error()}, "500"
 		data, _ = appendTagsJSON(nil, reply)
 	}
-	if reply.Error == "" {
-		r.Respond(data)
-		return
+	answer := &nats.Msg{Subject: m.Reply, Data: data}
+	if reply.Error != "" {
+		s.stats.errors.Add(1)
+		answer.Header = nats.Header{micro.ErrorHeader: []string{reply.Error}, micro.ErrorCodeHeader: []string{code}}
 	}
-	s.stats.errors.Add(1)
-	r.Error(code, reply.Error, data)
+	// The service's own connection, as micro would answer on it. A client
+	// gone before its answer is not the stage's fault.
+	_ = s.nc.PublishMsg(answer)
 }
 
 // requestClient names the client a tag request comes from: a confined
