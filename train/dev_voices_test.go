@@ -133,7 +133,7 @@ func TestRecordingCopiesWeighTheRecordings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	once, err := o.paddedRecordings(recs, held, 8000, 0)
+	once, err := o.paddedRecordings(recs, held, 8000, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,12 @@ type DigitStringOptions struct {
 	// times, each copy padded afresh, weighing them against the engines'
 	// voices (0 or 1: once). Held-out takes are never copied.
 	RecordingCopies int
+	// NoisyCopies adds this many more copies of the given recordings (not
+	// held out), each padded afresh and mixed with its own seeded noise at
+	// an SNR within NoisySNR (noisyCopies). Empty in the JSON when unused,
+	// so recipes without it keep their fingerprints.
+	NoisyCopies int        `json:",omitempty"`
+	NoisySNR    [2]float64 `json:",omitzero"`
 	// TrainStrings strings joined from training recordings (word times
 	// known from their construction) are trained on too.
 	TrainStrings int
@@ -144,11 +150,16 @@ func DigitStringsOn(o DigitStringOptions, trainRecs []datasets.Recording, heldOu
 	if err != nil {
 		return nil, rep, err
 	}
+	noisy, err := o.noisyCopies(trainRecs, held, rate)
+	if err != nil {
+		return nil, rep, err
+	}
+	copies = append(copies, noisy...)
 	trainRecs, voiceUtts, voices, err := o.withVoices(trainRecs, held, rate)
 	if err != nil {
 		return nil, rep, err
 	}
-	utts, err := o.paddedRecordings(trainRecs, held, rate, 0)
+	utts, err := o.paddedRecordings(trainRecs, held, rate, 0, nil)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -231,7 +242,7 @@ func (o DigitStringOptions) recordingCopies(trainRecs []datasets.Recording, held
 	}
 	var out []Utterance
 	for c := 1; c < o.RecordingCopies; c++ {
-		utts, err := o.paddedRecordings(pool, held, rate, uint64(c))
+		utts, err := o.paddedRecordings(pool, held, rate, uint64(c), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -242,8 +253,10 @@ func (o DigitStringOptions) recordingCopies(trainRecs []datasets.Recording, held
 
 // paddedRecordings reads the training recordings at rate, each padded
 // with seeded background-level silence (copy 0 is the recipe's own
-// padding; another copy draws other silences).
-func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int, copyIndex uint64) ([]Utterance, error) {
+// padding; another copy draws other silences) and then, when mix is not
+// nil, changed by mix (given the recording as read and the same seeded
+// source).
+func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int, copyIndex uint64, mix func(rec *frontend.Audio, padded []float32, rng *rand.Rand) ([]float32, error)) ([]Utterance, error) {
 	utts := make([]Utterance, len(trainRecs))
 	errs := make([]error, len(trainRecs))
 	parallel.For(len(trainRecs), func(i int) {
@@ -255,8 +268,14 @@ func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, hel
 		rng := rand.New(rand.NewPCG(o.Map.Seed+copyIndex<<40, uint64(i)))
 		lead := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
 		trail := o.PadMin + (o.PadMax-o.PadMin)*rng.Float64()
-		utts[i] = Utterance{Samples: datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng), Words: []string{trainRecs[i].Label},
-			HeldOut: held(trainRecs[i])}
+		padded := datasets.PadSilence(a.Samples, a.Rate, lead, trail, rng)
+		if mix != nil {
+			if padded, err = mix(a, padded, rng); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", trainRecs[i].Path, err)
+				return
+			}
+		}
+		utts[i] = Utterance{Samples: padded, Words: []string{trainRecs[i].Label}, HeldOut: held(trainRecs[i])}
 	})
 	return utts, errors.Join(errs...)
 }

@@ -58,6 +58,15 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	fs.IntVar(&o.DevVoiceSpeakers, "dev-voice-speakers", o.DevVoiceSpeakers, "tuning, with --engine-voices: also tune on the whole spoken strings (10 each) of this many new speakers of each of those engines, never trained on (0: FSDD's dev strings alone)")
 	fs.BoolVar(&o.WideTune, "wide-tune-grid", o.WideTune, "tuning: also try word bonuses (+5, +10, +20) and acoustic scales 1.5 and 2")
 	fs.IntVar(&o.RecordingCopies, "recording-copies", o.RecordingCopies, "train on FSDD's recordings this many times, each copy padded afresh, to weigh them against --engine-voices (0 or 1: once)")
+	fs.IntVar(&o.NoisyCopies, "noisy-copies", o.NoisyCopies, "also train on this many copies of FSDD's recordings, each mixed with seeded white, pink or background noise at an SNR within --noisy-snr")
+	fs.Func("noisy-snr", "--noisy-copies: SNR range in dB against the recording, LO,HI (default 5,25)", func(v string) error {
+		var lo, hi float64
+		if _, err := fmt.Sscanf(v, "%g,%g", &lo, &hi); err != nil || !(lo <= hi) {
+			return fmt.Errorf("want LO,HI in dB with LO ≤ HI, as 5,25")
+		}
+		o.NoisySNR = [2]float64{lo, hi}
+		return nil
+	})
 	dec := &o.Decoder
 	fs.Float64Var(&dec.SelfLoop, "self-loop", dec.SelfLoop, "decoder: HMM self-loop probability")
 	fs.Float64Var(&dec.WordPenalty, "word-penalty", dec.WordPenalty, "decoder: log-domain cost of each word")

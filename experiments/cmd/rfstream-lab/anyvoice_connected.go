@@ -270,6 +270,9 @@ func tuningNote(o train.DigitStringOptions) string {
 	if o.RecordingCopies > 1 {
 		note = append(note, fmt.Sprintf("FSDD ×%d", o.RecordingCopies))
 	}
+	if o.NoisyCopies > 0 {
+		note = append(note, fmt.Sprintf("FSDD +%d noisy cop%s", o.NoisyCopies, map[bool]string{true: "y", false: "ies"}[o.NoisyCopies == 1]))
+	}
 	if o.DevVoiceSpeakers > 0 && len(o.Voices.Engines.Engines) > 0 {
 		note = append(note, fmt.Sprintf("tuned also on %d unheard speakers of each training engine", o.DevVoiceSpeakers))
 	}
