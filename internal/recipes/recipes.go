@@ -173,10 +173,20 @@ func trainSpeech(log io.Writer) (*engine.Model, error) {
 // (train.DefaultAdaptableDigitOptions), on FSDD without the speakers
 // exclude names.
 func trainAdaptableWithout(exclude string, log io.Writer) (*engine.Model, error) {
-	o := AdaptableTraining.apply(train.DefaultAdaptableDigitOptions())
-	o.FSDD, o.Exclude, o.Log = defaults.FSDDDir(), exclude, log
-	o.Voices.SynthDir = defaults.SynthDigitsDir()
+	o := AdaptableOptions(exclude)
+	o.Log = log
 	return train.Words(o)
+}
+
+// AdaptableOptions are the adaptable digit model's training options (its
+// recipe) with this machine's data folders, on FSDD without the speakers
+// exclude names: one definition for the shipped model, the demo's voice
+// never heard and the laboratory's folds.
+func AdaptableOptions(exclude string) train.WordOptions {
+	o := AdaptableTraining.apply(train.DefaultAdaptableDigitOptions())
+	o.FSDD, o.Exclude = defaults.FSDDDir(), exclude
+	o.Voices.SynthDir = defaults.SynthDigitsDir()
+	return o
 }
 
 func trainAdaptable(log io.Writer) (*engine.Model, error) { return trainAdaptableWithout("", log) }
