@@ -24,12 +24,11 @@ import (
 // every shipped model is trained again from the code and the data and
 // compared with the file in the module. Identical bytes pass at once; else
 // (OpenBLAS rounds differently on another CPU) everything but the learnt
-// numbers must be equal, the numbers equal within the golden tolerance
-// (1e-3 of the largest magnitude, as testdata/backends.golden.json's RLS
-// weights), and the decisions on a fixed evaluation set (FSDD's 300 test
-// recordings, MNIST's first 2000 test images) identical. A recipe changed
-// without `make models` fails here. It takes minutes: the connected
-// model's training is most of them.
+// numbers must be equal, the numbers equal within numberTolerance of each
+// matrix's largest magnitude, and the decisions on a fixed evaluation set
+// (FSDD's 300 test recordings, MNIST's first 2000 test images) identical.
+// A recipe changed without `make models` fails here. It takes minutes: the
+// connected model's training is most of them.
 func TestShippedModelsAreWhatTheRecipesMake(t *testing.T) {
 	for _, r := range Recipes {
 		t.Run(r.Name, func(t *testing.T) {
@@ -70,9 +69,21 @@ func (l testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// numberTolerance bounds how far a retrained model's learnt numbers may be
+// from the shipped ones', as a share of each matrix's largest magnitude.
+// One solve rounds within the golden 1e-3 (testdata/backends.golden.json),
+// but the connected model is five Viterbi re-alignments deep: a last-bit
+// difference flips a few frames' labels and the read-out follows them.
+// Measured Dec 2, retrained on an AMD EPYC (AVX-512) against the model
+// shipped from another CPU: read-out 6.6e-3, log prior 1.5e-3, the tuned
+// decoder, the temperature and every decision identical. A recipe change
+// moves far more: one noisy copy of FSDD (journal anyvoice.md, round Q)
+// moved the read-out by 0.19 and the log prior by 0.069 of their scales.
+const numberTolerance = 2e-2
+
 // sameButNumbers compares two models field by field: the learnt numbers
-// (the read-out and the blobs) within 1e-3 of each matrix's largest
-// magnitude, everything else exactly.
+// (the read-out and the blobs) within numberTolerance of each matrix's
+// largest magnitude, everything else exactly.
 func sameButNumbers(t *testing.T, a, b *engine.Model) {
 	t.Helper()
 	close := func(what string, x, y blas32.General) {
@@ -87,8 +98,8 @@ func sameButNumbers(t *testing.T, a, b *engine.Model) {
 				scale, worst = max(scale, math.Abs(v)), max(worst, math.Abs(u-v))
 			}
 		}
-		if worst > 1e-3*scale || math.IsNaN(worst) {
-			t.Errorf("%s: largest difference %.3g from the shipped model's, over 1e-3 × %.3g", what, worst, scale)
+		if worst > numberTolerance*scale || math.IsNaN(worst) {
+			t.Errorf("%s: largest difference %.3g from the shipped model's, over %g × %.3g", what, worst, numberTolerance, scale)
 		}
 	}
 	if (a.RLS == nil) != (b.RLS == nil) {
