@@ -138,12 +138,7 @@ func (o DigitStringOptions) fluentStrings(trainRecs []datasets.Recording, held f
 	if v.FluentMaxGap < 0 {
 		return nil, fmt.Errorf("train: fluent strings with gaps up to %g s", v.FluentMaxGap)
 	}
-	var pool []datasets.Recording
-	for _, r := range trainRecs {
-		if !held(r) {
-			pool = append(pool, r)
-		}
-	}
+	pool := notHeld(trainRecs, held)
 	plans, err := datasets.PlanStrings(pool, datasets.StringOptions{Count: v.FluentStrings, MinGap: 0, MaxGap: v.FluentMaxGap, Seed: o.Map.Seed + 3000})
 	if err != nil {
 		return nil, err

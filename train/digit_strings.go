@@ -234,12 +234,7 @@ func (o DigitStringOptions) recordingCopies(trainRecs []datasets.Recording, held
 	if o.RecordingCopies < 0 || o.RecordingCopies > 10 {
 		return nil, fmt.Errorf("train: %d copies of the recordings (0 to 10)", o.RecordingCopies)
 	}
-	var pool []datasets.Recording
-	for _, r := range trainRecs {
-		if !held(r) {
-			pool = append(pool, r)
-		}
-	}
+	pool := notHeld(trainRecs, held)
 	var out []Utterance
 	for c := 1; c < o.RecordingCopies; c++ {
 		utts, err := o.paddedRecordings(pool, held, rate, uint64(c), nil)
@@ -283,12 +278,7 @@ func (o DigitStringOptions) paddedRecordings(trainRecs []datasets.Recording, hel
 // joinedStrings renders TrainStrings strings joined from the recordings
 // not held out, with the words' times known from their construction.
 func (o DigitStringOptions) joinedStrings(trainRecs []datasets.Recording, held func(datasets.Recording) bool, rate int) ([]Utterance, error) {
-	var pool []datasets.Recording
-	for _, r := range trainRecs {
-		if !held(r) {
-			pool = append(pool, r)
-		}
-	}
+	pool := notHeld(trainRecs, held)
 	plans, err := datasets.PlanStrings(pool, datasets.StringOptions{Count: o.TrainStrings, Seed: o.Map.Seed + 2000})
 	if err != nil {
 		return nil, err

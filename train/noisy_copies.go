@@ -36,12 +36,7 @@ func (o DigitStringOptions) noisyCopies(trainRecs []datasets.Recording, held fun
 	if !(snr[0] <= snr[1]) || math.IsInf(snr[0], 0) || math.IsInf(snr[1], 0) {
 		return nil, fmt.Errorf("train: noisy copies' SNR range %v dB", snr)
 	}
-	var pool []datasets.Recording
-	for _, r := range trainRecs {
-		if !held(r) {
-			pool = append(pool, r)
-		}
-	}
+	pool := notHeld(trainRecs, held)
 	var out []Utterance
 	for c := 1; c <= o.NoisyCopies; c++ {
 		mix := func(rec *frontend.Audio, padded []float32, rng *rand.Rand) ([]float32, error) {
@@ -76,4 +71,16 @@ func meanPower(x []float32) float64 {
 		s += float64(v) * float64(v)
 	}
 	return s / float64(max(len(x), 1))
+}
+
+// notHeld are the recordings held does not mark: the pool copies and
+// joined strings are made from.
+func notHeld(recs []datasets.Recording, held func(datasets.Recording) bool) []datasets.Recording {
+	var pool []datasets.Recording
+	for _, r := range recs {
+		if !held(r) {
+			pool = append(pool, r)
+		}
+	}
+	return pool
 }
