@@ -75,7 +75,7 @@ func TestBrowserTeachesAVoice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the page's voice %s: %v", voice, err)
 		}
-		r, err := taught.Recognize(fixtures.OtherVoiceTones(str, 7), 8000)
+		r, err := taught.Recognize(heardString(str), 8000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,8 @@ func TestBrowserTeachesAVoice(t *testing.T) {
 	}
 
 	// A second browser whose microphone says a new string, naming the voice:
-	// the page must hear what the Go API hears with that voice.
+	// the page must hear what the Go API hears with that voice in the same
+	// audio.
 	heard := hearTaughtVoice(t, sv.page.URL, filepath.Join(dir, "hear"), voice, str)
 	if heard != offline {
 		t.Errorf("the page heard the taught voice say %q; the Go API with that voice, %q", heard, offline)
@@ -103,8 +104,8 @@ func teachFromPage(t *testing.T, url, profile string) string {
 	t.Helper()
 	var audio []float32
 	for i, w := range []string{"lo", "hi"} {
-		win := append(toymodels.Noise(7200, uint32(i)), fixtures.OtherVoiceTones([]string{w}, uint32(50+i))...)
-		audio = append(audio, append(win, toymodels.Noise(20000-len(win), uint32(i+9))...)...)
+		win := append(fixtures.OtherVoiceBackground(0.9, uint32(i)), fixtures.OtherVoiceTones([]string{w}, uint32(50+i))...)
+		audio = append(audio, append(win, fixtures.OtherVoiceBackground(2.5-float64(len(win))/8000, uint32(i+9))...)...)
 	}
 	ctx := headlessChromium(t, profile, fakeMicrophone(t, t.TempDir(), audio))
 	if err := chromedp.Do(ctx,
@@ -137,10 +138,9 @@ func teachFromPage(t *testing.T, url, profile string) string {
 // heard.
 func hearTaughtVoice(t *testing.T, url, profile, voice string, str []string) string {
 	t.Helper()
-	// A second of noise first (a cold device may drop the start) and more
-	// after than the page listens (the device loops its file).
-	speech := append(toymodels.Noise(9600, 2), fixtures.OtherVoiceTones(str, 7)...)
-	speech = append(speech, toymodels.Noise(40000, 3)...)
+	// The device loops its file: the background after the string runs on
+	// for 30 s more than the page can hear.
+	speech := append(heardString(str), fixtures.OtherVoiceBackground(30, 4)...)
 	ctx2 := headlessChromium(t, profile, fakeMicrophone(t, t.TempDir(), speech))
 	if err := chromedp.Do(ctx2, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
@@ -165,4 +165,15 @@ func hearTaughtVoice(t *testing.T, url, profile, voice string, str []string) str
 		t.Fatal(err)
 	}
 	return heard
+}
+
+// heardString is the audio the page hears when the fake microphone says
+// the words str: 1.2 s of the voice's background first (a cold device may
+// drop the start), the string, and 2.5 s more background, 9.25 s in all,
+// what the page listens. The background is the one the string's words are
+// set in: a louder noise around it starts a segment where it begins (CI,
+// Dec 2: "lo hi lo lo hi lo", the last "lo" 40 ms long at that edge).
+func heardString(str []string) []float32 {
+	speech := append(fixtures.OtherVoiceBackground(1.2, 2), fixtures.OtherVoiceTones(str, 7)...)
+	return append(speech, fixtures.OtherVoiceBackground(2.5, 3)...)
 }
