@@ -31,6 +31,27 @@ type FillerOptions struct {
 	// RealWords, when set (the real voices folder), adds the real
 	// recorded non-digit words RealFillerWords may train on.
 	RealWords string
+	// Phrases, when set (a folder datasets.FetchHedgewarsVoices filled),
+	// adds the spoken phrases of the hedgewars voice packs that
+	// datasets.HeldOutHedgewarsVoice does not hold out: real non-digit
+	// speech of many voices. The folder is fetched when empty.
+	Phrases string `json:",omitempty"`
+}
+
+// trainablePhrases are the hedgewars phrases a filler may train on, the
+// packs fetched into dir first.
+func trainablePhrases(dir string) ([]datasets.Recording, error) {
+	if err := datasets.FetchHedgewarsVoices(dir); err != nil {
+		return nil, err
+	}
+	all, err := datasets.HedgewarsPhrases(dir)
+	var out []datasets.Recording
+	for _, r := range all {
+		if !datasets.HeldOutHedgewarsVoice(r.Speaker) {
+			out = append(out, r)
+		}
+	}
+	return out, err
 }
 
 // RealFillerWords splits the real non-digit words of the voices folder
@@ -103,6 +124,13 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 			return nil, err
 		}
 	}
+	if o.Phrases != "" {
+		phrases, err := trainablePhrases(o.Phrases)
+		if err != nil {
+			return nil, err
+		}
+		real = append(real, phrases...)
+	}
 	synthetic := len(digits) + len(words)*o.PerWord
 	utts := make([]Utterance, synthetic+len(real))
 	errs := make([]error, len(utts))
@@ -114,7 +142,7 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 		switch {
 		case i >= synthetic:
 			a, errs[i] = frontend.ReadAudio(real[i-synthetic].Path, rate)
-			label, voice = engine.FillerLabel, 1 // trained on; the held-out quarter is RealFillerWords'
+			label, voice = engine.FillerLabel, 1 // trained on; what is held out RealFillerWords and trainablePhrases left out
 		case i < len(digits):
 			a, errs[i] = frontend.ReadAudio(digits[i].Path, rate)
 			label, voice = digits[i].Label, voiceIndex[digits[i].Speaker]

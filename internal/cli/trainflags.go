@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rfstream/rfstream/datasets"
@@ -78,6 +79,14 @@ func DigitStringFlags(fs *flag.FlagSet, o *train.DigitStringOptions) {
 	}
 	fs.IntVar(&o.Filler.Voices, "filler-voices", o.Filler.Voices, "train a filler unit that rejects words that are not digits on this many espeak-ng voices saying non-digit words (and the digits); 0: none, nothing is rejected")
 	fs.StringVar(&o.Filler.RealWords, "filler-real-words", o.Filler.RealWords, "--filler-voices: also train the filler on three quarters of the real non-digit words in this voices folder (gcompris-en/words; the fourth quarter is held out for measuring; empty: none)")
+	fs.BoolFunc("filler-phrases", "--filler-voices: also train the filler on the real phrases of six hedgewars voice packs (Debian main's hedgewars-data, GFDL-1.3, fetched into the data cache with apt-get download; four more packs are held out for measuring)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		o.Filler.Phrases = ""
+		if on {
+			o.Filler.Phrases = defaults.HedgewarsVoicesDir()
+		}
+		return err
+	})
 	fs.IntVar(&o.Oh.Takes, "oh-takes", o.Oh.Takes, "train an \"oh\" unit (0 said \"oh\", printed 0) on this many takes of \"oh\" by each filler voice; 0: no \"oh\"")
 	fs.IntVar(&o.Oh.Strings, "oh-strings", o.Oh.Strings, "strings joined from the filler voices' digits and \"oh\"s, trained on with the \"oh\" unit")
 	fs.Float64Var(&dec.FillerBias, "filler-bias", dec.FillerBias, "decoder: added to the filler's log-likelihoods at every frame (larger rejects more)")

@@ -106,6 +106,10 @@ func PhoneVoicesDir() string { return filepath.Join(DataDir(), "phone-voices") }
 // data voices).
 func VoicesDir() string { return filepath.Join(DataDir(), "voices") }
 
+// HedgewarsVoicesDir is where hedgewars-data's voice packs are fetched to
+// (datasets.FetchHedgewarsVoices): real non-digit phrases for a filler.
+func HedgewarsVoicesDir() string { return filepath.Join(DataDir(), "hedgewars-voices") }
+
 // TaughtVoicesDir is the voice folder `rfstream enroll` teaches voices in
 // when given no --voices, and where recognize and stream --voice look for
 // them: one folder per model inside.

@@ -54,7 +54,7 @@ func WithoutEngineVoices(o train.DigitStringOptions) train.DigitStringOptions {
 // equal fingerprints. It covers options, not code.
 func ConnectedFingerprint(o train.DigitStringOptions) (string, error) {
 	o.FSDD, o.Log, o.Filler.SynthDir, o.Voices.Engines.Dir, o.Voices.Engines.Log = "", nil, "", "", nil
-	for _, dir := range []*string{&o.Voices.Real.Dir, &o.Filler.RealWords} {
+	for _, dir := range []*string{&o.Voices.Real.Dir, &o.Filler.RealWords, &o.Filler.Phrases} {
 		if *dir != "" {
 			*dir = "used"
 		}

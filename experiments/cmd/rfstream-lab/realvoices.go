@@ -53,8 +53,12 @@ type realVoiceScore struct {
 	// (heldOutRealWords) this fold's model heard as no digit.
 	DigitsRejected float64 `json:"digits_rejected"`
 	WordsRejected  float64 `json:"words_rejected"`
-	TrainSeconds   float64 `json:"train_seconds"`
-	TrainedWithout string  `json:"trained_without"`
+	// PhrasesRejected is the share of the held-out hedgewars voice packs'
+	// phrases (datasets.HeldOutHedgewarsVoice: real non-digit speech of
+	// four voices no filler trains on) heard as no digit (--reject-phrases).
+	PhrasesRejected float64 `json:"phrases_rejected,omitempty"`
+	TrainSeconds    float64 `json:"train_seconds"`
+	TrainedWithout  string  `json:"trained_without"`
 }
 
 // realVoicesResult is the JSON of eval real-voices; its fields up to
@@ -98,6 +102,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	overlap := fs.Float64("test-overlap", 0.05, "fluent test strings: words cut to their speech overlap by up to this many s")
 	seed := fs.Uint64("string-seed", 51, "seed of the test strings")
 	rejectWords := fs.Bool("reject-words", true, "also hear the held-out quarter of the real non-digit words (gcompris-en/words; train.RealFillerWords, never trained on) through every fold's model: the share rejected")
+	rejectPhrases := fs.Bool("reject-phrases", false, "also hear the phrases of the four hedgewars voice packs no filler trains on (datasets.HeldOutHedgewarsVoice; Debian hedgewars-data, fetched into the data cache) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	warpList := fs.String("warps", "", "also hear every fold with test-time vocal-tract warp search over these comma-separated warps (engine ConnectedDecoder.Warps, e.g. 0.9,1,1.1): on the same fold models, a second table and JSON line after today's decoder's")
 	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
@@ -128,7 +133,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			warps = append(warps, w)
 		}
 	}
-	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, Warps: warps})
+	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, RejectPhrases: *rejectPhrases, Warps: warps})
 	if err != nil {
 		return err
 	}
@@ -171,6 +176,12 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	var words []datasets.Recording
 	if *rejectWords {
 		if words, err = heldOutRealWords(*dir); err != nil {
+			return err
+		}
+	}
+	var phrases []datasets.Recording
+	if *rejectPhrases {
+		if phrases, err = heldOutPhrases(defaults.HedgewarsVoicesDir()); err != nil {
 			return err
 		}
 	}
@@ -233,6 +244,9 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("held-out %s: %w", v, err)
 			}
 			if sc.WordsRejected, err = rejectedShare(hear, words, rate); err != nil {
+				return err
+			}
+			if sc.PhrasesRejected, err = rejectedShare(hear, phrases, rate); err != nil {
 				return err
 			}
 			sc.TrainSeconds, sc.TrainedWithout = t.seconds, without
@@ -361,11 +375,12 @@ func warpNote(warps []float64) string {
 // realVoicesTests are the eval's settings that decide what is measured,
 // beside the recipe: part of the fingerprint.
 type realVoicesTests struct {
-	Strings     int       `json:"strings"`
-	Overlap     float64   `json:"overlap"`
-	Seed        uint64    `json:"seed"`
-	RejectWords bool      `json:"reject_words"`
-	Warps       []float64 `json:"warps,omitempty"`
+	Strings       int       `json:"strings"`
+	Overlap       float64   `json:"overlap"`
+	Seed          uint64    `json:"seed"`
+	RejectWords   bool      `json:"reject_words"`
+	RejectPhrases bool      `json:"reject_phrases,omitempty"`
+	Warps         []float64 `json:"warps,omitempty"`
 }
 
 // realVoicesFingerprint is a short hash of the fold recipe's options (its
@@ -482,6 +497,16 @@ func scoreRealVoice(hear func(*frontend.Audio) ([]string, error), own []datasets
 func heldOutRealWords(dir string) ([]datasets.Recording, error) {
 	_, held, err := train.RealFillerWords(dir)
 	return held, err
+}
+
+// heldOutPhrases are the hedgewars phrases no filler trains on, the voice
+// packs fetched into dir first.
+func heldOutPhrases(dir string) ([]datasets.Recording, error) {
+	if err := datasets.FetchHedgewarsVoices(dir); err != nil {
+		return nil, err
+	}
+	all, err := datasets.HedgewarsPhrases(dir)
+	return slices.DeleteFunc(all, func(r datasets.Recording) bool { return !datasets.HeldOutHedgewarsVoice(r.Speaker) }), err
 }
 
 // rejectedShare is the share of recs heard as no digit (0 when there are
