@@ -26,6 +26,9 @@ const (
 	// HedgewarsLicence is the voice packs' licence (the package's
 	// copyright file, Data/Sounds/*).
 	HedgewarsLicence = "GFDL-1.3 (Debian hedgewars-data " + hedgewarsVersion + ", © Andrey Korotaev et al.)"
+	// HedgewarsRelease names the package fetched; a folder
+	// FetchHedgewarsVoices filled is stamped with it (its .complete file).
+	HedgewarsRelease = hedgewarsPackage + " " + hedgewarsVersion + " sha256:" + hedgewarsSHA256
 )
 
 // hedgewarsEnglishPacks are the packs whose phrases are English; the
@@ -41,8 +44,7 @@ var hedgewarsSounds = []string{"Firepunch", "Jump", "Ooff", "Ow", "Laugh", "Pois
 // with apt-get download, checking its SHA-256 and unpacking the packs with
 // dpkg-deb and tar. It returns at once when a fetch finished there before.
 func FetchHedgewarsVoices(dir string) error {
-	stamp := hedgewarsPackage + " " + hedgewarsVersion + " " + hedgewarsSHA256
-	return buildOnce(dir, stamp, nil, func() error {
+	return buildOnce(dir, HedgewarsRelease, nil, func() error {
 		tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "hedgewars-fetch-")
 		if err != nil {
 			return err

@@ -70,6 +70,25 @@ func toyRealVoices(t *testing.T) (fsdd, voices string) {
 	return fsdd, voices
 }
 
+// toyHedgewarsVoices fills dir as datasets.FetchHedgewarsVoices does (so
+// nothing is fetched): each English pack says two phrases (noise, as the
+// toy's real words are), named .ogg and written as WAV, which the readers
+// tell by its header.
+func toyHedgewarsVoices(t *testing.T, dir string) {
+	t.Helper()
+	for i, p := range []string{"British", "Classic", "Default", "HillBilly", "Mobster", "Pirate", "Robot", "Russian", "Singer", "Surfer"} {
+		for j, w := range []string{"Hello", "Takecover"} {
+			if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeWAV(t, filepath.Join(dir, p, w+".ogg"), toymodels.Noise(3000, uint32(8000+10*i+j)))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".complete"), []byte(datasets.HedgewarsRelease), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The mode end to end on toy voices, the recipe training on the real
 // voices: each held-out voice gets a model of its own that never heard
 // it, its digits are scored alone and in paused and fluent strings, the
@@ -77,9 +96,11 @@ func toyRealVoices(t *testing.T) (fsdd, voices string) {
 // issue's keys, the pools being the voices' sums and means.
 func TestEvalRealVoicesToy(t *testing.T) {
 	fsdd, voices := toyRealVoices(t)
-	t.Setenv("RFSTREAM_DATA", t.TempDir())
+	data := t.TempDir()
+	t.Setenv("RFSTREAM_DATA", data)
+	toyHedgewarsVoices(t, filepath.Join(data, "hedgewars-voices"))
 	var out, errb bytes.Buffer
-	args := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "ann,rich,warzone",
+	args := []string{"eval", "real-voices", "--json", "--reject-phrases", "--fsdd", fsdd, "--voices", voices, "--hold-out", "ann,rich,warzone",
 		"--real-voices", voices, "--real-voice-copies", "2", "--fluent-strings", "10", "--fluent-max-overlap", "0.03",
 		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
 		"--filler-voices", "0", "--strings", "5"}
@@ -122,6 +143,10 @@ func TestEvalRealVoicesToy(t *testing.T) {
 		// Two held-out words (apple, egg) of eight: the share is 0, ½ or 1.
 		if w := s.WordsRejected; w != 0 && w != 0.5 && w != 1 || s.DigitsRejected < 0 || s.DigitsRejected > 1-s.Accuracy {
 			t.Errorf("%s: words rejected %g, digits rejected %g (accuracy %g)", v, w, s.DigitsRejected, s.Accuracy)
+		}
+		// The four held-out packs' two phrases each: eighths.
+		if p := 8 * s.PhrasesRejected; p != float64(int(p)) || p < 0 || p > 8 {
+			t.Errorf("%s: phrases rejected %g, not a share of eight", v, s.PhrasesRejected)
 		}
 		if (s.Countdown.Words == 9) != (v == "warzone") {
 			t.Errorf("%s: countdown %+v (warzone's nine digits only)", v, s.Countdown)
@@ -201,6 +226,15 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
+	}
+	// The phrases are read before any training: a pack missing from the
+	// fetched folder is named at once.
+	if err := os.RemoveAll(filepath.Join(data, "hedgewars-voices", "Surfer")); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "Surfer") || strings.Contains(errb.String(), "training without") {
+		t.Errorf("--reject-phrases without the Surfer pack: exit %d, %s", code, errb.String())
 	}
 }
 
