@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -74,6 +75,9 @@ type realVoicesResult struct {
 	// Warps are the test-time warps the decoder searched (--warps; none:
 	// today's decoder).
 	Warps []float64 `json:"warps,omitempty"`
+	// FillerBias is the filler bias the decoder used in place of the
+	// fold model's own (--filler-biases; nil: the model's).
+	FillerBias *float64 `json:"filler_bias,omitempty"`
 	// Recipe fingerprints the fold recipe and the test sets
 	// (realVoicesFingerprint), Live says how recordings were heard:
 	// experiments/results.py prints a saved line as the README's row only
@@ -105,6 +109,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	rejectPhrases := fs.Bool("reject-phrases", false, "also hear the phrases of the four hedgewars voice packs no filler trains on (datasets.HeldOutHedgewarsVoice; Debian hedgewars-data, fetched into the data cache) through every fold's model: the share rejected")
 	asJSON := fs.Bool("json", false, "end with one JSON object on the last line")
 	warpList := fs.String("warps", "", "also hear every fold with test-time vocal-tract warp search over these comma-separated warps (engine ConnectedDecoder.Warps, e.g. 0.9,1,1.1): on the same fold models, a second table and JSON line after today's decoder's")
+	biasList := fs.String("filler-biases", "", "also hear every fold with each of these comma-separated filler biases (engine ConnectedDecoder.FillerBias, larger rejects more) in place of the model's: on the same fold models, a table and JSON line each after today's decoder's")
 	live := fs.Bool("live", false, "hear every recording and string through the live stream recogniser `rfstream recognize` uses (engine.NewRecognizer: segmenter and endpointer) instead of decoding it whole (engine.Connected.Recognize, as eval connected does)")
 	fingerprint := fs.Bool("fingerprint", false, "print the fingerprint of the recipe and test sets these flags give (the JSON's \"recipe\") and stop: how make results tells a saved run of the current default from a stale one")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (mostly the folds' trainings) to this file")
@@ -133,7 +138,15 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			warps = append(warps, w)
 		}
 	}
-	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, RejectPhrases: *rejectPhrases, Warps: warps})
+	var biases []float64
+	for _, f := range splitList(*biasList) {
+		b, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(b) || math.IsInf(b, 0) {
+			return fmt.Errorf("--filler-biases: %q is not a number", f)
+		}
+		biases = append(biases, b)
+	}
+	print, err := realVoicesFingerprint(recipe, realVoicesTests{Strings: *nStrings, Overlap: *overlap, Seed: *seed, RejectWords: *rejectWords, RejectPhrases: *rejectPhrases, Warps: warps, FillerBiases: biases})
 	if err != nil {
 		return err
 	}
@@ -142,8 +155,8 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *merge != "" {
-		if warps != nil {
-			return errors.New("--merge pools today's decoder's runs only (no --warps)")
+		if warps != nil || biases != nil {
+			return errors.New("--merge pools today's decoder's runs only (no --warps, no --filler-biases)")
 		}
 		res := realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Recipe: print, Live: *live}
 		held, err := mergeRealVoiceLogs(splitList(*merge), res.PerVoice, print, *live)
@@ -187,14 +200,17 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	}
 	rate := engine.DefaultConnectedInput().Audio.SampleRate
 	// Each variant hears every fold with the same model: today's decoder,
-	// and with --warps the warp search.
-	variants := [][]float64{nil}
+	// with --warps the warp search, with --filler-biases each bias.
+	variants := []hearing{{}}
 	if warps != nil {
-		variants = append(variants, warps)
+		variants = append(variants, hearing{warps: warps})
+	}
+	for _, b := range biases {
+		variants = append(variants, hearing{fillerBias: &b})
 	}
 	results := make([]realVoicesResult, len(variants))
-	for i := range results {
-		results[i] = realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Warps: variants[i], Recipe: print, Live: *live}
+	for i, h := range variants {
+		results[i] = realVoicesResult{PerVoice: map[string]realVoiceScore{}, Args: args, Warps: h.warps, FillerBias: h.fillerBias, Recipe: print, Live: *live}
 	}
 	type trained struct {
 		hear    []func(*frontend.Audio) ([]string, error) // one per variant
@@ -227,8 +243,8 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("without %s: %w", v, err)
 			}
-			for _, w := range variants {
-				hear, err := digitHearer(m, *live, w)
+			for _, h := range variants {
+				hear, err := digitHearer(m, *live, h)
 				if err != nil {
 					return err
 				}
@@ -255,14 +271,14 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 			}
 			results[i].PerVoice[v] = sc
 			b, _ := json.Marshal(sc)
-			fmt.Fprintf(stderr, "real-voices: %s%s %s\n", v, warpNote(variants[i]), b)
+			fmt.Fprintf(stderr, "real-voices: %s%s %s\n", v, variants[i], b)
 		}
 	}
 	for i := range results {
 		results[i].Seconds = time.Since(start).Seconds()
-		var heading []float64
+		var heading *hearing
 		if len(variants) > 1 {
-			heading = results[i].Warps
+			heading = &variants[i]
 		}
 		if err := reportRealVoices(stdout, results[i], held, heading, *asJSON); err != nil {
 			return err
@@ -273,9 +289,9 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 
 // reportRealVoices pools the held-out voices' scores (strings over all
 // voices, isolated accuracy as a mean over voices), prints the table and,
-// with asJSON, the JSON line. A non-nil heading names the variant's warps
+// with asJSON, the JSON line. A non-nil heading names the variant
 // above its table.
-func reportRealVoices(stdout io.Writer, res realVoicesResult, held []string, heading []float64, asJSON bool) error {
+func reportRealVoices(stdout io.Writer, res realVoicesResult, held []string, heading *hearing, asJSON bool) error {
 	var paused, fluent decode.ErrorCounts
 	for _, v := range held {
 		sc := res.PerVoice[v]
@@ -288,7 +304,7 @@ func reportRealVoices(stdout io.Writer, res realVoicesResult, held []string, hea
 	res.ConnectedWER, res.FluentWER = all.ErrorRate(), fluent.ErrorRate()
 	res.IsolatedAccuracy, res.MinVoiceAccuracy, res.FemaleAccuracy, res.MaleAccuracy = voiceMeans(res.PerVoice)
 	if heading != nil {
-		fmt.Fprintf(stdout, "decoder%s:\n", warpNote(heading))
+		fmt.Fprintf(stdout, "decoder%s:\n", heading)
 	}
 	writeRealVoicesTable(stdout, res)
 	if !asJSON {
@@ -364,12 +380,23 @@ func mergeRealVoiceLogs(paths []string, per map[string]realVoiceScore, recipe st
 	return held, nil
 }
 
-// warpNote names a variant's warp search ("" for none).
-func warpNote(warps []float64) string {
-	if len(warps) == 0 {
-		return ""
+// hearing is how a variant's decoder differs from the fold model's: it
+// searches warps, or uses another filler bias (nil: the model's).
+type hearing struct {
+	warps      []float64
+	fillerBias *float64
+}
+
+// String says how the variant hears, after "decoder": "" for the model's
+// own decoder.
+func (h hearing) String() string {
+	switch {
+	case h.warps != nil:
+		return fmt.Sprintf(" with warp search %v", h.warps)
+	case h.fillerBias != nil:
+		return fmt.Sprintf(" with filler bias %g", *h.fillerBias)
 	}
-	return fmt.Sprintf(" with warp search %v", warps)
+	return ""
 }
 
 // realVoicesTests are the eval's settings that decide what is measured,
@@ -381,6 +408,7 @@ type realVoicesTests struct {
 	RejectWords   bool      `json:"reject_words"`
 	RejectPhrases bool      `json:"reject_phrases,omitempty"`
 	Warps         []float64 `json:"warps,omitempty"`
+	FillerBiases  []float64 `json:"filler_biases,omitempty"`
 }
 
 // realVoicesFingerprint is a short hash of the fold recipe's options (its
@@ -562,13 +590,17 @@ func scorePlans(hear func(*frontend.Audio) ([]string, error), plans []datasets.S
 
 // digitHearer is a trained connected model as a digit-string recogniser:
 // decoding each recording whole, or (live) through the stream recogniser
-// `rfstream recognize` uses; with warps, its decoder searches them.
-func digitHearer(m *engine.Model, live bool, warps []float64) (func(*frontend.Audio) ([]string, error), error) {
-	if warps != nil {
-		var err error
-		if m, err = withWarps(m, warps); err != nil {
-			return nil, err
-		}
+// `rfstream recognize` uses; its decoder changed as h says.
+func digitHearer(m *engine.Model, live bool, h hearing) (func(*frontend.Audio) ([]string, error), error) {
+	var err error
+	switch {
+	case h.warps != nil:
+		m, err = withDecoderField(m, "warps", h.warps)
+	case h.fillerBias != nil:
+		m, err = withDecoderField(m, "filler_bias", *h.fillerBias)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if !live {
 		rec, err := engine.NewConnected(m)
@@ -659,18 +691,19 @@ func writeRealVoicesTable(w io.Writer, res realVoicesResult) {
 	tw.Flush()
 }
 
-// withWarps is a shallow copy of a connected model whose decoder searches
-// warps (engine.ConnectedDecoder.Warps).
-func withWarps(m *engine.Model, warps []float64) (*engine.Model, error) {
+// withDecoderField is a shallow copy of a connected model whose decoder
+// (engine.ConnectedDecoder) has the JSON field key set to v: "warps" to
+// search warps, "filler_bias" for another filler bias.
+func withDecoderField(m *engine.Model, key string, v any) (*engine.Model, error) {
 	var dc map[string]json.RawMessage
 	if err := json.Unmarshal(m.Decoder, &dc); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(warps)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	dc["warps"] = b
+	dc[key] = b
 	cp := *m
 	if cp.Decoder, err = json.Marshal(dc); err != nil {
 		return nil, err
