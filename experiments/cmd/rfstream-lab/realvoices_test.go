@@ -176,7 +176,7 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	// --warps 1 (the identity warp, one pass) a second JSON line hears
 	// them through the same model, and must score exactly as the first.
 	out.Reset()
-	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live", "--warps", "1",
+	live := []string{"eval", "real-voices", "--json", "--fsdd", fsdd, "--voices", voices, "--hold-out", "warzone", "--live", "--warps", "1", "--filler-biases", "3",
 		"--real-voices", voices, "--real-voice-copies", "2", "--fluent-strings", "10",
 		"--m", "128", "--q", "2", "--passes", "1", "--states", "3", "--sil-states", "1", "--train-strings", "20", "--tune=false",
 		"--filler-voices", "0", "--strings", "3"}
@@ -198,14 +198,23 @@ func TestEvalRealVoicesToy(t *testing.T) {
 			jsonLines = append(jsonLines, l)
 		}
 	}
-	if len(jsonLines) != 2 {
-		t.Fatalf("--warps: %d JSON lines, want 2:\n%s", len(jsonLines), out.String())
+	// Today's decoder, the warp search, the filler bias: one line each.
+	if len(jsonLines) != 3 {
+		t.Fatalf("--warps, --filler-biases: %d JSON lines, want 3:\n%s", len(jsonLines), out.String())
 	}
+	var warped realVoicesResult
 	if err := json.Unmarshal([]byte(jsonLines[0]), &plain); err != nil {
 		t.Fatal(err)
 	}
-	if len(plain.Warps) != 0 || !slices.Equal(lres.Warps, []float64{1}) || !reflect.DeepEqual(plain.PerVoice, lres.PerVoice) {
-		t.Errorf("--warps 1: today's decoder %+v, the identity warp %+v", plain, lres)
+	if err := json.Unmarshal([]byte(jsonLines[1]), &warped); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Warps) != 0 || plain.FillerBias != nil || !slices.Equal(warped.Warps, []float64{1}) || !reflect.DeepEqual(plain.PerVoice, warped.PerVoice) {
+		t.Errorf("--warps 1: today's decoder %+v, the identity warp %+v", plain, warped)
+	}
+	// The toy model has no filler: a bias on it changes nothing heard.
+	if lres.FillerBias == nil || *lres.FillerBias != 3 || lres.Warps != nil || !reflect.DeepEqual(plain.PerVoice, lres.PerVoice) {
+		t.Errorf("--filler-biases 3 on a model with no filler: %+v, today's decoder %+v", lres, plain)
 	}
 	// The fingerprint names the run's recipe and test sets: --fingerprint
 	// prints it without running, another recipe has another.
@@ -223,6 +232,9 @@ func TestEvalRealVoicesToy(t *testing.T) {
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--warps", "1,2"}, &out, &errb); code == 0 {
 		t.Error("a warp of 2 was accepted")
+	}
+	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--filler-biases", "0,NaN"}, &out, &errb); code == 0 {
+		t.Error("a filler bias NaN was accepted")
 	}
 	if code := run([]string{"eval", "real-voices", "--fsdd", fsdd, "--voices", voices, "--hold-out", "zed"}, &out, &errb); code == 0 {
 		t.Error("an unknown voice was accepted")
