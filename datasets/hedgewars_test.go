@@ -66,3 +66,23 @@ func TestCheckSHA256RefusesAnotherFile(t *testing.T) {
 		t.Errorf("another file accepted: %v", err)
 	}
 }
+
+// TestFetchHedgewarsVoicesRefusesAnotherPackage: a package apt-get hands
+// over that is not the one measured (a fake apt-get here, first in PATH)
+// is refused by its digest, and the folder is not stamped complete.
+func TestFetchHedgewarsVoicesRefusesAnotherPackage(t *testing.T) {
+	bin := t.TempDir()
+	fake := "#!/bin/sh\nprintf 'not the package' > \"$(echo \"$2\" | sed 's/=/_/')_all.deb\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "apt-get"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := filepath.Join(t.TempDir(), "hedgewars-voices")
+	err := FetchHedgewarsVoices(dir)
+	if err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("a package with another digest gave %v, want an error naming its SHA-256", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, completeName)); err == nil {
+		t.Error("the folder was stamped complete after a refused package")
+	}
+}
