@@ -141,3 +141,21 @@ func HeldOutHedgewarsVoice(speaker string) bool {
 	}
 	return false
 }
+
+// SplitHedgewarsPhrases fetches the voice packs into dir when missing
+// (FetchHedgewarsVoices) and splits their phrases by voice: those a filler
+// may train on, and those of the packs HeldOutHedgewarsVoice holds out.
+func SplitHedgewarsPhrases(dir string) (trainable, heldOut []Recording, err error) {
+	if err := FetchHedgewarsVoices(dir); err != nil {
+		return nil, nil, err
+	}
+	all, err := HedgewarsPhrases(dir)
+	for _, r := range all {
+		if HeldOutHedgewarsVoice(r.Speaker) {
+			heldOut = append(heldOut, r)
+		} else {
+			trainable = append(trainable, r)
+		}
+	}
+	return trainable, heldOut, err
+}

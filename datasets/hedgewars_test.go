@@ -41,6 +41,19 @@ func TestHedgewarsPhrasesAndTheirHeldOutVoices(t *testing.T) {
 	if len(held) != 4 || !held["hedgewars-British"] || !held["hedgewars-Surfer"] || held["hedgewars-Default"] {
 		t.Errorf("held-out packs %v, want British, HillBilly, Robot and Surfer", held)
 	}
+	// A stamped folder is not fetched again; the split follows the packs.
+	if err := os.WriteFile(filepath.Join(dir, completeName), []byte(HedgewarsRelease), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trainable, heldOut, err := SplitHedgewarsPhrases(dir)
+	if err != nil || len(trainable) != 12 || len(heldOut) != 8 {
+		t.Fatalf("split: %d trainable, %d held out (%v); want 12 and 8", len(trainable), len(heldOut), err)
+	}
+	for _, r := range heldOut {
+		if !held[r.Speaker] {
+			t.Errorf("%s of %s held out", r.Label, r.Speaker)
+		}
+	}
 	if HeldOutHedgewarsVoice("george") {
 		t.Error("an FSDD speaker counted as a held-out pack")
 	}

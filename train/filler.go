@@ -38,22 +38,6 @@ type FillerOptions struct {
 	Phrases string `json:",omitempty"`
 }
 
-// trainablePhrases are the hedgewars phrases a filler may train on, the
-// packs fetched into dir first.
-func trainablePhrases(dir string) ([]datasets.Recording, error) {
-	if err := datasets.FetchHedgewarsVoices(dir); err != nil {
-		return nil, err
-	}
-	all, err := datasets.HedgewarsPhrases(dir)
-	var out []datasets.Recording
-	for _, r := range all {
-		if !datasets.HeldOutHedgewarsVoice(r.Speaker) {
-			out = append(out, r)
-		}
-	}
-	return out, err
-}
-
 // RealFillerWords splits the real non-digit words of the voices folder
 // (datasets.RealWords, sorted by word): every fourth word from the first is
 // held out of any filler's training, to measure rejection on; the filler
@@ -125,7 +109,7 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 		}
 	}
 	if o.Phrases != "" {
-		phrases, err := trainablePhrases(o.Phrases)
+		phrases, _, err := datasets.SplitHedgewarsPhrases(o.Phrases)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +126,7 @@ func (o FillerOptions) utterances(rate int, padMin, padMax float64) ([]Utterance
 		switch {
 		case i >= synthetic:
 			a, errs[i] = frontend.ReadAudio(real[i-synthetic].Path, rate)
-			label, voice = engine.FillerLabel, 1 // trained on; what is held out RealFillerWords and trainablePhrases left out
+			label, voice = engine.FillerLabel, 1 // trained on; what is held out RealFillerWords and SplitHedgewarsPhrases left out
 		case i < len(digits):
 			a, errs[i] = frontend.ReadAudio(digits[i].Path, rate)
 			label, voice = digits[i].Label, voiceIndex[digits[i].Speaker]

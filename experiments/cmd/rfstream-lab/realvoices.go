@@ -194,7 +194,7 @@ func evalRealVoices(args []string, stdout, stderr io.Writer) error {
 	}
 	var phrases []datasets.Recording
 	if *rejectPhrases {
-		if phrases, err = heldOutPhrases(defaults.HedgewarsVoicesDir()); err != nil {
+		if _, phrases, err = datasets.SplitHedgewarsPhrases(defaults.HedgewarsVoicesDir()); err != nil {
 			return err
 		}
 	}
@@ -525,16 +525,6 @@ func scoreRealVoice(hear func(*frontend.Audio) ([]string, error), own []datasets
 func heldOutRealWords(dir string) ([]datasets.Recording, error) {
 	_, held, err := train.RealFillerWords(dir)
 	return held, err
-}
-
-// heldOutPhrases are the hedgewars phrases no filler trains on, the voice
-// packs fetched into dir first.
-func heldOutPhrases(dir string) ([]datasets.Recording, error) {
-	if err := datasets.FetchHedgewarsVoices(dir); err != nil {
-		return nil, err
-	}
-	all, err := datasets.HedgewarsPhrases(dir)
-	return slices.DeleteFunc(all, func(r datasets.Recording) bool { return !datasets.HeldOutHedgewarsVoice(r.Speaker) }), err
 }
 
 // rejectedShare is the share of recs heard as no digit (0 when there are
