@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,10 +160,10 @@ func TestStereoAnd8BitAnd24Bit(t *testing.T) {
 	if len(a.Samples) != 1 || math.Abs(float64(a.Samples[0])-0.125) > 1e-6 {
 		t.Fatalf("stereo mixdown %v", a.Samples)
 	}
-	// 8-bit unsigned: 192 → +0.5.
+	// 8-bit unsigned: 192 → +0.5, 64 → -0.5, then the 8-bit noise filter.
 	a, err = DecodeWAV(wavBytes(1, 1, 8000, 8, []byte{192, 64}))
-	if err != nil || math.Abs(float64(a.Samples[0])-0.5) > 1e-6 || math.Abs(float64(a.Samples[1])+0.5) > 1e-6 {
-		t.Fatalf("8-bit %v %v", a, err)
+	if want := quantised8([]float32{0.5, -0.5}, 8000); err != nil || !slices.Equal(a.Samples, want) {
+		t.Fatalf("8-bit %v %v, want %v", a, err, want)
 	}
 	// 24-bit: 0x400000 → +0.5.
 	a, err = DecodeWAV(wavBytes(1, 1, 8000, 24, []byte{0, 0, 0x40}))

@@ -75,7 +75,9 @@ func decodeFLAC(b []byte, most bound) (a *Audio, err error) {
 			return nil, err
 		}
 	}
-	return sink.audio(), nil
+	a = sink.audio()
+	suppressQuantisationNoise(a.Samples, a.Rate, bits)
+	return a, nil
 }
 
 // checkFLACMetadata walks the metadata blocks after the "fLaC" marker and

@@ -99,7 +99,9 @@ func TestFormatsMatchTheReferenceDecoders(t *testing.T) {
 		{"s24.flac", []string{"sox", src, "-r", "44100", "-c", "2", "-b", "24", "$OUT"}, 44100, 2, math.Inf(1)},
 		{"ulaw.wav", []string{"sox", src, "-e", "mu-law", "$OUT"}, 8000, 1, math.Inf(1)},
 		{"alaw.wav", []string{"sox", src, "-e", "a-law", "$OUT"}, 8000, 1, math.Inf(1)},
-		{"u8odd.wav", []string{"sox", src, "-b", "8", "$OUT", "trim", "0s", "11999s"}, 8000, 1, math.Inf(1)},
+		// ffmpeg keeps the 8-bit noise that the decoder here filters out
+		// (quantnoise.go): the -6 dB tone and noise lie 40 dB above it.
+		{"u8odd.wav", []string{"sox", src, "-b", "8", "$OUT", "trim", "0s", "11999s"}, 8000, 1, 35},
 		{"s24.wav", []string{"sox", src, "-r", "44100", "-c", "2", "-b", "24", "$OUT"}, 44100, 2, 140},
 		{"s32.wav", []string{"sox", src, "-c", "3", "-b", "32", "$OUT"}, 8000, 3, 140},
 		{"f64.wav", []string{"sox", src, "-e", "floating-point", "-b", "64", "$OUT"}, 8000, 1, 140},

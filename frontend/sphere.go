@@ -253,6 +253,9 @@ func DecodeSphere(b []byte) (*Audio, error) {
 		}
 		a.Samples[i] = s * inv
 	}
+	if f.coding == codingPCM {
+		suppressQuantisationNoise(a.Samples, f.rate, 8*f.width)
+	}
 	return a, nil
 }
 

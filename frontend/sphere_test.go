@@ -55,7 +55,7 @@ func TestSphereVariants(t *testing.T) {
 		{"stereo interleaved, averaged",
 			sphereFile(1024, []byte{0x00, 0x40, 0x00, 0x00, 0x00, 0xc0, 0x00, 0xc0}, "sample_rate -i 8000", "channel_count -i 2", "sample_count -i 2"), 8000, []float32{0.25, -0.5}},
 		{"8-bit linear PCM",
-			sphereFile(1024, []byte{0x40, 0xc0, 0x00}, "sample_rate -i 8000", "sample_n_bytes -i 1", "sample_byte_format -s1 1"), 8000, []float32{0.5, -0.5, 0}},
+			sphereFile(1024, []byte{0x40, 0xc0, 0x00}, "sample_rate -i 8000", "sample_n_bytes -i 1", "sample_byte_format -s1 1"), 8000, quantised8([]float32{0.5, -0.5, 0}, 8000)},
 		{"μ-law",
 			sphereFile(1024, []byte{0xff, 0x80, 0x00}, "sample_rate -i 8000", "sample_coding -s4 ulaw", "sample_byte_format -s1 1"), 8000,
 			[]float32{0, 32124.0 / 32768, -32124.0 / 32768}},

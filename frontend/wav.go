@@ -139,7 +139,8 @@ func parseRIFF(b []byte) (wavFormat, []byte, error) {
 
 // ReadWAV decodes a WAV file: 8/16/24/32-bit integer PCM, 32/64-bit IEEE
 // float and G.711 mu-law and A-law, in any number of channels, averaged
-// to mono.
+// to mono. 8-bit PCM comes out with its quantisation noise suppressed
+// (quantnoise.go): a quiet voice is only a few 8-bit steps loud.
 func ReadWAV(r io.Reader) (*Audio, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxWAVBytes+1))
 	if err != nil {
@@ -179,6 +180,9 @@ func decodeWAV(b []byte, most bound) (*Audio, error) {
 			return nil, wavErr("sample %d is not finite", i)
 		}
 		out.Samples[i] = float32(v)
+	}
+	if f.tag == wavPCM {
+		suppressQuantisationNoise(out.Samples, f.rate, f.bits)
 	}
 	return out, nil
 }
