@@ -205,7 +205,7 @@ func BenchmarkDecodeFormats(b *testing.B) {
 		b.Fatalf("sox: %v %s", err, out)
 	}
 	for _, layout := range []struct{ name, rate, ch string }{{"8k-mono", "8000", "1"}, {"44k-stereo", "44100", "2"}} {
-		for _, f := range []struct{ ext, codec string }{{"wav", "pcm_s16le"}, {"flac", "flac"}, {"ogg", "libvorbis"}, {"opus", "libopus"}, {"mp3", "libmp3lame"}} {
+		for _, f := range []struct{ ext, codec string }{{"wav", "pcm_s16le"}, {"u8.wav", "pcm_u8"}, {"flac", "flac"}, {"ogg", "libvorbis"}, {"opus", "libopus"}, {"mp3", "libmp3lame"}} {
 			rate := layout.rate
 			switch {
 			case f.ext == "mp3" && rate == "8000":
