@@ -32,7 +32,7 @@ func seed(f *testing.F, name string) []byte {
 func fuzzDecoder(f *testing.F, decode func([]byte, bound) (*Audio, error), sentinels ...error) {
 	sentinels = append(sentinels, ErrTooLong, ErrUnsupported)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := decode(b, fuzzBound)
+		a, err := decode(b, bound{seconds: fuzzBound})
 		if err != nil {
 			for _, s := range sentinels {
 				if errors.Is(err, s) {
@@ -81,7 +81,7 @@ func FuzzDecodeAudio(f *testing.F) {
 	for _, name := range []string{"seed.flac", "seed.ogg", "seed.opus", "seed.mp3", "seed-ulaw.wav"} {
 		seed(f, name)
 	}
-	fuzzDecoder(f, func(b []byte, most bound) (*Audio, error) { return DecodeAudioUpTo(b, float64(most)) },
+	fuzzDecoder(f, func(b []byte, most bound) (*Audio, error) { return DecodeAudioUpTo(b, most.seconds) },
 		ErrUnknownFormat, ErrWAV, ErrSphere, ErrFLAC, ErrVorbis, ErrOpus, ErrOgg, ErrMP3)
 }
 

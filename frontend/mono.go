@@ -21,23 +21,34 @@ var ErrTooLong = errors.New("recording too long")
 // minutes at 48 kHz.
 const maxDecodedSamples = 1 << 28
 
-// bound is the longest recording a reader accepts, in seconds (0: only
-// maxDecodedSamples).
-type bound float64
-
-// frames is the bound in frames at rate.
-func (s bound) frames(rate int) int {
-	if s <= 0 || float64(s)*float64(rate) >= maxDecodedSamples {
-		return maxDecodedSamples
-	}
-	return int(math.Ceil(float64(s) * float64(rate)))
+// bound is the longest recording a reader accepts: seconds (0: no bound
+// of its own) and samples (0: maxDecodedSamples), whichever comes first.
+type bound struct {
+	seconds float64
+	samples int
 }
 
-func (s bound) tooLong(rate int) error {
-	if s > 0 && float64(s)*float64(rate) < maxDecodedSamples {
-		return fmt.Errorf("%w: longer than %g s", ErrTooLong, float64(s))
+// most is the bound's sample count, maxDecodedSamples at most.
+func (b bound) most() int {
+	if b.samples <= 0 || b.samples > maxDecodedSamples {
+		return maxDecodedSamples
 	}
-	return fmt.Errorf("%w: more than %d samples (%.0f s at %d Hz)", ErrTooLong, maxDecodedSamples, float64(maxDecodedSamples)/float64(rate), rate)
+	return b.samples
+}
+
+// frames is the bound in frames at rate.
+func (b bound) frames(rate int) int {
+	if b.seconds <= 0 || b.seconds*float64(rate) >= float64(b.most()) {
+		return b.most()
+	}
+	return int(math.Ceil(b.seconds * float64(rate)))
+}
+
+func (b bound) tooLong(rate int) error {
+	if b.seconds > 0 && b.seconds*float64(rate) < float64(b.most()) {
+		return fmt.Errorf("%w: longer than %g s", ErrTooLong, b.seconds)
+	}
+	return fmt.Errorf("%w: more than %d samples (%.0f s at %d Hz)", ErrTooLong, b.most(), float64(b.most())/float64(rate), rate)
 }
 
 // monoSink collects interleaved samples as their channels' average.

@@ -37,7 +37,7 @@ func ReadFileUpTo(path string, maxSeconds float64) (*Audio, error) {
 	defer f.Close()
 	a, err := ReadAudioFromUpTo(f, maxSeconds)
 	if errors.Is(err, ErrUnsupported) {
-		if converted, cerr := convertWithFFmpeg(path, bound(maxSeconds)); cerr == nil {
+		if converted, cerr := convertWithFFmpeg(path, bound{seconds: maxSeconds}); cerr == nil {
 			a, err = converted, nil
 		} else if !errors.Is(cerr, errNoFFmpeg) {
 			err = fmt.Errorf("%w; %w", err, cerr)
@@ -60,11 +60,22 @@ func DecodeAudio(b []byte) (*Audio, error) { return DecodeAudioUpTo(b, 0) }
 // maxDecodedSamples). The bound holds while decoding: a small compressed
 // file that unpacks to hours costs the bound's memory, not the hours'.
 func DecodeAudioUpTo(b []byte, maxSeconds float64) (*Audio, error) {
+	return decodeAudio(b, bound{seconds: maxSeconds})
+}
+
+// DecodeAudioWithin is DecodeAudioUpTo refusing also a recording of more
+// than maxSamples samples a channel, whatever its rate: what audio from
+// the network is held to, since a file's rate (up to 768 kHz) is the
+// sender's choice and seconds alone do not bound the memory.
+func DecodeAudioWithin(b []byte, maxSeconds float64, maxSamples int) (*Audio, error) {
+	return decodeAudio(b, bound{seconds: maxSeconds, samples: maxSamples})
+}
+
+func decodeAudio(b []byte, most bound) (*Audio, error) {
 	format, err := sniff(b)
 	if err != nil {
 		return nil, err
 	}
-	most := bound(maxSeconds)
 	var a *Audio
 	switch format {
 	case formatWAV:

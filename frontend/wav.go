@@ -153,7 +153,7 @@ func ReadWAV(r io.Reader) (*Audio, error) {
 }
 
 // DecodeWAV decodes a WAV file held in memory.
-func DecodeWAV(b []byte) (*Audio, error) { return decodeWAV(b, 0) }
+func DecodeWAV(b []byte) (*Audio, error) { return decodeWAV(b, bound{}) }
 
 // decodeWAV decodes a WAV file of at most most seconds (0: no bound but
 // maxDecodedSamples), checking the length before allocating any sample.

@@ -13,26 +13,28 @@ import (
 // image wait at the tagger while the last one is decoded.
 const tagsPerHost = 2
 
-// tagShares counts each address's images being tagged. An address with
-// none is forgotten, so the map holds no more entries than the requests
-// the HTTP server is serving.
-type tagShares struct {
+// shares counts each address's requests being served, up to per an
+// address (the tagger's images, the recordings being heard). An address
+// with none is forgotten, so the map holds no more entries than the
+// requests the HTTP server is serving.
+type shares struct {
+	per    int
 	mu     sync.Mutex
 	byHost map[string]int
 }
 
-func newTagShares() *tagShares { return &tagShares{byHost: map[string]int{}} }
+func newShares(per int) *shares { return &shares{per: per, byHost: map[string]int{}} }
 
 // take claims one of remote's shares; ok is false when it has them all.
 // release gives the share back and must be called once after ok.
-func (t *tagShares) take(remote string) (release func(), ok bool) {
+func (t *shares) take(remote string) (release func(), ok bool) {
 	host := remote
 	if h, _, err := net.SplitHostPort(remote); err == nil {
 		host = h
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byHost[host] >= tagsPerHost {
+	if t.byHost[host] >= t.per {
 		return nil, false
 	}
 	t.byHost[host]++

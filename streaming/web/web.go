@@ -83,14 +83,19 @@ type Config struct {
 
 // Server is an http.Handler for the page, its assets and its endpoints:
 // GET /ws/audio (WebSocket), GET /vosk (WebSocket, the Vosk server's
-// protocol), POST /api/tag and POST /api/forget-voice.
+// protocol), POST /api/tag, POST /api/recognize (an audio file),
+// POST /api/teach and POST /api/forget-voice.
 type Server struct {
 	nc      *nats.Conn
 	cfg     Config
 	mux     *http.ServeMux
 	sockets *sockets
-	pool    *pool      // the sockets' shared pace (pace.go)
-	tags    *tagShares // each address's images at the tagger (tagshare.go)
+	pool    *pool         // the sockets' shared pace (pace.go)
+	tags    *shares       // each address's images at the tagger (tagshare.go)
+	uploads *uploadShares // the recordings being heard (upload.go)
+	// uploadRead bounds the time a posted recording takes to arrive
+	// (uploadReadTime; tests shorten it).
+	uploadRead time.Duration
 }
 
 // New returns the page's handler, publishing through nc.
@@ -125,13 +130,14 @@ func New(nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.SocketPoolBurst <= 0 {
 		cfg.SocketPoolBurst = DefaultSocketPoolBurst
 	}
-	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), tags: newTagShares(), sockets: newSockets(cfg.MaxSockets), pool: newPool(cfg.SocketPoolBytes, cfg.SocketPoolBurst)}
+	s := &Server{nc: nc, cfg: cfg, mux: http.NewServeMux(), tags: newShares(tagsPerHost), uploads: newUploadShares(), uploadRead: uploadReadTime, sockets: newSockets(cfg.MaxSockets), pool: newPool(cfg.SocketPoolBytes, cfg.SocketPoolBurst)}
 	assets, _ := fs.Sub(static, "static")
 	s.mux.Handle("GET /", http.FileServerFS(assets))
 	s.mux.HandleFunc("GET /api/config", s.config)
 	s.mux.HandleFunc("GET /ws/audio", s.audio)
 	s.mux.HandleFunc("GET "+VoskPath, s.vosk)
 	s.mux.HandleFunc("POST /api/tag", s.tag)
+	s.mux.HandleFunc("POST /api/recognize", s.recognize)
 	s.mux.HandleFunc("POST /api/forget-voice", s.forgetVoice)
 	s.mux.HandleFunc("POST /api/teach", s.teach)
 	return s, nil

@@ -38,6 +38,14 @@ func page(t *testing.T) (*httptest.Server, *engine.WordClassifier, *engine.Image
 // pageWith is page with the word model given.
 func pageWith(t *testing.T, words *engine.WordClassifier, learnsVoices bool) (*httptest.Server, *engine.WordClassifier, *engine.ImageTagger) {
 	t.Helper()
+	hs, _, images := pageConfigured(t, words, func(c *Config) { c.LearnsVoices = learnsVoices })
+	return hs, words, images
+}
+
+// pageConfigured starts the toy pipeline on an embedded server and the
+// page's handler over it, with the test's Config changed by configure.
+func pageConfigured(t *testing.T, words *engine.WordClassifier, configure func(*Config)) (*httptest.Server, *Server, *engine.ImageTagger) {
+	t.Helper()
 	images, err := toymodels.Images()
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +65,15 @@ func pageWith(t *testing.T, words *engine.WordClassifier, learnsVoices bool) (*h
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h, err := New(nc, Config{Pipeline: "toy", Rate: 8000, Audio: words.Config.Audio, Timeout: 10 * time.Second, LearnsVoices: learnsVoices})
+	cfg := Config{Pipeline: "toy", Rate: 8000, Audio: words.Config.Audio, Timeout: 10 * time.Second}
+	configure(&cfg)
+	h, err := New(nc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return hs, words, images
+	return hs, h, images
 }
 
 func wsURL(hs *httptest.Server, query string) string {

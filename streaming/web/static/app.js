@@ -1,5 +1,6 @@
 // The page: microphone → worklet → WebSocket → pipeline, results back;
-// image files → POST /api/tag → top-k tags.
+// an audio file → POST /api/recognize → its words; image files → POST
+// /api/tag → top-k tags.
 'use strict';
 const $ = (id) => document.getElementById(id);
 let cfg = { rate: 8000 };
@@ -304,6 +305,28 @@ $('forget-voice').onclick = async () => {
   setStatus('voice forgotten');
   $('voice-progress').textContent = '';
 };
+
+// A recording from a file: the server decodes it (WAV, FLAC, Ogg, MP3 or
+// SPHERE, told apart by its header, not its name) and hears it through the
+// same pipeline as the microphone, as this browser's voice; the answer is
+// the recording's end-of-stream result.
+async function hearFile(file) {
+  $('audio-error').textContent = '';
+  setStatus(`hearing ${file.name}`);
+  setState('speech', `hearing ${file.name}`);
+  try {
+    await configured;
+    const v = cfg.learns_voices ? voiceName(false) : '';
+    const r = await fetch('api/recognize' + (v ? `?voice=${encodeURIComponent(v)}` : ''), { method: 'POST', body: file });
+    if (!r.ok) throw new Error(await r.text());
+    showResult(await r.json());
+  } catch (err) {
+    $('audio-error').textContent = `${file.name}: ${err.message || err}`;
+    setStatus('idle');
+    setState('idle');
+  }
+}
+$('audio-file').onchange = (e) => { const f = e.target.files[0]; e.target.value = ''; if (f) hearFile(f); };
 
 // Images: the server's frontend decodes PNG, JPEG and PGM alike; the
 // preview uses the browser's decoder, so PGM files show no thumbnail.
