@@ -74,3 +74,30 @@ func TestPCM16(t *testing.T) {
 		t.Fatal("odd byte count accepted")
 	}
 }
+
+// DecodeAudioWithin holds a recording to a sample count whatever its rate,
+// and to its seconds, whichever is less; the error says which.
+func TestDecodeAudioWithinBoundsSamples(t *testing.T) {
+	for _, c := range []struct {
+		rate       int
+		seconds    float64
+		samples    int
+		ok         bool
+		errMention string
+	}{
+		{8000, 0, 1000, true, ""},
+		{8000, 0, 999, false, "more than 999 samples"},
+		{768000, 600, 999, false, "more than 999 samples"},
+		{8000, 0.1, 999, false, "longer than 0.1 s"},
+		{8000, 0.125, 1000, true, ""},
+	} {
+		b := wavBytes(1, 1, c.rate, 16, make([]byte, 2000)) // 1000 samples
+		a, err := DecodeAudioWithin(b, c.seconds, c.samples)
+		switch {
+		case c.ok && (err != nil || len(a.Samples) != 1000):
+			t.Errorf("%d Hz within %g s and %d samples: %v", c.rate, c.seconds, c.samples, err)
+		case !c.ok && (!errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), c.errMention)):
+			t.Errorf("%d Hz within %g s and %d samples: %v; want ErrTooLong saying %q", c.rate, c.seconds, c.samples, err, c.errMention)
+		}
+	}
+}
