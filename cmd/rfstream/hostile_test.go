@@ -8,8 +8,10 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -427,6 +429,24 @@ func hugePNGFile(t *testing.T) string {
 
 const mb = 1 << 20
 
+// quietFLAC makes a mono 48 kHz FLAC of seconds of faint brown noise (it
+// compresses to about a third) with sox and returns its bytes.
+func quietFLAC(t *testing.T, seconds int) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("sox is not installed (Debian: apt-get install sox)")
+	}
+	path := filepath.Join(t.TempDir(), "quiet.flac")
+	if out, err := exec.Command("sox", "-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", strconv.Itoa(seconds), "brownnoise", "vol", "0.0005").CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestHostileClients: each attack the issue measured against serve, now
 // against its bounds (docs/streaming.md, "Limits").
 func TestHostileClients(t *testing.T) {
@@ -690,6 +710,42 @@ func TestHostileClients(t *testing.T) {
 			stallWithin := h.underAttack("bob opening 1024 streams of his voice at once", 30*mb, maxStall, func() { r = attack() })
 			if r.Ended != 1024 || r.Refused != 1024-64 || !containsAll(r.Errors, "--max-voice-streams") {
 				t.Errorf("bob's streams: %d ended, %d refused naming --max-voice-streams, want 1024 and 960 (%q)", r.Ended, r.Refused, r.Errors)
+			}
+			h.p.kill()
+			return stallWithin
+		})
+	})
+	t.Run("recording-uploads", func(t *testing.T) {
+		twice(t, func() bool {
+			// The page's POST /api/recognize holds a posted file while it
+			// decodes it: twenty clients at once posting a FLAC of quiet
+			// noise that decodes to 2^23 samples (174 s at 48 kHz, the
+			// most it takes) get one heard and the rest told to come back
+			// (one an address, two in all), and serve holds one file.
+			file := quietFLAC(t, 174)
+			h := startHostileServe(t, models, nil, nil, "")
+			var mu sync.Mutex
+			codes := map[int]int{}
+			stallWithin := h.underAttack("twenty posts at once of a FLAC that decodes to 2^23 samples", 256*mb, maxBulkStall, func() {
+				var wg sync.WaitGroup
+				for range 20 {
+					wg.Go(func() {
+						code := 0
+						if resp, err := http.Post("http://"+h.httpAddr+"/api/recognize", "application/octet-stream", bytes.NewReader(file)); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+							code = resp.StatusCode
+						}
+						mu.Lock()
+						codes[code]++
+						mu.Unlock()
+					})
+				}
+				wg.Wait()
+			})
+			t.Logf("the twenty posts (%.1f MB each): statuses %v", float64(len(file))/mb, codes)
+			if codes[http.StatusOK] < 1 || codes[http.StatusOK]+codes[http.StatusTooManyRequests]+codes[http.StatusServiceUnavailable] != 20 {
+				t.Errorf("statuses %v: want the first heard (200), the others 429 or 503", codes)
 			}
 			h.p.kill()
 			return stallWithin

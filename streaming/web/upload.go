@@ -17,15 +17,16 @@ import (
 // Bounds of a recording posted to /api/recognize. A file is held whole
 // while it is decoded, so both its bytes and its decoded samples are
 // bounded, and only a few are decoded at once: the worst case is
-// maxUploads × (MaxUploadBytes + 4 B × MaxUploadSamples), about 200 MB.
+// maxUploads × (MaxUploadBytes + 4 B × MaxUploadSamples) and what the
+// pipeline holds of them (cmd/rfstream hostile_test.go measures it).
 const (
 	// MaxUploadBytes bounds the posted file: an hour of 32 kbit/s MP3, or
 	// 17 minutes of 8 kHz 16-bit WAV.
 	MaxUploadBytes = 16 << 20
-	// MaxUploadSamples bounds its decoded length, whatever its rate: 35
-	// minutes at 8 kHz, 5.8 at 48 kHz (the page's audio is also bounded by
+	// MaxUploadSamples bounds its decoded length, whatever its rate: 17
+	// minutes at 8 kHz, 2.9 at 48 kHz (the page's audio is also bounded by
 	// Config.SocketMaxSeconds).
-	MaxUploadSamples = 1 << 24
+	MaxUploadSamples = 1 << 23
 	// maxUploads is how many files are decoded and heard at once, all
 	// addresses together; uploadsPerHost of them from one address.
 	maxUploads     = 2
