@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/rfstream/rfstream/frontend"
-	"github.com/rfstream/rfstream/internal/defaults"
 )
 
 // TestBrowserHearsARecordingFile: a recording picked in the page's file
@@ -25,21 +22,7 @@ func TestBrowserHearsARecordingFile(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("SKIP: ffmpeg is needed to make the FLAC file")
 	}
-	fsdd := defaults.FSDDDir()
-	if !filepath.IsAbs(fsdd) {
-		fsdd = filepath.Join("..", "..", fsdd)
-	}
-	var x []float32
-	for i, take := range []string{"3_nicolas_2", "9_yweweler_4", "1_george_1"} {
-		a, err := frontend.ReadAudio(filepath.Join(fsdd, take+".wav"), 8000)
-		if err != nil {
-			t.Skipf("SKIP: no FSDD recording (%v)", err)
-		}
-		if i > 0 {
-			x = append(x, make([]float32, 2400)...)
-		}
-		x = append(x, a.Samples...)
-	}
+	x := fsddTakesJoined(t, "3_nicolas_2", "9_yweweler_4", "1_george_1")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.wav")
 	writeWAV(t, src, x)

@@ -78,21 +78,7 @@ func TestRecognizeReadsEveryFormatByItsHeader(t *testing.T) {
 // filter (frontend/quantnoise.go).
 func TestDefaultModelHearsAnFSDDStringInEveryFormat(t *testing.T) {
 	needConverters(t)
-	fsdd := defaults.FSDDDir()
-	if !filepath.IsAbs(fsdd) {
-		fsdd = filepath.Join("..", "..", fsdd) // the tests run in cmd/rfstream
-	}
-	var x []float32
-	for i, take := range []string{"5_theo_3", "2_jackson_8", "8_lucas_1"} {
-		a, err := frontend.ReadAudio(filepath.Join(fsdd, take+".wav"), 8000)
-		if err != nil {
-			t.Skipf("SKIP: no FSDD recording (%v)", err)
-		}
-		if i > 0 {
-			x = append(x, make([]float32, 2400)...)
-		}
-		x = append(x, a.Samples...)
-	}
+	x := fsddTakesJoined(t, "5_theo_3", "2_jackson_8", "8_lucas_1")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.wav")
 	writeWAV(t, src, x)
@@ -105,6 +91,28 @@ func TestDefaultModelHearsAnFSDDStringInEveryFormat(t *testing.T) {
 			t.Errorf("%s: %q, the WAV gives %q", name, got.Text, want.Text)
 		}
 	}
+}
+
+// fsddTakesJoined joins FSDD takes (named as their files, without .wav) with
+// 0.3 s of silence between them, at 8 kHz; without FSDD the test skips.
+func fsddTakesJoined(t *testing.T, takes ...string) []float32 {
+	t.Helper()
+	fsdd := defaults.FSDDDir()
+	if !filepath.IsAbs(fsdd) {
+		fsdd = filepath.Join("..", "..", fsdd) // the tests run in cmd/rfstream
+	}
+	var x []float32
+	for i, take := range takes {
+		a, err := frontend.ReadAudio(filepath.Join(fsdd, take+".wav"), 8000)
+		if err != nil {
+			t.Skipf("SKIP: no FSDD recording (%v)", err)
+		}
+		if i > 0 {
+			x = append(x, make([]float32, 2400)...)
+		}
+		x = append(x, a.Samples...)
+	}
+	return x
 }
 
 func needConverters(t *testing.T) {

@@ -28,11 +28,7 @@ import (
 // handler in front of it.
 func page(t *testing.T) (*httptest.Server, *engine.WordClassifier, *engine.ImageTagger) {
 	t.Helper()
-	words, err := toymodels.Words()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pageWith(t, words, false)
+	return pageWith(t, mustWords(t), false)
 }
 
 // pageWith is page with the word model given.
