@@ -668,10 +668,14 @@ func TestHostileClients(t *testing.T) {
 		})
 	})
 	t.Run("websocket-flood", func(t *testing.T) {
-		// Three tries: the case nearest its bound (first tries of 10-232 ms
+		// Five tries: the case nearest its bound (first tries of 10-232 ms
 		// on a quiet machine, 62-453 ms with other work on the cores; the
 		// journal, Dec 2), where a loaded machine's own pauses show most.
-		tries(t, 3, func() bool {
+		// On a slower CPU (Dec 2, Intel Xeon) the code of that day gave
+		// 151-261 ms and later code 25-342 ms, alone on the machine: three
+		// tries all over the bound happened under make test's other
+		// packages. A stall the attack causes shows in every try.
+		tries(t, 5, func() bool {
 			// Before: 64 WebSockets sending 256 KiB frames of 16 kHz audio
 			// as fast as they could took serve from 67 MB to 1.3 GB within
 			// 5 s, and the frontend's NATS client dropped messages of every
