@@ -113,9 +113,19 @@ func (k *socket) pace(ctx context.Context, n, rate int) error {
 	if rest <= 0 {
 		return nil
 	}
-	wait, ok := k.srv.pool.reserve(rest, maxPaceWait)
-	if !ok {
+	err := k.srv.pool.await(ctx, rest)
+	if errors.Is(err, errTooFast) {
 		k.srv.sockets.paced.Add(1)
+	}
+	return err
+}
+
+// await holds n bytes until the pool lets them go: errTooFast when it is
+// further behind than maxPaceWait (nothing is charged), ctx's error when
+// the caller goes first.
+func (p *pool) await(ctx context.Context, n int) error {
+	wait, ok := p.reserve(n, maxPaceWait)
+	if !ok {
 		return errTooFast
 	}
 	if wait == 0 {

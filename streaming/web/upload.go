@@ -153,16 +153,8 @@ func (s *Server) hear(ctx context.Context, a *frontend.Audio, voice string) (eng
 		if err != nil {
 			return engine.Result{}, err
 		}
-		wait, ok := s.pool.reserve(len(pcm), maxPaceWait)
-		if !ok {
-			return engine.Result{}, errTooFast
-		}
-		if wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return engine.Result{}, ctx.Err()
-			}
+		if err := s.pool.await(ctx, len(pcm)); err != nil {
+			return engine.Result{}, err
 		}
 		if err := st.send(pcm); err != nil {
 			return engine.Result{}, err
